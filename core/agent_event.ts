@@ -1,0 +1,50 @@
+/**
+ * Events a run emits, in order, for UIs, logs and policies.
+ *
+ * @module
+ */
+
+import type { AssistantMessageEvent } from "./assistant_message_event.ts";
+import type { AssistantMessage, Message, ToolResultMessage } from "./messages.ts";
+import type { ToolResult } from "./tool.ts";
+
+/**
+ * One event of a run. A one-call run goes: `agent_start`, `turn_start`, the prompt's
+ * `message_start`/`message_end`, the assistant's `message_start`, `message_update`s,
+ * `message_end`, `tool_execution_start`, `tool_execution_end`, the result's
+ * `message_start`/`message_end`, `turn_end`, then the next turn, and `agent_end` last.
+ */
+export type AgentEvent =
+  | { type: "agent_start" }
+  | { type: "agent_end"; messages: Message[] }
+  | { type: "turn_start" }
+  | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }
+  | { type: "message_start"; message: Message }
+  | {
+    type: "message_update";
+    message: AssistantMessage;
+    assistantMessageEvent: AssistantMessageEvent;
+  }
+  | { type: "message_end"; message: Message }
+  | {
+    type: "tool_execution_start";
+    toolCallId: string;
+    toolName: string;
+    args: Record<string, unknown>;
+  }
+  | {
+    type: "tool_execution_update";
+    toolCallId: string;
+    toolName: string;
+    partialResult: ToolResult;
+  }
+  | {
+    type: "tool_execution_end";
+    toolCallId: string;
+    toolName: string;
+    result: ToolResult;
+    isError: boolean;
+  };
+
+/** Receives events. Contract: must not throw (a throw is reported and the run goes on). */
+export type AgentEventSink = (event: AgentEvent) => void;

@@ -1,0 +1,102 @@
+/**
+ * A push-based stream of {@linkcode AssistantMessageEvent}s with a final result.
+ *
+ * @module
+ */
+
+import type { AssistantMessageEvent } from "./assistant_message_event.ts";
+import type { AssistantMessage } from "./messages.ts";
+
+/**
+ * What a model returns for one turn: the events as they happen, then the final message.
+ *
+ * Contract: a stream always ends with a `done` or `error` event, and `result()` resolves
+ * with the final message (it never rejects for model or network failures).
+ */
+export interface AssistantMessageEventStream extends AsyncIterable<AssistantMessageEvent> {
+  /** The final assistant message, once the stream has ended. */
+  result(): Promise<AssistantMessage>;
+}
+
+/**
+ * The stream a provider pushes into: `push` events as they arrive, and the stream
+ * ends by itself on `done` or `error`. Iterate it once.
+ *
+ * @example Pushing a one-word answer
+ * ```ts
+ * import { AssistantMessageStream, emptyUsage, type AssistantMessage } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const message: AssistantMessage = {
+ *   role: "assistant", content: [{ type: "text", text: "hi" }], stopReason: "stop",
+ *   usage: emptyUsage(), provider: "demo", model: "demo", timestamp: 0,
+ * };
+ * const stream = new AssistantMessageStream();
+ * stream.push({ type: "start", partial: message });
+ * stream.push({ type: "done", reason: "stop", message });
+ * const types: string[] = [];
+ * for await (const event of stream) types.push(event.type);
+ * equal(types.join(","), "start,done");
+ * equal((await stream.result()).content.length, 1);
+ * ```
+ */
+export class AssistantMessageStream implements AssistantMessageEventStream {
+  #queue: AssistantMessageEvent[] = [];
+  #head = 0;
+  #waiting: ((result: IteratorResult<AssistantMessageEvent>) => void) | undefined;
+  #ended = false;
+  #final: AssistantMessage | undefined;
+  #resolveFinal!: (message: AssistantMessage) => void;
+  #finalPromise: Promise<AssistantMessage> = new Promise((resolve) => {
+    this.#resolveFinal = resolve;
+  });
+
+  /**
+   * Adds an event; a `done` or `error` event ends the stream.
+   *
+   * @param event The next event.
+   * @throws {Error} When the stream has already ended (a provider bug).
+   */
+  push(event: AssistantMessageEvent): void {
+    if (this.#ended) throw new Error(`Cannot push "${event.type}": the stream has ended`);
+    if (event.type === "done" || event.type === "error") {
+      this.#ended = true;
+      this.#final = event.type === "done" ? event.message : event.error;
+      this.#resolveFinal(this.#final);
+    }
+    const waiting = this.#waiting;
+    if (waiting) {
+      this.#waiting = undefined;
+      waiting({ value: event, done: false });
+    } else {
+      this.#queue.push(event);
+    }
+  }
+
+  /** Whether `done` or `error` has been pushed. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The final message (resolves once the stream has ended). */
+  result(): Promise<AssistantMessage> {
+    return this.#finalPromise;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
+    return {
+      next: (): Promise<IteratorResult<AssistantMessageEvent>> => {
+        if (this.#head < this.#queue.length) {
+          const value = this.#queue[this.#head++];
+          if (this.#head === this.#queue.length) {
+            this.#queue.length = 0;
+            this.#head = 0;
+          }
+          return Promise.resolve({ value, done: false });
+        }
+        if (this.#ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (this.#waiting = resolve));
+      },
+    };
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * Executes the tool calls of one assistant message, in parallel or in order.
+ *
+ * @module
+ */
+
+import type { AgentEventSink } from "./agent_event.ts";
+import { applyResultBudget } from "./apply_result_budget.ts";
+import { createErrorToolResult } from "./create_error_tool_result.ts";
+import { type ExecutedToolCall, executePreparedToolCall } from "./execute_prepared_tool_call.ts";
+import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
+import type { AgentContext } from "./hooks.ts";
+import {
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type LoopConfig,
+  type ToolIndex,
+} from "./loop_config.ts";
+import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
+import {
+  abortedBeforeStartMessage,
+  type PreparedToolCall,
+  prepareToolCall,
+  type ToolCallPreparation,
+} from "./prepare_tool_call.ts";
+import type { AgentTool } from "./tool.ts";
+
+/** What `executeToolCalls` reads. It writes nothing but events. */
+export interface ExecuteToolCallsInput {
+  assistantMessage: AssistantMessage;
+  toolCalls: readonly ToolCall[];
+  tools: ToolIndex;
+  context: AgentContext;
+  config: LoopConfig;
+  signal: AbortSignal;
+  emit: AgentEventSink;
+}
+
+/** The outcome of a batch: one result message per call, in call order. */
+export interface ToolBatch {
+  messages: ToolResultMessage[];
+  /** Every result asked to stop after this batch. */
+  terminate: boolean;
+}
+
+/**
+ * The error text of a call from a message cut off at the token limit.
+ *
+ * @param toolName The tool that was not run.
+ * @returns The message for its error result.
+ */
+export function truncatedCallMessage(toolName: string): string {
+  return `Tool ${toolName} was not run: your response was cut off at the output token limit ` +
+    `(stopReason "length"), so its arguments may be incomplete. Re-issue the call, with shorter ` +
+    `arguments if you can.`;
+}
+
+interface Finished extends ExecutedToolCall {
+  toolCall: ToolCall;
+  tool?: AgentTool;
+}
+
+interface Settled {
+  message: ToolResultMessage;
+  terminate: boolean;
+}
+
+function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
+  const budget = done.tool?.maxResultChars ?? input.config.maxResultChars ??
+    DEFAULT_MAX_RESULT_CHARS;
+  const { result, truncation } = applyResultBudget(done.result, budget);
+  const { toolCall } = done;
+  input.emit({
+    type: "tool_execution_end",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    result,
+    isError: done.isError,
+  });
+  const message: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: result.content,
+    details: result.details,
+    isError: done.isError,
+    timestamp: Date.now(),
+  };
+  if (truncation) message.truncation = truncation;
+  return { message, terminate: result.terminate === true };
+}
+
+async function run(input: ExecuteToolCallsInput, prepared: PreparedToolCall): Promise<Finished> {
+  const { tool, toolCall } = prepared;
+  if (input.signal.aborted) {
+    return {
+      toolCall,
+      tool,
+      result: createErrorToolResult(abortedBeforeStartMessage(tool.name)),
+      isError: true,
+    };
+  }
+  const timeoutMs = tool.timeoutMs ?? input.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const executed = await executePreparedToolCall(prepared, input.signal, timeoutMs, input.emit);
+  const final = await finalizeExecutedToolCall(
+    prepared,
+    executed,
+    input.assistantMessage,
+    input.context,
+    input.config.afterToolCall,
+    input.signal,
+  );
+  return { toolCall, tool, result: final.result, isError: final.isError };
+}
+
+function start(input: ExecuteToolCallsInput, toolCall: ToolCall): Promise<ToolCallPreparation> {
+  input.emit({
+    type: "tool_execution_start",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    args: toolCall.arguments,
+  });
+  if (input.assistantMessage.stopReason === "length") {
+    return Promise.resolve({
+      kind: "immediate",
+      toolCall,
+      result: createErrorToolResult(truncatedCallMessage(toolCall.name)),
+      isError: true,
+    });
+  }
+  return prepareToolCall({
+    toolCall,
+    assistantMessage: input.assistantMessage,
+    tools: input.tools,
+    context: input.context,
+    beforeToolCall: input.config.beforeToolCall,
+    signal: input.signal,
+  });
+}
+
+function emitResultMessage(input: ExecuteToolCallsInput, message: ToolResultMessage): void {
+  input.emit({ type: "message_start", message });
+  input.emit({ type: "message_end", message });
+}
+
+function isSequential(input: ExecuteToolCallsInput): boolean {
+  if (input.config.toolExecution === "sequential") return true;
+  for (const call of input.toolCalls) {
+    if (input.tools.get(call.name)?.executionMode === "sequential") return true;
+  }
+  return false;
+}
+
+async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[]> {
+  const settled: Settled[] = [];
+  for (const toolCall of input.toolCalls) {
+    const preparation = await start(input, toolCall);
+    const done = preparation.kind === "immediate" ? preparation : await run(input, preparation);
+    const one = finish(input, done);
+    emitResultMessage(input, one.message);
+    settled.push(one);
+  }
+  return settled;
+}
+
+async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]> {
+  const slots: (Settled | PreparedToolCall)[] = [];
+  for (const toolCall of input.toolCalls) {
+    const preparation = await start(input, toolCall);
+    slots.push(preparation.kind === "immediate" ? finish(input, preparation) : preparation);
+  }
+  const settled = await Promise.all(
+    slots.map((slot) =>
+      "kind" in slot ? run(input, slot).then((done) => finish(input, done)) : slot
+    ),
+  );
+  for (const one of settled) emitResultMessage(input, one.message);
+  return settled;
+}
+
+/**
+ * Runs every tool call of an assistant message and returns one result message per call,
+ * in call order. Parallel unless the config says `"sequential"` or any called tool
+ * declares `executionMode: "sequential"`. Pure: it writes nothing but events, and never
+ * rejects.
+ *
+ * Parallel: calls are prepared in order, then all prepared calls run at once;
+ * `tool_execution_end` comes in completion order, result messages in call order.
+ * Sequential: each call finishes before the next starts.
+ *
+ * @param input The message, its calls, the tools, config, signal and event sink.
+ * @returns The result messages and whether the batch asked to stop.
+ *
+ * @example Two calls, one unknown tool
+ * ```ts
+ * import { emptyUsage, executeToolCalls, indexTools, scriptedModel } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const echo = {
+ *   name: "echo", description: "echo", parameters: { type: "object" },
+ *   execute: () => ({ content: [{ type: "text" as const, text: "hi" }] }),
+ * };
+ * const toolCalls = [
+ *   { type: "toolCall" as const, id: "a", name: "echo", arguments: {} },
+ *   { type: "toolCall" as const, id: "b", name: "banana", arguments: {} },
+ * ];
+ * const assistantMessage = {
+ *   role: "assistant" as const, content: toolCalls, stopReason: "toolUse" as const,
+ *   usage: emptyUsage(), provider: "demo", model: "demo", timestamp: 0,
+ * };
+ * const batch = await executeToolCalls({
+ *   assistantMessage, toolCalls, tools: indexTools([echo]), emit: () => {},
+ *   context: { systemPrompt: "", messages: [], tools: [echo] },
+ *   config: { model: scriptedModel([]) }, signal: new AbortController().signal,
+ * });
+ * equal(batch.messages.map((m) => m.isError).join(), "false,true");
+ * ```
+ */
+export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolBatch> {
+  const settled = isSequential(input)
+    ? await executeSequential(input)
+    : await executeParallel(input);
+  const messages: ToolResultMessage[] = new Array(settled.length);
+  let terminate = settled.length > 0;
+  for (let i = 0; i < settled.length; i++) {
+    messages[i] = settled[i].message;
+    if (!settled[i].terminate) terminate = false;
+  }
+  return { messages, terminate };
+}

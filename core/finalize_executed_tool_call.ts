@@ -1,0 +1,75 @@
+/**
+ * The `afterToolCall` step: hooks may override a result field by field.
+ *
+ * @module
+ */
+
+import { errorToToolResult } from "./create_error_tool_result.ts";
+import type { ExecutedToolCall } from "./execute_prepared_tool_call.ts";
+import type { AfterToolCallHook, AgentContext } from "./hooks.ts";
+import type { AssistantMessage } from "./messages.ts";
+import type { PreparedToolCall } from "./prepare_tool_call.ts";
+
+/**
+ * Applies `afterToolCall` to an executed call. Skipped when the run was aborted (the
+ * result says so already). A hook that throws makes the result an error.
+ *
+ * @param prepared The call as prepared.
+ * @param executed Its raw outcome.
+ * @param assistantMessage The message that asked for it.
+ * @param context The run's state.
+ * @param afterToolCall The (composed) hook, if any.
+ * @param signal The run's abort signal.
+ * @returns The final result and error flag; never rejects.
+ *
+ * @example Without a hook the result passes through
+ * ```ts
+ * import { emptyUsage, finalizeExecutedToolCall } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const toolCall = { type: "toolCall" as const, id: "1", name: "t", arguments: {} };
+ * const tool = { name: "t", description: "", parameters: {}, execute: () => ({ content: [] }) };
+ * const executed = { result: { content: [] }, isError: false };
+ * const message = {
+ *   role: "assistant" as const, content: [toolCall], stopReason: "toolUse" as const,
+ *   usage: emptyUsage(), provider: "demo", model: "demo", timestamp: 0,
+ * };
+ * const final = await finalizeExecutedToolCall(
+ *   { kind: "prepared", toolCall, tool, args: {} }, executed, message,
+ *   { systemPrompt: "", messages: [], tools: [] }, undefined, new AbortController().signal,
+ * );
+ * equal(final, executed);
+ * ```
+ */
+export async function finalizeExecutedToolCall(
+  prepared: PreparedToolCall,
+  executed: ExecutedToolCall,
+  assistantMessage: AssistantMessage,
+  context: AgentContext,
+  afterToolCall: AfterToolCallHook | undefined,
+  signal: AbortSignal,
+): Promise<ExecutedToolCall> {
+  if (!afterToolCall || signal.aborted) return executed;
+  try {
+    const override = await afterToolCall({
+      assistantMessage,
+      toolCall: prepared.toolCall,
+      tool: prepared.tool,
+      args: prepared.args,
+      result: executed.result,
+      isError: executed.isError,
+      context,
+    }, signal);
+    if (!override) return executed;
+    return {
+      result: {
+        content: override.content ?? executed.result.content,
+        details: override.details !== undefined ? override.details : executed.result.details,
+        terminate: override.terminate ?? executed.result.terminate,
+      },
+      isError: override.isError ?? executed.isError,
+    };
+  } catch (error) {
+    return { result: errorToToolResult(error, "afterToolCall failed: "), isError: true };
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The hook points the loop offers. The loop provides the mechanism; plugins decide.
+ *
+ * @module
+ */
+
+import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "./messages.ts";
+import type { AgentTool, ToolResult } from "./tool.ts";
+
+/** The state a run works on. The loop appends to `messages`; hooks only read it. */
+export interface AgentContext {
+  readonly systemPrompt: string;
+  readonly messages: readonly Message[];
+  readonly tools: readonly AgentTool[];
+}
+
+/** What `beforeToolCall` sees. */
+export interface BeforeToolCallContext {
+  /** The message that asked for the call. */
+  assistantMessage: AssistantMessage;
+  /** The call as the model sent it. */
+  toolCall: ToolCall;
+  /** The tool that will run. */
+  tool: AgentTool;
+  /** Validated arguments (as rewritten by earlier hooks, if any). */
+  args: Record<string, unknown>;
+  /** The run's state. */
+  context: AgentContext;
+}
+
+/**
+ * What `beforeToolCall` may return: `{ block: true, reason }` stops the call (the reason
+ * is the error text the model reads); `{ args }` rewrites the arguments, which are
+ * validated against the schema again before execution. `rewrittenBy` names who did it.
+ */
+export type BeforeToolCallResult =
+  | { block: true; reason?: string }
+  | { block?: false; args?: Record<string, unknown>; rewrittenBy?: string };
+
+/**
+ * Runs after validation, before execution.
+ *
+ * Contract: may block or rewrite; should not throw (a throw becomes an error result).
+ * Receives the run's abort signal and should honour it.
+ */
+export type BeforeToolCallHook = (
+  context: BeforeToolCallContext,
+  signal: AbortSignal,
+) => BeforeToolCallResult | undefined | void | Promise<BeforeToolCallResult | undefined | void>;
+
+/** What `afterToolCall` sees. */
+export interface AfterToolCallContext extends BeforeToolCallContext {
+  /** The result so far. */
+  result: ToolResult;
+  /** Whether the result is an error so far. */
+  isError: boolean;
+}
+
+/** A field-by-field override of a result: omitted fields keep their value. */
+export interface AfterToolCallResult {
+  content?: ToolResult["content"];
+  details?: unknown;
+  isError?: boolean;
+  terminate?: boolean;
+}
+
+/**
+ * Runs after execution (also after a failed execution), before `tool_execution_end`.
+ *
+ * Contract: returns overrides or nothing; should not throw (a throw makes the result an
+ * error naming the hook's plugin).
+ */
+export type AfterToolCallHook = (
+  context: AfterToolCallContext,
+  signal: AbortSignal,
+) => AfterToolCallResult | undefined | void | Promise<AfterToolCallResult | undefined | void>;
+
+/** What `shouldStopAfterTurn` sees. */
+export interface ShouldStopAfterTurnContext {
+  message: AssistantMessage;
+  toolResults: ToolResultMessage[];
+  context: AgentContext;
+  newMessages: readonly Message[];
+}
+
+/**
+ * Asked after each turn; `true` ends the run gracefully (no further model call).
+ *
+ * Contract: must not throw.
+ */
+export type ShouldStopAfterTurnHook = (
+  context: ShouldStopAfterTurnContext,
+) => boolean | Promise<boolean>;

@@ -1,0 +1,55 @@
+/**
+ * Configuration of one run of the loop.
+ *
+ * @module
+ */
+
+import type { AfterToolCallHook, BeforeToolCallHook, ShouldStopAfterTurnHook } from "./hooks.ts";
+import type { Message, UserMessage } from "./messages.ts";
+import type { Model } from "./model.ts";
+import type { AgentTool, ToolExecutionMode } from "./tool.ts";
+
+/** Default per-call timeout: two minutes. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+/** Default character budget of one tool result. */
+export const DEFAULT_MAX_RESULT_CHARS = 50_000;
+/** Default cap on model turns in one run. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** What the loop runs with; only `model` is required. */
+export interface LoopConfig {
+  model: Model;
+  /** Default `"parallel"`; any called tool with `executionMode: "sequential"` overrides it. */
+  toolExecution?: ToolExecutionMode;
+  /** Per-call timeout in ms (default 120 000); `Infinity` or 0 for none. */
+  toolTimeoutMs?: number;
+  /** Character budget of one result's text (default 50 000); `Infinity` for none. */
+  maxResultChars?: number;
+  /** Model turns before the run ends with a clear message (default 50). */
+  maxTurns?: number;
+  beforeToolCall?: BeforeToolCallHook;
+  afterToolCall?: AfterToolCallHook;
+  shouldStopAfterTurn?: ShouldStopAfterTurnHook;
+  /** Messages to inject after the current turn (steering). Contract: must not throw. */
+  getSteeringMessages?: () => UserMessage[];
+  /** Messages to run once the agent would stop (follow-ups). Contract: must not throw. */
+  getFollowUpMessages?: () => UserMessage[];
+  /**
+   * Rewrites what the model is sent each turn (pruning, injected context) without
+   * touching the transcript. Contract: must not throw.
+   */
+  transformContext?: (messages: readonly Message[]) => readonly Message[];
+}
+
+/** Index of tools by name, built once per tool list. */
+export type ToolIndex = ReadonlyMap<string, AgentTool>;
+
+/**
+ * Builds the name index the executor looks tools up in.
+ *
+ * @param tools The tools of the run.
+ * @returns A map from name to tool.
+ */
+export function indexTools(tools: readonly AgentTool[]): ToolIndex {
+  return new Map(tools.map((tool) => [tool.name, tool]));
+}

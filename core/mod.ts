@@ -1,0 +1,91 @@
+/**
+ * Tack's core: the loop, tool execution, events and types. Depends on nothing but the
+ * schema library.
+ *
+ * @module
+ */
+
+export type {
+  AssistantMessage,
+  ImageContent,
+  Message,
+  ResultTruncation,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./messages.ts";
+export { emptyUsage } from "./messages.ts";
+export type { AssistantMessageEvent } from "./assistant_message_event.ts";
+export {
+  type AssistantMessageEventStream,
+  AssistantMessageStream,
+} from "./assistant_message_stream.ts";
+export type { Model, ModelRequest, StreamFn, StreamOptions, ToolSpec } from "./model.ts";
+export type { JsonSchema, SchemaType } from "./schema.ts";
+export {
+  type AgentTool,
+  type ToolEffect,
+  ToolError,
+  type ToolExecuteContext,
+  type ToolExecutionMode,
+  type ToolResult,
+} from "./tool.ts";
+export type {
+  AfterToolCallContext,
+  AfterToolCallHook,
+  AfterToolCallResult,
+  AgentContext,
+  BeforeToolCallContext,
+  BeforeToolCallHook,
+  BeforeToolCallResult,
+  ShouldStopAfterTurnContext,
+  ShouldStopAfterTurnHook,
+} from "./hooks.ts";
+export type { AgentEvent, AgentEventSink } from "./agent_event.ts";
+export {
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  indexTools,
+  type LoopConfig,
+  type ToolIndex,
+} from "./loop_config.ts";
+export {
+  describeInvalidArguments,
+  validateToolArguments,
+  type ValidationOutcome,
+} from "./validate_tool_arguments.ts";
+export { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
+export { applyResultBudget, type BudgetedResult } from "./apply_result_budget.ts";
+export {
+  abortedBeforeStartMessage,
+  type ImmediateToolCall,
+  type PreparedToolCall,
+  prepareToolCall,
+  type PrepareToolCallInput,
+  type ToolCallPreparation,
+} from "./prepare_tool_call.ts";
+export {
+  abortedWhileRunningMessage,
+  type ExecutedToolCall,
+  executePreparedToolCall,
+  timedOutMessage,
+} from "./execute_prepared_tool_call.ts";
+export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
+export {
+  executeToolCalls,
+  type ExecuteToolCallsInput,
+  type ToolBatch,
+  truncatedCallMessage,
+} from "./execute_tool_calls.ts";
+export {
+  createAssistantErrorMessage,
+  type LoopState,
+  maxTurnsMessage,
+  runLoop,
+  type RunLoopInput,
+} from "./run_loop.ts";

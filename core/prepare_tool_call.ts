@@ -1,0 +1,159 @@
+/**
+ * The four gates a call passes before it may run: the tool exists, `prepareArguments`,
+ * schema validation, `beforeToolCall` (and validation again if it rewrote the arguments).
+ *
+ * @module
+ */
+
+import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
+import type { AgentContext, BeforeToolCallHook } from "./hooks.ts";
+import type { ToolIndex } from "./loop_config.ts";
+import type { AssistantMessage, ToolCall } from "./messages.ts";
+import type { AgentTool, ToolResult } from "./tool.ts";
+import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
+
+/** A call that passed every gate and may execute. */
+export interface PreparedToolCall {
+  kind: "prepared";
+  toolCall: ToolCall;
+  tool: AgentTool;
+  args: Record<string, unknown>;
+}
+
+/** A call that ended at a gate: its (error) result is already known. */
+export interface ImmediateToolCall {
+  kind: "immediate";
+  toolCall: ToolCall;
+  tool?: AgentTool;
+  result: ToolResult;
+  isError: true;
+}
+
+/** What preparing a call gives: run it, or here is its result. */
+export type ToolCallPreparation = PreparedToolCall | ImmediateToolCall;
+
+/** Everything preparation reads; nothing in it is written. */
+export interface PrepareToolCallInput {
+  toolCall: ToolCall;
+  assistantMessage: AssistantMessage;
+  tools: ToolIndex;
+  context: AgentContext;
+  beforeToolCall?: BeforeToolCallHook;
+  signal: AbortSignal;
+}
+
+function immediate(toolCall: ToolCall, result: ToolResult, tool?: AgentTool): ImmediateToolCall {
+  return { kind: "immediate", toolCall, tool, result, isError: true };
+}
+
+/**
+ * The error text of a call the run's abort kept from starting.
+ *
+ * @param toolName The tool that did not run.
+ * @returns The message for its error result.
+ */
+export function abortedBeforeStartMessage(toolName: string): string {
+  return `Tool ${toolName} was not run: the run was aborted before it started`;
+}
+
+function notFoundMessage(name: string, tools: ToolIndex): string {
+  const names = [...tools.keys()];
+  return names.length === 0
+    ? `Tool ${name} not found. No tools are available.`
+    : `Tool ${name} not found. Available tools: ${names.join(", ")}`;
+}
+
+/**
+ * Runs a call through the four gates. Pure: reads its input, writes nothing, never throws.
+ *
+ * @param input The call, the tools, the context and the hook.
+ * @returns `{ kind: "prepared", args }` or `{ kind: "immediate", result }`.
+ *
+ * @example An unknown tool ends at the first gate
+ * ```ts
+ * import { emptyUsage, prepareToolCall } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const toolCall = { type: "toolCall" as const, id: "1", name: "banana", arguments: {} };
+ * const assistantMessage = {
+ *   role: "assistant" as const, content: [toolCall], stopReason: "toolUse" as const,
+ *   usage: emptyUsage(), provider: "demo", model: "demo", timestamp: 0,
+ * };
+ * const outcome = await prepareToolCall({
+ *   toolCall, assistantMessage, tools: new Map(), signal: new AbortController().signal,
+ *   context: { systemPrompt: "", messages: [], tools: [] },
+ * });
+ * equal(outcome.kind, "immediate");
+ * ```
+ */
+export async function prepareToolCall(input: PrepareToolCallInput): Promise<ToolCallPreparation> {
+  const { toolCall, tools, signal } = input;
+  if (signal.aborted) {
+    return immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)));
+  }
+  const tool = tools.get(toolCall.name);
+  if (!tool) {
+    return immediate(toolCall, createErrorToolResult(notFoundMessage(toolCall.name, tools)));
+  }
+
+  let raw = toolCall.arguments;
+  if (tool.prepareArguments) {
+    try {
+      raw = tool.prepareArguments(raw);
+    } catch (error) {
+      return immediate(
+        toolCall,
+        errorToToolResult(error, `Cannot prepare arguments for tool "${tool.name}": `),
+        tool,
+      );
+    }
+  }
+  const validated = validateToolArguments(tool.name, tool.parameters, raw);
+  if (!validated.ok) return immediate(toolCall, createErrorToolResult(validated.message), tool);
+  if (!input.beforeToolCall) return { kind: "prepared", toolCall, tool, args: validated.value };
+
+  let decision;
+  try {
+    decision = await input.beforeToolCall({
+      assistantMessage: input.assistantMessage,
+      toolCall,
+      tool,
+      args: validated.value,
+      context: input.context,
+    }, signal);
+  } catch (error) {
+    return immediate(toolCall, errorToToolResult(error, "beforeToolCall failed: "), tool);
+  }
+  if (signal.aborted) {
+    return immediate(
+      toolCall,
+      createErrorToolResult(abortedBeforeStartMessage(toolCall.name)),
+      tool,
+    );
+  }
+  if (!decision) return { kind: "prepared", toolCall, tool, args: validated.value };
+  if (decision.block) {
+    return immediate(
+      toolCall,
+      createErrorToolResult(decision.reason || `Tool ${tool.name} was blocked`),
+      tool,
+    );
+  }
+  if (!decision.args || decision.args === validated.value) {
+    return { kind: "prepared", toolCall, tool, args: validated.value };
+  }
+  const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
+  if (!rewritten.ok) {
+    const by = decision.rewrittenBy
+      ? ` (arguments rewritten by ${decision.rewrittenBy})`
+      : " (arguments rewritten by beforeToolCall)";
+    return immediate(
+      toolCall,
+      createErrorToolResult(
+        describeInvalidArguments(tool.name, tool.parameters, decision.args, by),
+      ),
+      tool,
+    );
+  }
+  return { kind: "prepared", toolCall, tool, args: rewritten.value };
+}

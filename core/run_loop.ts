@@ -1,0 +1,224 @@
+/**
+ * The agent loop: stream an assistant message, run its tool calls, append the results,
+ * and go again until the model stops calling tools.
+ *
+ * @module
+ */
+
+import type { AgentEventSink } from "./agent_event.ts";
+import { executeToolCalls } from "./execute_tool_calls.ts";
+import { DEFAULT_MAX_TURNS, indexTools, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type Message,
+  type ToolCall,
+  type ToolResultMessage,
+} from "./messages.ts";
+import type { AgentTool } from "./tool.ts";
+
+/** The state a run owns: the loop appends to `messages` and nothing else writes it. */
+export interface LoopState {
+  systemPrompt: string;
+  messages: Message[];
+  tools: readonly AgentTool[];
+}
+
+/** What {@linkcode runLoop} runs on. */
+export interface RunLoopInput {
+  state: LoopState;
+  /** Messages that start the run (usually one user message); may be empty to continue. */
+  prompts: Message[];
+  config: LoopConfig;
+  signal: AbortSignal;
+  emit: AgentEventSink;
+  /** The tools indexed by name; built from `state.tools` when omitted. */
+  toolIndex?: ToolIndex;
+}
+
+/**
+ * An assistant message the loop makes itself (model failure, turn cap).
+ *
+ * @param config The run's config (for the model's names).
+ * @param stopReason `"error"` or `"aborted"`.
+ * @param errorMessage What happened, for people.
+ * @returns An assistant message with no content.
+ */
+export function createAssistantErrorMessage(
+  config: LoopConfig,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    stopReason,
+    errorMessage,
+    usage: emptyUsage(),
+    provider: config.model.provider,
+    model: config.model.id,
+    timestamp: Date.now(),
+  };
+}
+
+/**
+ * The text of the message that ends a run at its turn cap.
+ *
+ * @param maxTurns The cap.
+ * @returns The message.
+ */
+export function maxTurnsMessage(maxTurns: number): string {
+  return `Stopped after ${maxTurns} model turns (maxTurns) before the model finished. ` +
+    `Send another prompt to let it go on, or raise maxTurns.`;
+}
+
+async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMessage> {
+  const { state, config, signal, emit } = input;
+  const messages = config.transformContext
+    ? config.transformContext(state.messages)
+    : state.messages;
+  let started = false;
+  let final: AssistantMessage | undefined;
+  try {
+    const stream = await config.model.stream(
+      { systemPrompt: state.systemPrompt, messages, tools: state.tools },
+      { signal },
+    );
+    for await (const event of stream) {
+      if (event.type === "done") final = event.message;
+      else if (event.type === "error") final = event.error;
+      else if (event.type === "start") {
+        started = true;
+        emit({ type: "message_start", message: event.partial });
+      } else {
+        if (!started) {
+          started = true;
+          emit({ type: "message_start", message: event.partial });
+        }
+        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+      }
+      if (final) break;
+    }
+    final ??= await stream.result();
+  } catch (error) {
+    const reason = signal.aborted ? "aborted" : "error";
+    const text = error instanceof Error ? error.message : String(error);
+    final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
+  }
+  if (!started) emit({ type: "message_start", message: final });
+  emit({ type: "message_end", message: final });
+  return final;
+}
+
+function toolCallsOf(message: AssistantMessage): ToolCall[] {
+  const calls: ToolCall[] = [];
+  for (const block of message.content) if (block.type === "toolCall") calls.push(block);
+  return calls;
+}
+
+/**
+ * Runs the loop until the model answers without tool calls (and no follow-up is
+ * queued), a turn fails, the run is aborted, `shouldStopAfterTurn` says stop, or
+ * `maxTurns` is reached. Appends every new message to `state.messages` and returns them.
+ * Never rejects for model, tool or hook failures.
+ *
+ * @param input The state, prompts, config, abort signal and event sink.
+ * @returns The messages this run added, prompts included.
+ *
+ * @example One turn on a scripted model
+ * ```ts
+ * import { runLoop, scriptedModel, text } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const state = { systemPrompt: "", messages: [], tools: [] };
+ * const added = await runLoop({
+ *   state,
+ *   prompts: [{ role: "user", content: "hi", timestamp: Date.now() }],
+ *   config: { model: scriptedModel([[text("hello")]]) },
+ *   signal: new AbortController().signal,
+ *   emit: () => {},
+ * });
+ * equal(added.length, 2);
+ * ```
+ */
+export async function runLoop(input: RunLoopInput): Promise<Message[]> {
+  const { state, config, signal, emit } = input;
+  const tools = input.toolIndex ?? indexTools(state.tools);
+  const maxTurns = config.maxTurns ?? DEFAULT_MAX_TURNS;
+  const newMessages: Message[] = [];
+  const append = (message: Message) => {
+    state.messages.push(message);
+    newMessages.push(message);
+  };
+  const inject = (messages: readonly Message[]) => {
+    for (const message of messages) {
+      emit({ type: "message_start", message });
+      emit({ type: "message_end", message });
+      append(message);
+    }
+  };
+  const end = () => {
+    emit({ type: "agent_end", messages: newMessages });
+    return newMessages;
+  };
+
+  emit({ type: "agent_start" });
+  emit({ type: "turn_start" });
+  inject(input.prompts);
+  let pending: readonly Message[] = config.getSteeringMessages?.() ?? [];
+  let firstTurn = true;
+  let turns = 0;
+
+  while (true) {
+    let moreToolCalls = true;
+    while (moreToolCalls || pending.length > 0) {
+      if (!firstTurn) emit({ type: "turn_start" });
+      firstTurn = false;
+      inject(pending);
+      pending = [];
+
+      if (turns >= maxTurns) {
+        const capped = createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns));
+        inject([capped]);
+        emit({ type: "turn_end", message: capped, toolResults: [] });
+        return end();
+      }
+      turns++;
+
+      const message = await streamAssistantResponse(input);
+      append(message);
+      if (message.stopReason === "error" || message.stopReason === "aborted") {
+        emit({ type: "turn_end", message, toolResults: [] });
+        return end();
+      }
+
+      const toolCalls = toolCallsOf(message);
+      let toolResults: ToolResultMessage[] = [];
+      moreToolCalls = false;
+      if (toolCalls.length > 0) {
+        const batch = await executeToolCalls({
+          assistantMessage: message,
+          toolCalls,
+          tools,
+          context: state,
+          config,
+          signal,
+          emit,
+        });
+        toolResults = batch.messages;
+        for (const result of toolResults) append(result);
+        moreToolCalls = !batch.terminate;
+      }
+      emit({ type: "turn_end", message, toolResults });
+      if (signal.aborted) return end();
+      if (
+        config.shouldStopAfterTurn &&
+        await config.shouldStopAfterTurn({ message, toolResults, context: state, newMessages })
+      ) return end();
+      pending = config.getSteeringMessages?.() ?? [];
+    }
+    const followUps = config.getFollowUpMessages?.() ?? [];
+    if (followUps.length === 0) return end();
+    pending = followUps;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Argument validation: one compiled validator per schema, coercion only when the
+ * arguments do not already fit, and errors a model can act on.
+ *
+ * @module
+ */
+
+import { Compile } from "typebox/compile";
+import { coerceValue } from "./coerce_arguments.ts";
+import type { JsonSchema } from "./schema.ts";
+
+type CompiledValidator = ReturnType<typeof Compile>;
+
+interface ValidationIssue {
+  keyword: string;
+  schemaPath: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+const validators = new WeakMap<object, CompiledValidator>();
+
+function validatorFor(schema: JsonSchema): CompiledValidator {
+  let validator = validators.get(schema);
+  if (!validator) {
+    validator = Compile(schema);
+    validators.set(schema, validator);
+  }
+  return validator;
+}
+
+/** The outcome of {@linkcode validateToolArguments}: the (coerced) value, or why not. */
+export type ValidationOutcome =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; message: string };
+
+function valueAt(root: unknown, pointer: string): unknown {
+  let current = root;
+  for (const part of pointer.split("/").slice(1)) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current =
+      (current as Record<string, unknown>)[part.replaceAll("~1", "/").replaceAll("~0", "~")];
+  }
+  return current;
+}
+
+function describeIssue(issue: ValidationIssue, args: unknown): string | undefined {
+  const base = issue.instancePath.slice(1).replaceAll("/", ".");
+  const at = (name: string) => (base ? `${base}.${name}` : name);
+  switch (issue.keyword) {
+    case "required": {
+      const missing = (issue.params.requiredProperties as string[] | undefined) ?? [];
+      return missing.map((name) => `${at(name)}: is required`).join("\n  - ") || undefined;
+    }
+    case "additionalProperties": {
+      const extra = (issue.params.additionalProperties as string[] | undefined) ?? [];
+      return extra.map((name) => `${at(name)}: is not an allowed property`).join("\n  - ");
+    }
+    case "boolean":
+      if (issue.schemaPath.endsWith("/additionalProperties")) return undefined;
+  }
+  const received = valueAt(args, issue.instancePath);
+  const shown = received === undefined ? "nothing" : JSON.stringify(received);
+  return `${base || "(root)"}: ${issue.message} (received ${shown})`;
+}
+
+/**
+ * Formats why `args` do not fit `schema`, naming the tool, every failing path with its
+ * expectation, and the arguments received.
+ *
+ * @param toolName The tool the arguments were for.
+ * @param schema Its parameter schema.
+ * @param args The arguments that failed.
+ * @param note Optional words after the tool name (e.g. who rewrote the arguments).
+ * @returns A multi-line message for an error result.
+ */
+export function describeInvalidArguments(
+  toolName: string,
+  schema: JsonSchema,
+  args: unknown,
+  note = "",
+): string {
+  const issues = [...validatorFor(schema).Errors(args)] as ValidationIssue[];
+  const lines = [...new Set(issues.map((i) => describeIssue(i, args)).filter(Boolean))];
+  return `Invalid arguments for tool "${toolName}"${note}:\n  - ${
+    lines.join("\n  - ") || "do not match the schema"
+  }\nReceived arguments: ${JSON.stringify(args)}`;
+}
+
+/**
+ * Validates tool-call arguments against a schema (TypeBox or plain JSON Schema).
+ * Arguments that fit are returned as they are; others are coerced on a copy
+ * (`"5"` → 5, `"true"` → true, `null` for an optional property → left out) and checked
+ * again. The validator is compiled once per schema object.
+ *
+ * @param toolName The tool's name, for the error text.
+ * @param schema The tool's parameter schema.
+ * @param args The arguments the model sent.
+ * @returns `{ ok: true, value }` or `{ ok: false, message }`; it never throws for bad input.
+ *
+ * @example Coercing and rejecting
+ * ```ts
+ * import { validateToolArguments } from "@tack/agent";
+ * import { Type } from "typebox";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const schema = Type.Object({ days: Type.Number() });
+ * deepEqual(validateToolArguments("forecast", schema, { days: "5" }), { ok: true, value: { days: 5 } });
+ * const bad = validateToolArguments("forecast", schema, { days: "soon" });
+ * equal(bad.ok, false);
+ * ```
+ */
+export function validateToolArguments(
+  toolName: string,
+  schema: JsonSchema,
+  args: unknown,
+): ValidationOutcome {
+  const validator = validatorFor(schema);
+  if (validator.Check(args)) return { ok: true, value: args as Record<string, unknown> };
+  let coerced: unknown;
+  try {
+    coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
+  } catch {
+    coerced = args;
+  }
+  if (validator.Check(coerced)) return { ok: true, value: coerced as Record<string, unknown> };
+  return { ok: false, message: describeInvalidArguments(toolName, schema, args) };
+}

@@ -1,0 +1,24 @@
+/**
+ * Tack's SDK: define tools and plugins, create agents. Re-exports the core.
+ *
+ * @module
+ */
+
+export * from "../core/mod.ts";
+export { defineTool, type Tool, TOOL_NAME_PATTERN, type ToolDefinition } from "./define_tool.ts";
+export { definePlugin, type Plugin } from "./define_plugin.ts";
+export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
+export {
+  composeAfterToolCall,
+  composeBeforeToolCall,
+  composeShouldStopAfterTurn,
+  type TaggedHook,
+} from "./compose_hooks.ts";
+export {
+  Agent,
+  type AgentInit,
+  type AgentListener,
+  type PromptInput,
+  type QueueMode,
+} from "./agent.ts";
+export { type AgentOptions, createAgent } from "./create_agent.ts";

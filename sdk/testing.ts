@@ -1,0 +1,274 @@
+/**
+ * Testing helpers: a scripted model and builders for its content blocks. The scripted
+ * model is also what `deno task demo` runs on, with no key and no network.
+ *
+ * @module
+ */
+
+import { AssistantMessageStream } from "../core/assistant_message_stream.ts";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type StopReason,
+  type TextContent,
+  type ThinkingContent,
+  type ToolCall,
+} from "../core/messages.ts";
+import type { Model, ModelRequest, StreamOptions } from "../core/model.ts";
+
+/** A content block of a scripted turn. */
+export type ScriptedBlock = TextContent | ThinkingContent | ToolCall;
+
+/** A turn with a stop reason of its own (`"length"`, `"error"`), or a delay. */
+export interface ScriptedTurn {
+  content?: ScriptedBlock[];
+  /** Default: `"toolUse"` when there are tool calls, else `"stop"`. */
+  stopReason?: StopReason;
+  /** For `stopReason: "error"`. */
+  errorMessage?: string;
+  /** Wait this long before answering (abort ends the wait). */
+  delayMs?: number;
+}
+
+/** One step of the script: blocks, a turn, or a function of the request that returns one. */
+export type ScriptStep =
+  | ScriptedBlock[]
+  | ScriptedTurn
+  | ((
+    request: ModelRequest,
+  ) => ScriptedBlock[] | ScriptedTurn | Promise<ScriptedBlock[] | ScriptedTurn>);
+
+/** A request as the scripted model recorded it (`messages` is a snapshot of that turn). */
+export interface RecordedRequest {
+  readonly systemPrompt: string;
+  readonly messages: readonly ModelRequest["messages"][number][];
+  readonly tools: ModelRequest["tools"];
+}
+
+/** The scripted model, with what it was asked. */
+export interface ScriptedModel extends Model {
+  /** The requests it was called with, one per turn. */
+  readonly requests: readonly RecordedRequest[];
+}
+
+/** Options of {@linkcode scriptedModel}. */
+export interface ScriptedModelOptions {
+  /** The model id to report (default `"scripted"`). */
+  id?: string;
+  /** Delay before every turn, in ms (default 0). */
+  delayMs?: number;
+}
+
+let nextId = 0;
+
+/**
+ * Builds a tool-call block.
+ *
+ * @param name The tool to call.
+ * @param args Its arguments.
+ * @param id The call's id (default: a fresh `call_N`).
+ * @returns The block.
+ *
+ * @example
+ * ```ts
+ * import { toolCall } from "@tack/agent/sdk/testing";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(toolCall("get_weather", { city: "Paris" }, "c1").id, "c1");
+ * ```
+ */
+export function toolCall(name: string, args: Record<string, unknown> = {}, id?: string): ToolCall {
+  return { type: "toolCall", id: id ?? `call_${++nextId}`, name, arguments: args };
+}
+
+/**
+ * Builds a text block.
+ *
+ * @param text The text.
+ * @returns The block.
+ *
+ * @example
+ * ```ts
+ * import { text } from "@tack/agent/sdk/testing";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(text("hi").text, "hi");
+ * ```
+ */
+export function text(text: string): TextContent {
+  return { type: "text", text };
+}
+
+/**
+ * Builds a thinking block.
+ *
+ * @param thinking The reasoning text.
+ * @returns The block.
+ *
+ * @example
+ * ```ts
+ * import { thinking } from "@tack/agent/sdk/testing";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(thinking("hmm").type, "thinking");
+ * ```
+ */
+export function thinking(thinking: string): ThinkingContent {
+  return { type: "thinking", thinking };
+}
+
+function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+function record(request: ModelRequest): RecordedRequest {
+  const source = request.messages;
+  const length = source.length;
+  let snapshot: readonly ModelRequest["messages"][number][] | undefined;
+  return {
+    systemPrompt: request.systemPrompt,
+    tools: request.tools,
+    get messages() {
+      return snapshot ??= source.slice(0, length);
+    },
+  };
+}
+
+function streamTurn(
+  stream: AssistantMessageStream,
+  message: AssistantMessage,
+  blocks: ScriptedBlock[],
+): void {
+  const partial: AssistantMessage = { ...message, content: [] };
+  stream.push({ type: "start", partial });
+  for (const block of blocks) {
+    const contentIndex = partial.content.length;
+    partial.content.push(block);
+    if (block.type === "text") {
+      stream.push({ type: "text_start", contentIndex, partial });
+      stream.push({ type: "text_delta", contentIndex, delta: block.text, partial });
+      stream.push({ type: "text_end", contentIndex, content: block.text, partial });
+    } else if (block.type === "thinking") {
+      stream.push({ type: "thinking_start", contentIndex, partial });
+      stream.push({ type: "thinking_delta", contentIndex, delta: block.thinking, partial });
+      stream.push({ type: "thinking_end", contentIndex, content: block.thinking, partial });
+    } else {
+      stream.push({ type: "toolcall_start", contentIndex, partial });
+      stream.push({
+        type: "toolcall_delta",
+        contentIndex,
+        delta: JSON.stringify(block.arguments),
+        partial,
+      });
+      stream.push({ type: "toolcall_end", contentIndex, toolCall: block, partial });
+    }
+  }
+  if (message.stopReason === "error" || message.stopReason === "aborted") {
+    stream.push({ type: "error", reason: message.stopReason, error: message });
+  } else {
+    stream.push({ type: "done", reason: message.stopReason, message });
+  }
+}
+
+/**
+ * A model that plays a script, one step per turn, streaming each step's blocks as the
+ * real providers do. The stop reason follows from the blocks (`toolUse` when there are
+ * tool calls, else `stop`) unless the step says otherwise. Running past the script ends
+ * the turn with `stopReason: "error"` and a message saying so. Honours abort.
+ *
+ * @param script The steps, in turn order.
+ * @param options Model id and a per-turn delay.
+ * @returns The model, with `requests` recording what it was asked.
+ *
+ * @example A tool call, then an answer that reads its result
+ * ```ts
+ * import { scriptedModel, text, toolCall } from "@tack/agent/sdk/testing";
+ * import { equal } from "node:assert/strict";
+ *
+ * const model = scriptedModel([
+ *   [toolCall("get_weather", { city: "Paris" })],
+ *   (request) => [text(`I got ${request.messages.length} messages.`)],
+ * ]);
+ * equal(model.requests.length, 0);
+ * ```
+ */
+export function scriptedModel(
+  script: readonly ScriptStep[],
+  options: ScriptedModelOptions = {},
+): ScriptedModel {
+  const id = options.id ?? "scripted";
+  const requests: RecordedRequest[] = [];
+  const base = (
+    stopReason: StopReason,
+    content: ScriptedBlock[],
+    errorMessage?: string,
+  ): AssistantMessage => {
+    const message: AssistantMessage = {
+      role: "assistant",
+      content,
+      stopReason,
+      usage: emptyUsage(),
+      provider: "scripted",
+      model: id,
+      timestamp: Date.now(),
+    };
+    if (errorMessage !== undefined) message.errorMessage = errorMessage;
+    return message;
+  };
+  const aborted = () => base("aborted", [], "The request was aborted");
+
+  async function play(
+    request: ModelRequest,
+    signal: AbortSignal | undefined,
+    stream: AssistantMessageStream,
+  ) {
+    const turn = requests.length;
+    requests.push(record(request));
+    if (options.delayMs) await wait(options.delayMs, signal);
+    if (signal?.aborted) return streamTurn(stream, aborted(), []);
+    const step = script[turn];
+    if (step === undefined) {
+      const message = `Scripted model has no step for turn ${
+        turn + 1
+      } (the script has ${script.length})`;
+      return streamTurn(stream, base("error", [], message), []);
+    }
+    let outcome: ScriptedBlock[] | ScriptedTurn;
+    try {
+      outcome = typeof step === "function" ? await step(request) : step;
+    } catch (error) {
+      const message = `Scripted step ${turn + 1} threw: ${
+        error instanceof Error ? error.message : error
+      }`;
+      return streamTurn(stream, base("error", [], message), []);
+    }
+    const turnSpec: ScriptedTurn = Array.isArray(outcome) ? { content: outcome } : outcome;
+    if (turnSpec.delayMs) await wait(turnSpec.delayMs, signal);
+    if (signal?.aborted) return streamTurn(stream, aborted(), []);
+    const content = turnSpec.content ?? [];
+    const stopReason = turnSpec.stopReason ??
+      (content.some((block) => block.type === "toolCall") ? "toolUse" : "stop");
+    streamTurn(stream, base(stopReason, content, turnSpec.errorMessage), content);
+  }
+
+  return {
+    provider: "scripted",
+    id,
+    requests,
+    stream(request: ModelRequest, streamOptions: StreamOptions) {
+      const stream = new AssistantMessageStream();
+      play(request, streamOptions.signal, stream).catch((error) => {
+        if (!stream.ended) streamTurn(stream, base("error", [], String(error)), []);
+      });
+      return stream;
+    },
+  };
+}
