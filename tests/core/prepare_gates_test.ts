@@ -1,0 +1,195 @@
+import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import { Type } from "typebox";
+import { deepEqual, equal } from "node:assert/strict";
+import { echoTool, resultsOf, textOf } from "../support/agent_harness.ts";
+
+const weather = defineTool({
+  name: "get_weather",
+  description: "Weather for a city",
+  parameters: Type.Object({
+    city: Type.String(),
+    days: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+  execute: ({ city, days }) => ({
+    content: [{ type: "text", text: `Sunny in ${city}${days ? ` for ${days} days` : ""}` }],
+  }),
+});
+
+async function runOne(
+  call: ReturnType<typeof toolCall>,
+  options: Partial<Parameters<typeof createAgent>[0]> = {},
+) {
+  const model = scriptedModel([[call], [text("ok")]]);
+  const agent = createAgent({ model, tools: [weather], ...options });
+  const added = await agent.prompt("go");
+  const [result] = resultsOf(added);
+  return { result, model, added };
+}
+
+Deno.test("gate 1: an unknown tool is an error result that lists the tools that exist", async () => {
+  const { result, model } = await runOne(toolCall("banana", {}, "b1"), {
+    tools: [weather, echoTool()],
+  });
+  equal(result.toolCallId, "b1");
+  equal(result.toolName, "banana");
+  equal(result.isError, true);
+  equal(textOf(result), "Tool banana not found. Available tools: get_weather, echo");
+  // The model reads that result in its next turn.
+  deepEqual(model.requests[1].messages.at(-1), result);
+});
+
+Deno.test("gate 1: with no tools at all, the text says so", async () => {
+  const { result } = await runOne(toolCall("banana"), { tools: [] });
+  equal(textOf(result), "Tool banana not found. No tools are available.");
+});
+
+Deno.test("gate 2: prepareArguments reshapes raw arguments before validation", async () => {
+  const legacy = defineTool({
+    name: "legacy",
+    description: "Takes a city",
+    parameters: Type.Object({ city: Type.String() }),
+    prepareArguments: (raw) => ("town" in raw ? { city: raw.town } : raw),
+    execute: ({ city }) => ({ content: [{ type: "text", text: city }] }),
+  });
+  const { result } = await runOne(toolCall("legacy", { town: "Oslo" }), { tools: [legacy] });
+  equal(result.isError, false);
+  equal(textOf(result), "Oslo");
+});
+
+Deno.test("gate 2: a prepareArguments that throws is an error result naming the tool", async () => {
+  const broken = defineTool({
+    name: "broken",
+    description: "",
+    parameters: Type.Object({}),
+    prepareArguments: () => {
+      throw new Error("cannot read town");
+    },
+    execute: () => ({ content: [] }),
+  });
+  const { result } = await runOne(toolCall("broken"), { tools: [broken] });
+  equal(textOf(result), 'Cannot prepare arguments for tool "broken": cannot read town');
+});
+
+Deno.test("gate 3: invalid arguments name the tool, each failing path, the expectation and the input", async () => {
+  const { result } = await runOne(toolCall("get_weather", { city: ["Paris"], days: 0, extra: 1 }));
+  equal(result.isError, true);
+  equal(
+    textOf(result),
+    'Invalid arguments for tool "get_weather":\n' +
+      '  - city: must be string (received ["Paris"])\n' +
+      "  - days: must be >= 1 (received 0)\n" +
+      'Received arguments: {"city":["Paris"],"days":0,"extra":1}',
+  );
+});
+
+Deno.test("gate 3: a missing required property says it is required", async () => {
+  const { result } = await runOne(toolCall("get_weather", {}));
+  equal(
+    textOf(result),
+    'Invalid arguments for tool "get_weather":\n  - city: is required\nReceived arguments: {}',
+  );
+});
+
+Deno.test("gate 3: the obvious slips are coerced as the seed does", async () => {
+  const { result } = await runOne(toolCall("get_weather", { city: "Paris", days: "3" }));
+  equal(result.isError, false);
+  equal(textOf(result), "Sunny in Paris for 3 days");
+});
+
+Deno.test("gate 4: a block ends the call with the hook's reason and the tool never runs", async () => {
+  let ran = false;
+  const guarded = defineTool({
+    name: "write",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => {
+      ran = true;
+      return { content: [] };
+    },
+  });
+  const readOnly = definePlugin({
+    name: "read-only",
+    beforeToolCall: (
+      { tool },
+    ) => (tool.name === "write" ? { block: true, reason: "read-only mode" } : undefined),
+  });
+  const { result } = await runOne(toolCall("write"), { tools: [guarded], plugins: [readOnly] });
+  equal(ran, false);
+  equal(result.isError, true);
+  equal(textOf(result), "read-only mode");
+});
+
+Deno.test("gate 4: a block without a reason names the plugin", async () => {
+  const silent = definePlugin({ name: "silent", beforeToolCall: () => ({ block: true }) });
+  const { result } = await runOne(toolCall("get_weather", { city: "Rome" }), { plugins: [silent] });
+  equal(textOf(result), 'Tool get_weather was blocked by plugin "silent"');
+});
+
+Deno.test("gate 4: rewritten arguments are validated again before execution", async () => {
+  const rewriter = definePlugin({
+    name: "rewriter",
+    beforeToolCall: ({ args }) => ({ args: { ...args, days: -2 } }),
+  });
+  const { result } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [rewriter],
+  });
+  equal(result.isError, true);
+  equal(
+    textOf(result),
+    'Invalid arguments for tool "get_weather" (arguments rewritten by plugin "rewriter"):\n' +
+      "  - days: must be >= 1 (received -2)\n" +
+      'Received arguments: {"city":"Rome","days":-2}',
+  );
+});
+
+Deno.test("gate 4: valid rewritten arguments are what the tool receives (coerced too)", async () => {
+  const rewriter = definePlugin({
+    name: "rewriter",
+    beforeToolCall: ({ args }) => ({ args: { ...args, city: "Lyon", days: "2" } }),
+  });
+  const { result, added } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [rewriter],
+  });
+  equal(textOf(result), "Sunny in Lyon for 2 days");
+  // The transcript keeps what the model sent.
+  const call = added[1].role === "assistant" ? added[1].content[0] : undefined;
+  deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome" });
+});
+
+Deno.test("a tool that throws becomes an error result with the error's message", async () => {
+  const failing = defineTool({
+    name: "failing",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => Promise.reject(new Error("disk full")),
+  });
+  const { result } = await runOne(toolCall("failing"), { tools: [failing] });
+  equal(result.isError, true);
+  equal(textOf(result), "disk full");
+});
+
+Deno.test("a tool that throws a non-Error or returns garbage still yields one error result", async () => {
+  const throwsString = defineTool({
+    name: "throws_string",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => {
+      throw "plain string";
+    },
+  });
+  const garbage = defineTool({
+    name: "garbage",
+    description: "",
+    parameters: Type.Object({}),
+    // deno-lint-ignore no-explicit-any
+    execute: () => "not a result" as any,
+  });
+  const model = scriptedModel([[toolCall("throws_string"), toolCall("garbage")], [text("ok")]]);
+  const agent = createAgent({ model, tools: [throwsString, garbage] });
+  const results = resultsOf(await agent.prompt("go"));
+  deepEqual(results.map(textOf), [
+    "plain string",
+    "Tool garbage returned an invalid result: expected { content: [...] }",
+  ]);
+  deepEqual(results.map((r) => r.isError), [true, true]);
+});

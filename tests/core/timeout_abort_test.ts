@@ -1,0 +1,171 @@
+import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import { Type } from "typebox";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { deferred, recordEvents, resultsOf, textOf } from "../support/agent_harness.ts";
+
+function stalledTool(name: string, seen: { aborted: boolean[] }, timeoutMs?: number) {
+  return defineTool({
+    name,
+    description: "Never finishes on its own",
+    parameters: Type.Object({}),
+    timeoutMs,
+    execute: (_params, { signal }) =>
+      new Promise<never>((_resolve, reject) => {
+        signal.addEventListener("abort", () => {
+          seen.aborted.push(true);
+          reject(signal.reason);
+        });
+      }),
+  });
+}
+
+const quick = defineTool({
+  name: "quick",
+  description: "",
+  parameters: Type.Object({}),
+  execute: () => ({ content: [{ type: "text", text: "quick done" }] }),
+});
+
+Deno.test("a stalled call ends at its timeout with an error result; the batch is not held", async () => {
+  const seen = { aborted: [] as boolean[] };
+  const model = scriptedModel([[toolCall("stall", {}, "s"), toolCall("quick", {}, "q")], [
+    text("ok"),
+  ]]);
+  const agent = createAgent({
+    model,
+    tools: [stalledTool("stall", seen), quick],
+    toolTimeoutMs: 30,
+  });
+  const results = resultsOf(await agent.prompt("go"));
+  deepEqual(results.map((r) => [r.toolCallId, r.isError, textOf(r)]), [
+    ["s", true, "Tool stall timed out after 30 ms and was stopped"],
+    ["q", false, "quick done"],
+  ]);
+  deepEqual(results[0].details, { reason: "timeout", timeoutMs: 30 });
+  deepEqual(seen.aborted, [true], "the tool's signal was aborted so it can clean up");
+  equal(model.requests.length, 2, "the model read the timeout and answered");
+});
+
+Deno.test("a tool's own timeoutMs overrides the agent default", async () => {
+  const seen = { aborted: [] as boolean[] };
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("stall")], [text("ok")]]),
+    tools: [stalledTool("stall", seen, 10)],
+    toolTimeoutMs: 60_000,
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  equal(textOf(result), "Tool stall timed out after 10 ms and was stopped");
+});
+
+Deno.test("a tool that ignores its signal still cannot hold the run past its timeout", async () => {
+  const deaf = defineTool({
+    name: "deaf",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => new Promise<never>(() => {}),
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("deaf")], [text("ok")]]),
+    tools: [deaf],
+    toolTimeoutMs: 20,
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  ok(textOf(result).includes("timed out"));
+});
+
+Deno.test("abort while a tool runs: it is stopped, its result says aborted, the run ends", async () => {
+  const seen = { aborted: [] as boolean[] };
+  const started = deferred();
+  const model = scriptedModel([[toolCall("stall", {}, "s")], [text("never")]]);
+  const agent = createAgent({ model, tools: [stalledTool("stall", seen)] });
+  agent.subscribe((e) => e.type === "tool_execution_start" && started.resolve());
+  const running = agent.prompt("go");
+  await started.promise;
+  await new Promise((r) => setTimeout(r, 5));
+  agent.abort();
+  const added = await running;
+  const [result] = resultsOf(added);
+  equal(result.isError, true);
+  equal(textOf(result), "Tool stall was aborted while running");
+  deepEqual(seen.aborted, [true]);
+  equal(model.requests.length, 1, "no model turn after the abort");
+  equal(agent.isRunning, false);
+});
+
+Deno.test("after abort, no prepared call that has not started executing starts", async () => {
+  const executed: string[] = [];
+  const recorder = defineTool({
+    name: "rec",
+    description: "",
+    parameters: Type.Object({ key: Type.String() }),
+    execute: ({ key }) => {
+      executed.push(key);
+      return { content: [{ type: "text", text: key }] };
+    },
+  });
+  const gate = deferred();
+  let agentRef: ReturnType<typeof createAgent> | undefined;
+  // The policy holds call 2 (as a confirmation prompt would); the user aborts meanwhile.
+  const slowPolicy = definePlugin({
+    name: "slow-policy",
+    beforeToolCall: async ({ args }) => {
+      if (args.key === "2") {
+        agentRef!.abort();
+        await gate.promise;
+      }
+      return undefined;
+    },
+  });
+  const calls = [
+    toolCall("rec", { key: "1" }, "1"),
+    toolCall("rec", { key: "2" }, "2"),
+    toolCall("rec", { key: "3" }, "3"),
+  ];
+  for (const mode of ["parallel", "sequential"] as const) {
+    executed.length = 0;
+    const agent = createAgent({
+      model: scriptedModel([calls, [text("x")]]),
+      tools: [recorder],
+      plugins: [slowPolicy],
+      toolExecution: mode,
+    });
+    agentRef = agent;
+    const running = agent.prompt("go");
+    setTimeout(() => gate.resolve(), 5);
+    const results = resultsOf(await running);
+    deepEqual(
+      results.map((r) => r.toolCallId),
+      ["1", "2", "3"],
+      `${mode}: one result per call, in order`,
+    );
+    for (const r of results.slice(1)) {
+      equal(r.isError, true);
+      ok(textOf(r).includes("aborted"), `${mode}: ${textOf(r)}`);
+    }
+    deepEqual(
+      executed,
+      mode === "sequential" ? ["1"] : [],
+      `${mode}: nothing started after the abort`,
+    );
+  }
+});
+
+Deno.test("abort during the model stream ends the turn with stopReason aborted", async () => {
+  const model = scriptedModel([{ content: [text("slow")], delayMs: 10_000 }]);
+  const agent = createAgent({ model });
+  const events = recordEvents(agent);
+  const running = agent.prompt("go");
+  setTimeout(() => agent.abort(), 5);
+  const added = await running;
+  const last = added.at(-1);
+  equal(last?.role === "assistant" && last.stopReason, "aborted");
+  equal(events.at(-1)?.type, "agent_end");
+});
+
+Deno.test("abort when nothing runs is harmless, and the agent runs again afterwards", async () => {
+  const agent = createAgent({ model: scriptedModel([[text("one")], [text("two")]]) });
+  agent.abort();
+  await agent.prompt("a");
+  const added = await agent.prompt("b");
+  equal(textOf(added.at(-1) as { content: { type: string; text?: string }[] }), "two");
+});
