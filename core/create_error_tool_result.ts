@@ -34,7 +34,9 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
  *
  * @param error What was thrown.
  * @param prefix Optional words before the message (e.g. which plugin's hook failed).
- * @returns An error result.
+ * @param plugin The plugin whose code threw, named in a permission denial's text.
+ * @returns An error result; a Deno permission denial becomes `Permission denied: …` with
+ * `details.permission = { name, value }`.
  *
  * @example A thrown Error
  * ```ts
@@ -45,8 +47,81 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
  * equal(result.content[0].type === "text" && result.content[0].text, "disk full");
  * ```
  */
-export function errorToToolResult(error: unknown, prefix = ""): ToolResult {
+export function errorToToolResult(error: unknown, prefix = "", plugin?: string): ToolResult {
+  const permission = permissionDenial(error);
+  if (permission !== undefined) {
+    return createErrorToolResult(prefix + permissionDeniedMessage(permission, plugin), {
+      permission,
+    });
+  }
   const message = error instanceof Error ? error.message || error.name : String(error);
   const details = error instanceof ToolError ? error.details : {};
   return createErrorToolResult(prefix + message, details ?? {});
+}
+
+/** A Deno permission a tool was denied: its name (`read`, `net`, …) and what it asked for. */
+export interface PermissionDenial {
+  /** The permission: `read`, `write`, `net`, `env`, `run`, `ffi`, `sys` or `import`. */
+  name: string;
+  /** The path, host, variable or command asked for, when Deno names one. */
+  value?: string;
+}
+
+const DENIAL_PATTERN = /^Requires (\w+) access(?: to "((?:[^"\\]|\\.)*)")?/;
+
+function denialOf(error: unknown): PermissionDenial | undefined {
+  const match = DENIAL_PATTERN.exec((error as Error).message);
+  if (match === null) return { name: "unknown" };
+  return match[2] === undefined ? { name: match[1] } : { name: match[1], value: match[2] };
+}
+
+/**
+ * Recognises a Deno permission denial: a `Deno.errors.NotCapable`, a `TypeError` whose
+ * `cause` is one (as `fetch` throws), or the `TypeError` of a denied remote import.
+ * Only called on the error path: a call that does not throw never pays for it.
+ *
+ * @param error What a tool threw.
+ * @returns The permission and value asked for, or `undefined` when it is not a denial.
+ *
+ * @example A denied read
+ * ```ts
+ * import { permissionDenial } from "./create_error_tool_result.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const error = new Deno.errors.NotCapable('Requires read access to "/etc/passwd", run again with the --allow-read flag');
+ * deepEqual(permissionDenial(error), { name: "read", value: "/etc/passwd" });
+ * deepEqual(permissionDenial(new Error("disk full")), undefined);
+ * ```
+ */
+export function permissionDenial(error: unknown): PermissionDenial | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === "NotCapable") return denialOf(error);
+  const cause = error.cause;
+  if (cause instanceof Error && cause.name === "NotCapable") return denialOf(cause);
+  if (error instanceof TypeError && DENIAL_PATTERN.test(error.message)) return denialOf(error);
+  return undefined;
+}
+
+/**
+ * The text of a permission denial's error result.
+ *
+ * @param denial The permission and value that were denied.
+ * @param plugin The plugin whose code asked, if any.
+ * @returns `Permission denied: <name> access to "<value>" is not granted to plugin "<plugin>"`.
+ *
+ * @example A denied read in a plugin
+ * ```ts
+ * import { permissionDeniedMessage } from "./create_error_tool_result.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   permissionDeniedMessage({ name: "read", value: "/etc/passwd" }, "weather"),
+ *   'Permission denied: read access to "/etc/passwd" is not granted to plugin "weather"',
+ * );
+ * ```
+ */
+export function permissionDeniedMessage(denial: PermissionDenial, plugin?: string): string {
+  const what = denial.value === undefined ? "" : ` to ${JSON.stringify(denial.value)}`;
+  const whom = plugin === undefined ? "" : ` to plugin ${JSON.stringify(plugin)}`;
+  return `Permission denied: ${denial.name} access${what} is not granted${whom}`;
 }

@@ -131,13 +131,13 @@ export function executePreparedToolCall(
       if (running instanceof Promise) {
         running.then(
           (value) => settle(checkResult(tool.name, value)),
-          (error) => settle({ result: errorToToolResult(error), isError: true }),
+          (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
         );
       } else {
         settle(checkResult(tool.name, running));
       }
     } catch (error) {
-      settle({ result: errorToToolResult(error), isError: true });
+      settle({ result: errorToToolResult(error, "", tool.plugin), isError: true });
     }
   });
 }
