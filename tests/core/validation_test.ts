@@ -1,0 +1,97 @@
+import { validateToolArguments } from "@tack/agent";
+import { Type } from "typebox";
+import { deepEqual } from "node:assert/strict";
+
+const plain = {
+  type: "object",
+  properties: {
+    count: { type: "integer" },
+    ratio: { type: "number" },
+    flag: { type: "boolean" },
+    label: { type: "string" },
+    tags: { type: "array", items: { type: "integer" } },
+    options: { type: "object", properties: { deep: { type: "boolean" } } },
+    maybe: { type: ["string", "null"] },
+  },
+  required: ["count"],
+  additionalProperties: false,
+} as const;
+
+Deno.test("plain JSON Schema: valid arguments pass through as they are", () => {
+  const args = { count: 1 };
+  const outcome = validateToolArguments("t", plain, args);
+  deepEqual(outcome, { ok: true, value: args });
+  if (outcome.ok) deepEqual(Object.is(outcome.value, args), true);
+});
+
+Deno.test("coercion fixes the obvious slips, on a copy", () => {
+  const args = {
+    count: "3",
+    ratio: "0.5",
+    flag: "true",
+    label: 42,
+    tags: ["1", 2],
+    options: '{"deep":"false"}',
+    maybe: null,
+  };
+  const original = structuredClone(args);
+  deepEqual(validateToolArguments("t", plain, args), {
+    ok: true,
+    value: {
+      count: 3,
+      ratio: 0.5,
+      flag: true,
+      label: "42",
+      tags: [1, 2],
+      options: { deep: false },
+      maybe: null,
+    },
+  });
+  deepEqual(args, original, "the model's arguments are not mutated");
+});
+
+Deno.test("null for an optional property that does not allow null is dropped (strict-mode APIs send it)", () => {
+  deepEqual(validateToolArguments("t", plain, { count: 1, label: null }), {
+    ok: true,
+    value: { count: 1 },
+  });
+});
+
+Deno.test("no coercion for what is not obvious", () => {
+  const outcome = validateToolArguments("t", plain, { count: "3.5", flag: "yes", extra: 1 });
+  deepEqual(outcome, {
+    ok: false,
+    message: 'Invalid arguments for tool "t":\n' +
+      "  - extra: is not an allowed property\n" +
+      '  - count: must be integer (received "3.5")\n' +
+      '  - flag: must be boolean (received "yes")\n' +
+      'Received arguments: {"count":"3.5","flag":"yes","extra":1}',
+  });
+});
+
+Deno.test("arguments that are not an object are rejected with the root path", () => {
+  deepEqual(validateToolArguments("t", Type.Object({ a: Type.String() }), "oops"), {
+    ok: false,
+    message:
+      'Invalid arguments for tool "t":\n  - (root): must be object (received "oops")\nReceived arguments: "oops"',
+  });
+});
+
+Deno.test("nested paths are dotted", () => {
+  const schema = Type.Object({
+    user: Type.Object({ emails: Type.Array(Type.String({ format: "email" })) }),
+  });
+  const outcome = validateToolArguments("t", schema, { user: { emails: ["a@b.co", "nope"] } });
+  deepEqual(outcome, {
+    ok: false,
+    message:
+      'Invalid arguments for tool "t":\n  - user.emails.1: must match format "email" (received "nope")\n' +
+      'Received arguments: {"user":{"emails":["a@b.co","nope"]}}',
+  });
+});
+
+Deno.test("unions coerce to the first member that fits", () => {
+  const schema = Type.Object({ v: Type.Union([Type.Number(), Type.Boolean()]) });
+  deepEqual(validateToolArguments("t", schema, { v: "false" }), { ok: true, value: { v: false } });
+  deepEqual(validateToolArguments("t", schema, { v: "7" }), { ok: true, value: { v: 7 } });
+});

@@ -1,0 +1,151 @@
+import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import { Type } from "typebox";
+import { deepEqual, equal } from "node:assert/strict";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+const say = defineTool({
+  name: "say",
+  description: "",
+  parameters: Type.Object({ word: Type.String() }),
+  execute: ({ word }) => ({ content: [{ type: "text", text: word }] }),
+});
+
+async function run(options: Partial<Parameters<typeof createAgent>[0]>) {
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("say", { word: "hi" })], [text("ok")]]),
+    tools: [say],
+    ...options,
+  });
+  return resultsOf(await agent.prompt("go"))[0];
+}
+
+Deno.test("before hooks run in plugin order, then the agent's; each sees the args the previous left", async () => {
+  const order: string[] = [];
+  const append = (name: string) =>
+    definePlugin({
+      name,
+      beforeToolCall: ({ args }) => {
+        order.push(`${name}:${args.word}`);
+        return { args: { word: `${args.word}+${name}` } };
+      },
+    });
+  const result = await run({
+    plugins: [append("a"), append("b")],
+    beforeToolCall: ({ args }) => {
+      order.push(`agent:${args.word}`);
+    },
+  });
+  deepEqual(order, ["a:hi", "b:hi+a", "agent:hi+a+b"]);
+  equal(textOf(result), "hi+a+b");
+});
+
+Deno.test("the first block wins and later hooks never run", async () => {
+  const order: string[] = [];
+  const result = await run({
+    plugins: [
+      definePlugin({ name: "first", beforeToolCall: () => void order.push("first") }),
+      definePlugin({
+        name: "blocker",
+        beforeToolCall: () => {
+          order.push("blocker");
+          return { block: true, reason: "blocked by policy X" };
+        },
+      }),
+      definePlugin({ name: "late", beforeToolCall: () => void order.push("late") }),
+    ],
+    beforeToolCall: () => void order.push("agent"),
+  });
+  deepEqual(order, ["first", "blocker"]);
+  equal(textOf(result), "blocked by policy X");
+});
+
+Deno.test("a before hook that throws fails closed: the call is blocked and the plugin named", async () => {
+  let ran = false;
+  const result = await run({
+    plugins: [
+      definePlugin({ name: "crashy", beforeToolCall: () => Promise.reject(new Error("oops")) }),
+    ],
+    beforeToolCall: () => {
+      ran = true;
+    },
+  });
+  equal(result.isError, true);
+  equal(textOf(result), 'Tool say was blocked: plugin "crashy" beforeToolCall hook failed: oops');
+  equal(ran, false);
+});
+
+Deno.test("the agent's own hook failing is named as the agent's", async () => {
+  const result = await run({
+    beforeToolCall: () => {
+      throw new Error("bad");
+    },
+  });
+  equal(textOf(result), "Tool say was blocked: the agent's beforeToolCall hook failed: bad");
+});
+
+Deno.test("after hooks chain field by field; an omitted field keeps its value", async () => {
+  const seen: unknown[] = [];
+  const result = await run({
+    plugins: [
+      definePlugin({ name: "a", afterToolCall: () => ({ details: { tagged: "a" } }) }),
+      definePlugin({
+        name: "b",
+        afterToolCall: ({ result }) => {
+          seen.push(result.details);
+          return { content: [{ type: "text", text: `${textOf(result)}!` }] };
+        },
+      }),
+    ],
+    afterToolCall: ({ result, isError }) => {
+      seen.push([textOf(result), isError]);
+      return { isError: true };
+    },
+  });
+  deepEqual(seen, [{ tagged: "a" }, ["hi!", false]]);
+  equal(textOf(result), "hi!");
+  deepEqual(result.details, { tagged: "a" });
+  equal(result.isError, true);
+});
+
+Deno.test("an after hook that throws turns the result into an error naming the plugin; later hooks see it", async () => {
+  const seen: unknown[] = [];
+  const result = await run({
+    plugins: [
+      definePlugin({
+        name: "redactor",
+        afterToolCall: () => {
+          throw new Error("regex exploded");
+        },
+      }),
+      definePlugin({ name: "audit", afterToolCall: ({ isError }) => void seen.push(isError) }),
+    ],
+  });
+  deepEqual(seen, [true]);
+  equal(result.isError, true);
+  equal(
+    textOf(result),
+    'Tool say failed: plugin "redactor" afterToolCall hook failed: regex exploded',
+  );
+});
+
+Deno.test("hooks see the tool, the raw call and the run's context", async () => {
+  let seen: { tool?: string; callArgs?: unknown; messages?: number; plugin?: string } = {};
+  const owner = definePlugin({
+    name: "owner",
+    tools: [say],
+    beforeToolCall: ({ tool, toolCall, context }) => {
+      seen = {
+        tool: tool.name,
+        callArgs: toolCall.arguments,
+        messages: context.messages.length,
+        plugin: tool.plugin,
+      };
+    },
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("say", { word: "yo" })], [text("ok")]]),
+    plugins: [owner],
+  });
+  await agent.prompt("go");
+  deepEqual(seen, { tool: "say", callArgs: { word: "yo" }, messages: 2, plugin: "owner" });
+});
