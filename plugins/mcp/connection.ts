@@ -1,0 +1,236 @@
+/**
+ * One MCP server as the plugin sees it: connected on demand, reconnected after it dies,
+ * restarted when it stops answering.
+ *
+ * @module
+ */
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpLimits, McpServerConfig } from "./options.ts";
+
+/** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
+const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** What Tack tells servers about itself in `initialize`. */
+const CLIENT_INFO = { name: "tack", version: "0.1.0" };
+
+/** How a call is made: cancelled by `signal`, bounded by `timeoutMs`, progress reported. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  onprogress?: (progress: Progress) => void;
+}
+
+interface Live {
+  client: Client;
+  transport: Transport;
+}
+
+function makeTransport(config: McpServerConfig): Transport {
+  if ("url" in config) {
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
+    });
+  }
+  return new StdioClientTransport({
+    command: config.command,
+    args: [...(config.args ?? [])],
+    env: config.env ? { ...config.env } : undefined,
+    cwd: config.cwd,
+    stderr: config.stderr ?? "inherit",
+  });
+}
+
+/** Ends a server that stopped answering at once, instead of waiting for it to exit. */
+function terminate(transport: Transport): void {
+  // The SDK keeps the child private; its own close() would wait 2 s before SIGTERM.
+  const child = (transport as unknown as { _process?: { kill(signal: string): boolean } })
+    ._process;
+  try {
+    child?.kill("SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * A connection to one MCP server. It connects on first use and again after the server
+ * closed the connection (a stdio server that exited, an HTTP server that went away);
+ * after a call timed out or was aborted it pings the server and restarts it when the
+ * ping goes unanswered.
+ *
+ * @example Listing a server's tools
+ * ```ts ignore
+ * const connection = new McpConnection("files", { command: "deno", args: ["run", "server.ts"] });
+ * const tools = await connection.listTools();
+ * await connection.close();
+ * ```
+ */
+export class McpConnection {
+  /** The server's name, used in every error text. */
+  readonly server: string;
+  readonly #config: McpServerConfig;
+  readonly #connectTimeoutMs: number;
+  readonly #pingTimeoutMs: number;
+  #live?: Live;
+  #connecting?: Promise<Live>;
+  #checking?: Promise<void>;
+  #closed = false;
+  #starts = 0;
+
+  /**
+   * @param server The server's name.
+   * @param config How to reach it.
+   * @param limits Connect and ping timeouts.
+   */
+  constructor(server: string, config: McpServerConfig, limits: McpLimits = {}) {
+    this.server = server;
+    this.#config = config;
+    this.#connectTimeoutMs = limits.connectTimeoutMs ?? 30_000;
+    this.#pingTimeoutMs = limits.pingTimeoutMs ?? 5_000;
+  }
+
+  /** How many times the server was started (or connected to), including the first. */
+  get starts(): number {
+    return this.#starts;
+  }
+
+  /** Whether a connection is open right now. */
+  get connected(): boolean {
+    return this.#live !== undefined;
+  }
+
+  /**
+   * Connects unless connected; concurrent callers share one attempt.
+   *
+   * @returns The live client.
+   * @throws {Error} When the server cannot be started or does not complete `initialize`
+   * (`Cannot connect to MCP server "<name>": <reason>`), or the connection was closed.
+   */
+  async connect(): Promise<Client> {
+    if (this.#closed) {
+      throw new Error(`Cannot connect to MCP server "${this.server}": the plugin was disposed`);
+    }
+    if (this.#live) return this.#live.client;
+    this.#connecting ??= this.#open().finally(() => {
+      this.#connecting = undefined;
+    });
+    return (await this.#connecting).client;
+  }
+
+  async #open(): Promise<Live> {
+    const transport = makeTransport(this.#config);
+    const client = new Client(CLIENT_INFO);
+    const live: Live = { client, transport };
+    client.onclose = () => {
+      if (this.#live === live) this.#live = undefined;
+    };
+    // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
+    // them to the console unless a handler is set.
+    client.onerror = () => {};
+    this.#starts++;
+    try {
+      await client.connect(transport, { timeout: this.#connectTimeoutMs });
+    } catch (error) {
+      terminate(transport);
+      await client.close().catch(() => {});
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new Error(`Cannot connect to MCP server "${this.server}": ${reason}`, {
+        cause: error,
+      });
+    }
+    if (this.#closed) {
+      await client.close().catch(() => {});
+      throw new Error(`Cannot connect to MCP server "${this.server}": the plugin was disposed`);
+    }
+    this.#live = live;
+    return live;
+  }
+
+  /**
+   * Lists every tool the server offers, following pagination.
+   *
+   * @returns The server's tools.
+   * @throws {Error} When connecting or listing fails.
+   */
+  async listTools(): Promise<Tool[]> {
+    const client = await this.connect();
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.#connectTimeoutMs,
+      });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /**
+   * Calls a tool, connecting (or reconnecting) first if needed. An aborted `signal`
+   * cancels the request on the server (`notifications/cancelled`); after a timeout or
+   * an abort the server is pinged and restarted if it does not answer.
+   *
+   * @param name The tool's name on the server.
+   * @param args Its arguments.
+   * @param options Signal, timeout and progress callback.
+   * @returns The server's result (which may have `isError: true`).
+   * @throws {Error} Whatever the SDK raises: `McpError` for protocol errors, timeouts
+   * and a closed connection, an `AbortError` when `signal` aborts.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    if (this.#checking) await this.#checking;
+    const client = await this.connect();
+    const live = this.#live;
+    try {
+      return await client.callTool({ name, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs ?? NO_TIMEOUT_MS,
+        onprogress: options.onprogress,
+      }) as CallToolResult;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (live && (options.signal?.aborted || code === -32001)) this.#check(live);
+      throw error;
+    }
+  }
+
+  /** Pings the server once; a server that does not answer in time is restarted. */
+  #check(live: Live): void {
+    this.#checking ??= (async () => {
+      try {
+        await live.client.ping({ timeout: this.#pingTimeoutMs });
+      } catch {
+        if (this.#live === live) this.#live = undefined;
+        terminate(live.transport);
+        await live.client.close().catch(() => {});
+      }
+    })().finally(() => {
+      this.#checking = undefined;
+    });
+  }
+
+  /**
+   * Closes the connection and ends the server process. Idempotent; later calls fail
+   * with an error result.
+   *
+   * @returns When the server is gone.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#connecting?.catch(() => {});
+    await this.#checking;
+    const live = this.#live;
+    this.#live = undefined;
+    await live?.client.close().catch(() => {});
+  }
+}

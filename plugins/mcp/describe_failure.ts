@@ -1,0 +1,54 @@
+/**
+ * The error texts of MCP calls that did not get a result from the server.
+ *
+ * @module
+ */
+
+/** JSON-RPC codes the SDK raises itself. */
+const CONNECTION_CLOSED = -32000;
+const REQUEST_TIMEOUT = -32001;
+
+/**
+ * Says why a call to an MCP tool failed, naming the server and the tool: the server
+ * closed the connection (it is restarted on the next call), it did not answer in time,
+ * it could not be reached, or it answered with a protocol error.
+ *
+ * @param server The server's name.
+ * @param tool The tool's name on the server.
+ * @param error What the SDK (or the connection) threw.
+ * @param timeoutMs The call's timeout, if the plugin set one.
+ * @returns The message for the error result.
+ *
+ * @example A server that exited mid-call
+ * ```ts
+ * import { describeFailure } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const error = Object.assign(new Error("MCP error -32000: Connection closed"), { code: -32000 });
+ * equal(
+ *   describeFailure("files", "read", error),
+ *   'MCP server "files" closed the connection during tool "read"; it is restarted on the next call',
+ * );
+ * ```
+ */
+export function describeFailure(
+  server: string,
+  tool: string,
+  error: unknown,
+  timeoutMs?: number,
+): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === CONNECTION_CLOSED) {
+    return `MCP server "${server}" closed the connection during tool "${tool}"; it is restarted on the next call`;
+  }
+  if (code === REQUEST_TIMEOUT) {
+    const within = timeoutMs === undefined ? "in time" : `within ${timeoutMs} ms`;
+    return `MCP server "${server}" did not answer tool "${tool}" ${within}`;
+  }
+  if (message.startsWith("Cannot connect to MCP server")) return message;
+  if (typeof code === "number") {
+    return `MCP server "${server}" rejected tool "${tool}": ${message}`;
+  }
+  return `MCP tool "${tool}" on server "${server}" failed: ${message}`;
+}

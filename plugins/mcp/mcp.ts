@@ -1,0 +1,167 @@
+/**
+ * `mcp()`: the tools of Model Context Protocol servers as a Tack plugin.
+ *
+ * @module
+ */
+
+import type { AgentTool, Plugin, PluginPermissions } from "@tack/agent";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpConnection } from "./connection.ts";
+import type { McpOptions, McpServerConfig } from "./options.ts";
+import { toolEffects } from "./tool_effects.ts";
+import { toolName } from "./tool_name.ts";
+import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
+
+/** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
+export interface McpPlugin extends Plugin {
+  /** The connections by server name (to see `starts` or `connected`). */
+  readonly servers: ReadonlyMap<string, McpConnection>;
+  readonly tools: readonly AgentTool<Record<string, unknown>, McpCallDetails>[];
+  dispose(): Promise<void>;
+}
+
+function fail(message: string): never {
+  throw new TypeError(`Cannot create MCP plugin: ${message}`);
+}
+
+function serversOf(options: McpOptions): [string, McpServerConfig][] {
+  if (typeof options !== "object" || options === null) fail("options must be an object");
+  if ("servers" in options) {
+    const entries = Object.entries(options.servers ?? {});
+    if (entries.length === 0) fail("options.servers is empty");
+    return entries;
+  }
+  return [[options.name ?? "mcp", options]];
+}
+
+function checkServer(server: string, config: McpServerConfig): void {
+  const hasCommand = "command" in config && config.command !== undefined;
+  const hasUrl = "url" in config && config.url !== undefined;
+  if (hasCommand === hasUrl) fail(`server "${server}" needs either a command or a url`);
+  if (hasCommand && (typeof config.command !== "string" || config.command === "")) {
+    fail(`server "${server}" has an empty command`);
+  }
+  if (hasUrl) {
+    const url = URL.parse(String(config.url));
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+      fail(`server "${server}" has an invalid url ${JSON.stringify(config.url)}`);
+    }
+  }
+  const { timeoutMs } = config;
+  if (timeoutMs !== undefined && !(typeof timeoutMs === "number" && timeoutMs > 0)) {
+    fail(`server "${server}" has timeoutMs ${timeoutMs}; it must be a positive number`);
+  }
+}
+
+function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions {
+  const run = new Set<string>();
+  const net = new Set<string>();
+  for (const [, config] of servers) {
+    if ("url" in config) net.add(new URL(config.url).host);
+    else run.add(config.command);
+  }
+  return {
+    ...(run.size > 0 ? { run: [...run], env: true } : {}),
+    ...(net.size > 0 ? { net: [...net] } : {}),
+  };
+}
+
+async function listedTools(
+  server: string,
+  config: McpServerConfig,
+  connection: McpConnection,
+): Promise<Tool[]> {
+  const listed = await connection.listTools();
+  const names = new Set(listed.map((tool) => tool.name));
+  for (const name of [...(config.tools ?? []), ...Object.keys(config.effects ?? {})]) {
+    if (!names.has(name)) {
+      throw new Error(
+        `Cannot create MCP plugin: server "${server}" has no tool "${name}" (it has: ${
+          [...names].join(", ") || "no tools"
+        })`,
+      );
+    }
+  }
+  const wanted = config.tools ? new Set(config.tools) : undefined;
+  return listed.filter((tool) => !wanted || wanted.has(tool.name));
+}
+
+/**
+ * Connects to MCP servers (stdio commands or streamable HTTP URLs) with the official
+ * SDK, lists their tools and returns a plugin exposing each as a Tack tool: named
+ * `<prefix>_<tool>` (sanitized, unique), with the server's JSON Schema as parameters and
+ * effects from its annotations. Calls pass through the agent's hooks like any other; a
+ * server that dies or hangs ends its calls with error results and is restarted on the
+ * next call. The factory is async because the agent needs the tool list when it is
+ * created. `dispose()` closes the connections and ends the server processes.
+ *
+ * @param options One server (`command`/`args` or `url`, plus `name`) or several
+ * (`servers: { name: config }`), with tool options and limits.
+ * @returns The connected plugin.
+ * @throws {TypeError} When the options are malformed (no command nor url, bad url,
+ * bad timeout).
+ * @throws {Error} When a server cannot be started or listed, or `tools`/`effects` name
+ * a tool the server does not have; servers already started are stopped first.
+ *
+ * @example The tools of a stdio server
+ * ```ts
+ * import { mcp } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const plugin = await mcp({
+ *   name: "fixture",
+ *   command: "deno",
+ *   args: ["run", "--quiet", "--cached-only", "tests/fixtures/mcp/stdio_server.ts"],
+ *   tools: ["echo"],
+ * });
+ * const [echo] = plugin.tools;
+ * equal(echo.name, "fixture_echo");
+ * const result = await echo.execute({ text: "hi" }, {
+ *   toolCallId: "1", signal: new AbortController().signal,
+ * });
+ * equal(result.content[0].type === "text" && result.content[0].text, "echo: hi");
+ * await plugin.dispose();
+ * ```
+ */
+export async function mcp(options: McpOptions): Promise<McpPlugin> {
+  const servers = serversOf(options);
+  for (const [server, config] of servers) checkServer(server, config);
+  const name = options.name ?? "mcp";
+  const connections = new Map(
+    servers.map(([server, config]) => [server, new McpConnection(server, config, options)]),
+  );
+  const dispose = async (): Promise<void> => {
+    await Promise.all([...connections.values()].map((connection) => connection.close()));
+  };
+  const taken = new Set<string>();
+  const tools: AgentTool<Record<string, unknown>, McpCallDetails>[] = [];
+  try {
+    const listed = await Promise.all(
+      servers.map(([server, config]) => listedTools(server, config, connections.get(server)!)),
+    );
+    // Names are given in server order, after listing, so they never depend on timing.
+    for (const [index, [server, config]] of servers.entries()) {
+      const connection = connections.get(server)!;
+      for (const tool of listed[index]) {
+        tools.push(toTackTool(connection, tool, {
+          name: toolName(config.toolPrefix ?? server, tool.name, taken),
+          effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
+          timeoutMs: config.timeoutMs,
+        }));
+      }
+    }
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  return {
+    name,
+    description: `Tools of the MCP server${servers.length > 1 ? "s" : ""} ${
+      servers.map(([server]) => server).join(", ")
+    }`,
+    tools,
+    permissions: permissionsOf(servers),
+    servers: connections,
+    dispose,
+  };
+}

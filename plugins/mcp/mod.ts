@@ -1,0 +1,42 @@
+/**
+ * The MCP plugin: the tools of Model Context Protocol servers (stdio or streamable
+ * HTTP) as Tack tools.
+ *
+ * @example One stdio server
+ * ```ts
+ * import mcp from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const plugin = await mcp({
+ *   name: "fixture",
+ *   command: "deno",
+ *   args: ["run", "--quiet", "--cached-only", "tests/fixtures/mcp/stdio_server.ts"],
+ * });
+ * equal(plugin.tools.some((tool: { name: string }) => tool.name === "fixture_echo"), true);
+ * await plugin.dispose();
+ * ```
+ *
+ * @module
+ */
+
+import { mcp } from "./mcp.ts";
+
+export { mcp, type McpPlugin } from "./mcp.ts";
+export { type CallOptions, McpConnection } from "./connection.ts";
+export { describeFailure } from "./describe_failure.ts";
+export { type MappedResult, mapResult, textOf } from "./map_result.ts";
+export type {
+  McpHttpServer,
+  McpLimits,
+  McpMultiServerOptions,
+  McpOptions,
+  McpServerConfig,
+  McpSingleServerOptions,
+  McpStdioServer,
+  McpToolOptions,
+} from "./options.ts";
+export { type McpToolHints, toolEffects } from "./tool_effects.ts";
+export { toolName } from "./tool_name.ts";
+export { type McpCallDetails, type TackToolOptions, toTackTool } from "./to_tack_tool.ts";
+
+export default mcp;

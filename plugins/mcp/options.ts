@@ -1,0 +1,76 @@
+/**
+ * How to reach an MCP server and how its tools appear in Tack.
+ *
+ * @module
+ */
+
+import type { ToolEffect } from "@tack/agent";
+
+/** What every server config may say about the tools it exposes. */
+export interface McpToolOptions {
+  /**
+   * Put before each tool's name with a `_` (`files` → `files_read_file`). Defaults to
+   * the server's name; `""` exposes the names as they are (sanitized).
+   */
+  toolPrefix?: string;
+  /** Expose only these MCP tools (by their names on the server); default all. */
+  tools?: readonly string[];
+  /** Effects by MCP tool name, overriding what the annotations say. */
+  effects?: Readonly<Record<string, readonly ToolEffect[]>>;
+  /** Per-call timeout in ms for this server's tools; default: the agent's `toolTimeoutMs`. */
+  timeoutMs?: number;
+}
+
+/** A server Tack starts as a child process and talks to over stdin/stdout. */
+export interface McpStdioServer extends McpToolOptions {
+  /** The executable (`"deno"`, `"npx"`, `"uvx"`, …); no shell is involved. */
+  command: string;
+  args?: readonly string[];
+  /**
+   * Environment variables for the server, on top of a safe few inherited ones (`HOME`,
+   * `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`).
+   */
+  env?: Readonly<Record<string, string>>;
+  /** Its working directory; default the host's. */
+  cwd?: string;
+  /** What happens to its stderr: shown (`"inherit"`, default) or dropped (`"ignore"`). */
+  stderr?: "inherit" | "ignore";
+}
+
+/** A server Tack reaches over streamable HTTP. */
+export interface McpHttpServer extends McpToolOptions {
+  /** The endpoint, e.g. `http://127.0.0.1:8080/mcp`. */
+  url: string;
+  /** Headers sent with every request (e.g. `Authorization`). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** One MCP server: a command to run, or a URL. */
+export type McpServerConfig = McpStdioServer | McpHttpServer;
+
+/** Limits shared by all the plugin's servers. */
+export interface McpLimits {
+  /** How long starting a server and listing its tools may take, in ms (default 30 000). */
+  connectTimeoutMs?: number;
+  /**
+   * After a call times out or is aborted, how long the server has to answer a ping
+   * before it is considered hung and restarted, in ms (default 5 000).
+   */
+  pingTimeoutMs?: number;
+}
+
+/** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */
+export type McpSingleServerOptions = McpServerConfig & McpLimits & { name?: string };
+
+/**
+ * `mcp()` with several servers under one plugin: each server's key is its name and its
+ * tools' default prefix.
+ */
+export interface McpMultiServerOptions extends McpLimits {
+  /** The plugin's name (default `"mcp"`). */
+  name?: string;
+  servers: Readonly<Record<string, McpServerConfig>>;
+}
+
+/** What `mcp()` takes. */
+export type McpOptions = McpSingleServerOptions | McpMultiServerOptions;

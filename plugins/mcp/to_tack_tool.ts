@@ -1,0 +1,122 @@
+/**
+ * One MCP tool as a Tack tool: the server's JSON Schema, effects from its annotations,
+ * results mapped, failures as error results.
+ *
+ * @module
+ */
+
+import {
+  type AgentTool,
+  type JsonSchema,
+  type ToolEffect,
+  ToolError,
+  type ToolResult,
+  validateToolArguments,
+} from "@tack/agent";
+import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { McpConnection } from "./connection.ts";
+import { describeFailure } from "./describe_failure.ts";
+import { mapResult, textOf } from "./map_result.ts";
+
+/** The `details` of an MCP tool's result (and of its error results). */
+export interface McpCallDetails {
+  /** The server's name. */
+  server: string;
+  /** The tool's name on the server. */
+  tool: string;
+  /** The server's structured result, when it sent one. */
+  structuredContent?: Record<string, unknown>;
+  /** The JSON-RPC error code, when the call failed with one. */
+  code?: number;
+}
+
+/** How a server tool is exposed. */
+export interface TackToolOptions {
+  /** Its Tack name (prefixed, sanitized, unique). */
+  name: string;
+  effects: readonly ToolEffect[];
+  timeoutMs?: number;
+}
+
+const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
+
+/** The server's input schema if Tack can validate with it, else any object. */
+function parametersOf(tool: Tool): JsonSchema {
+  const schema = tool.inputSchema as unknown as JsonSchema;
+  try {
+    validateToolArguments(tool.name, schema, {});
+    return schema;
+  } catch {
+    return ANY_OBJECT; // the server still validates
+  }
+}
+
+function progressText(progress: Progress): string {
+  if (progress.message) return progress.message;
+  return progress.total === undefined
+    ? `progress ${progress.progress}`
+    : `progress ${progress.progress}/${progress.total}`;
+}
+
+/**
+ * Wraps an MCP tool as a Tack tool whose `execute` calls it through `connection`. The
+ * call's `signal` cancels the MCP request; the server's `isError` results and every
+ * failure (server gone, timeout, protocol error) become error results whose text names
+ * the server; progress notifications become `tool_execution_update` events.
+ *
+ * @param connection The server's connection.
+ * @param tool The tool as the server listed it.
+ * @param options Its Tack name, effects and timeout.
+ * @returns The Tack tool.
+ *
+ * @example Exposing a listed tool (connection from a running server)
+ * ```ts ignore
+ * const [listed] = await connection.listTools();
+ * const tool = toTackTool(connection, listed, { name: "files_read", effects: ["read"] });
+ * ```
+ */
+export function toTackTool(
+  connection: McpConnection,
+  tool: Tool,
+  options: TackToolOptions,
+): AgentTool<Record<string, unknown>, McpCallDetails> {
+  const server = connection.server;
+  const label = tool.title ?? tool.annotations?.title;
+  return {
+    name: options.name,
+    description: tool.description ?? label ?? `MCP tool ${tool.name} of server ${server}`,
+    parameters: parametersOf(tool),
+    ...(label ? { label } : {}),
+    effects: options.effects,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    async execute(params, { signal, update }): Promise<ToolResult<McpCallDetails>> {
+      const base: McpCallDetails = { server, tool: tool.name };
+      let result;
+      try {
+        result = await connection.callTool(tool.name, params, {
+          signal,
+          timeoutMs: options.timeoutMs,
+          onprogress: update
+            ? (progress) => update({ content: [{ type: "text", text: progressText(progress) }] })
+            : undefined,
+        });
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        throw new ToolError(describeFailure(server, tool.name, error, options.timeoutMs), {
+          details: typeof code === "number" ? { ...base, code } : base,
+          cause: error,
+        });
+      }
+      const mapped = mapResult(result);
+      const details: McpCallDetails = mapped.structuredContent
+        ? { ...base, structuredContent: mapped.structuredContent }
+        : base;
+      if (mapped.isError) {
+        const text = textOf(mapped.content) ||
+          `MCP tool "${tool.name}" on server "${server}" failed without a message`;
+        throw new ToolError(text, { details });
+      }
+      return { content: mapped.content, details };
+    },
+  };
+}
