@@ -1,0 +1,161 @@
+/**
+ * Command-line arguments of the `tack` CLI, parsed with `node:util` `parseArgs`.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+
+/** What the command line asked for. */
+export interface CliArgs {
+  /** `"run"` (one-shot or interactive), `"help"`, `"version"` or `"inspect"`. */
+  command: "run" | "help" | "version" | "inspect";
+  /** The prompt (positional words joined by spaces); absent for an interactive session. */
+  prompt?: string;
+  /** `--model`. */
+  model?: string;
+  /** `--base-url`. */
+  baseURL?: string;
+  /** `--config`: a config file that must exist. */
+  config?: string;
+  /** `--plugin`, repeatable, in order. */
+  plugins: string[];
+  /** `--yes`: allow every tool call without asking. */
+  yes: boolean;
+  /** `--json`: one JSON event a line on stdout. */
+  json: boolean;
+  /** `--session`: the session file to write (and continue, if it exists). */
+  session?: string;
+  /** `--resume`: continue the most recent session (or the `--session` file). */
+  resume: boolean;
+  /** For `plugins inspect <specifier>`: the specifier. */
+  inspect?: string;
+}
+
+/** The outcome of {@linkcode parseCliArgs}: the arguments, or a usage error to print. */
+export type ParsedCliArgs =
+  | { kind: "ok"; args: CliArgs }
+  | { kind: "error"; message: string };
+
+/** The text `--help` prints. */
+export const HELP_TEXT: string = `tack: a Deno-native agent in your terminal
+
+Usage:
+  tack [options] "<prompt>"          answer once, then exit
+  tack [options]                     open an interactive session (/exit to leave)
+  tack plugins inspect <specifier>   show a plugin's tools, effects and permissions
+
+Options:
+  --model <name>        model id (default: config "model", then $TACK_MODEL, then gpt-4o-mini)
+  --base-url <url>      OpenAI-compatible endpoint (default: config "baseURL", then $OPENAI_BASE_URL)
+  --config <file>       config file (default: ./tack.jsonc when it exists)
+  --plugin <specifier>  load a plugin: ./file.ts, jsr:@scope/name, npm:name, or a built-in
+                        name (fs, shell, http, read_only, audit, budget); repeatable
+  --yes                 allow every tool call without asking (for CI)
+  --json                print one JSON event a line on stdout, nothing else
+  --session <file>      write the session to this JSONL file (continued if it exists)
+  --resume              continue the most recent session in .tack/sessions/
+  -h, --help            show this help
+  -V, --version         show the version
+
+Environment:
+  OPENAI_API_KEY        key for api.openai.com (or your provider)
+  OPENAI_BASE_URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama
+
+Examples:
+  deno task agent "what files are here?"
+  deno task agent --model gpt-4.1 "summarise README.md"
+  deno task agent --base-url http://127.0.0.1:11434/v1 --model llama3.2 "hello"
+  deno task agent --json --yes "run the tests" > events.jsonl
+  deno task agent --resume "and now fix the failing one"
+  deno task agent --plugin ./my_plugin.ts
+  deno task agent plugins inspect ./my_plugin.ts
+
+Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
+130 aborted with Ctrl-C.
+`;
+
+const OPTIONS = {
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  config: { type: "string" },
+  plugin: { type: "string", multiple: true },
+  yes: { type: "boolean", short: "y" },
+  json: { type: "boolean" },
+  session: { type: "string" },
+  resume: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+function usageError(message: string): ParsedCliArgs {
+  return { kind: "error", message: `${message}\nRun "tack --help" for usage.` };
+}
+
+function nonEmpty(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === "") throw new Error(`--${name} needs a value`);
+  return value;
+}
+
+/**
+ * Parses the CLI's arguments. Never throws for bad input: a usage error comes back as
+ * `{ kind: "error", message }`, ready to print.
+ *
+ * @param argv The arguments after the program name (`Deno.args`).
+ * @returns The parsed arguments, or a usage error.
+ *
+ * @example Parsing a one-shot prompt
+ * ```ts
+ * import { parseCliArgs } from "./args.ts";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const parsed = parseCliArgs(["--json", "--plugin", "./a.ts", "what", "is", "here?"]);
+ * equal(parsed.kind, "ok");
+ * if (parsed.kind === "ok") {
+ *   equal(parsed.args.prompt, "what is here?");
+ *   deepEqual(parsed.args.plugins, ["./a.ts"]);
+ * }
+ * equal(parseCliArgs(["--nope"]).kind, "error");
+ * ```
+ */
+export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...argv],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    }));
+  } catch (error) {
+    return usageError((error as Error).message.replace(/\. To specify a positional.*$/s, ""));
+  }
+  let args: CliArgs;
+  try {
+    args = {
+      command: values.help ? "help" : values.version ? "version" : "run",
+      model: nonEmpty("model", values.model),
+      baseURL: nonEmpty("base-url", values["base-url"]),
+      config: nonEmpty("config", values.config),
+      plugins: (values.plugin ?? []).map((p) => nonEmpty("plugin", p) as string),
+      yes: values.yes ?? false,
+      json: values.json ?? false,
+      session: nonEmpty("session", values.session),
+      resume: values.resume ?? false,
+    };
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  if (args.command !== "run") return { kind: "ok", args };
+  if (positionals[0] === "plugins" && positionals[1] === "inspect") {
+    if (positionals.length !== 3) {
+      return usageError("Usage: tack plugins inspect <specifier>");
+    }
+    return { kind: "ok", args: { ...args, command: "inspect", inspect: positionals[2] } };
+  }
+  const prompt = positionals.join(" ").trim();
+  if (positionals.length > 0 && prompt === "") return usageError("The prompt is empty");
+  if (prompt !== "") args.prompt = prompt;
+  return { kind: "ok", args };
+}

@@ -1,0 +1,187 @@
+/**
+ * Resolves and loads the plugins named in `tack.jsonc` and by `--plugin`: built-in short
+ * names (`fs`, `shell`, …), local paths, `jsr:`, `npm:` and URL specifiers. A plugin
+ * module's default export is a `Plugin` or a factory `(options) => Plugin`.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Plugin } from "../sdk/define_plugin.ts";
+import type { PluginEntry } from "./config.ts";
+
+/** The plugins that ship with Tack, by short name. */
+export const BUILTIN_PLUGINS: readonly string[] = [
+  "fs",
+  "shell",
+  "http",
+  "rules",
+  "confirm",
+  "read_only",
+  "audit",
+  "budget",
+  "mcp",
+];
+
+/** Loads one resolved entry; swap it out to load plugins another way (sandboxed). */
+export type PluginLoader = (url: string, entry: PluginEntry) => Promise<Plugin>;
+
+/** The outcome of {@linkcode loadPlugins}. */
+export type LoadPluginsResult =
+  | { kind: "ok"; plugins: Plugin[] }
+  | { kind: "error"; message: string };
+
+/** The outcome of {@linkcode resolvePluginSpecifier}. */
+export type ResolvedSpecifier = { kind: "ok"; url: string } | { kind: "error"; message: string };
+
+/**
+ * Turns a plugin specifier into a module URL: a built-in name into its module in
+ * `plugins/`, a path into a `file:` URL (relative to `baseDir`), a `jsr:`, `npm:`,
+ * `http(s):` or `file:` specifier into itself.
+ *
+ * @param specifier As written in the config or on the command line.
+ * @param baseDir Where relative paths start.
+ * @returns The URL to import, or an error saying what forms are accepted.
+ *
+ * @example Built-in and local plugins
+ * ```ts
+ * import { resolvePluginSpecifier } from "./load_plugins.ts";
+ * import { equal, match } from "node:assert/strict";
+ *
+ * const fs = resolvePluginSpecifier("fs", "/work");
+ * match(fs.kind === "ok" ? fs.url : "", /\/plugins\/fs\/mod\.ts$/);
+ * const local = resolvePluginSpecifier("./my_plugin.ts", "/work");
+ * equal(local.kind === "ok" && local.url, "file:///work/my_plugin.ts");
+ * equal(resolvePluginSpecifier("nope", "/work").kind, "error");
+ * ```
+ */
+export function resolvePluginSpecifier(specifier: string, baseDir: string): ResolvedSpecifier {
+  const name = specifier === "read-only" ? "read_only" : specifier;
+  if (BUILTIN_PLUGINS.includes(name)) {
+    return { kind: "ok", url: new URL(`../plugins/${name}/mod.ts`, import.meta.url).href };
+  }
+  if (/^(jsr|npm|https?|file):/.test(specifier)) return { kind: "ok", url: specifier };
+  if (
+    specifier.startsWith("./") || specifier.startsWith("../") || isAbsolute(specifier) ||
+    /\.(ts|js|mts|mjs|tsx|jsx)$/.test(specifier)
+  ) {
+    return { kind: "ok", url: pathToFileURL(resolve(baseDir, specifier)).href };
+  }
+  return {
+    kind: "error",
+    message: `"${specifier}" is not a plugin specifier: use a built-in name (${
+      BUILTIN_PLUGINS.join(", ")
+    }), a path like ./my_plugin.ts, or a jsr:, npm: or https: specifier`,
+  };
+}
+
+function isPlugin(value: unknown): value is Plugin {
+  return typeof value === "object" && value !== null &&
+    typeof (value as Plugin).name === "string" && (value as Plugin).name.trim() !== "";
+}
+
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+}
+
+/**
+ * Imports a plugin module in this process and builds its plugin from the default export
+ * (calling it with the entry's options if it is a factory).
+ *
+ * @param url The module URL.
+ * @param entry The entry, for its options.
+ * @returns The plugin.
+ * @throws {Error} With a message saying what is wrong with the module (the caller adds
+ * which plugin it was).
+ *
+ * @example A plugin from a data URL
+ * ```ts
+ * import { importPlugin } from "./load_plugins.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const url = "data:text/javascript,export default (o) => ({ name: 'hi-' + o.who })";
+ * const plugin = await importPlugin(url, {
+ *   specifier: url, options: { who: "there" }, baseDir: ".", source: "test",
+ * });
+ * equal(plugin.name, "hi-there");
+ * ```
+ */
+export async function importPlugin(url: string, entry: PluginEntry): Promise<Plugin> {
+  let module: Record<string, unknown>;
+  try {
+    module = await import(url);
+  } catch (error) {
+    throw new Error(`its module failed to load: ${firstLine(error)}`);
+  }
+  const exported = module.default;
+  if (exported === undefined) {
+    throw new Error("its module has no default export (export a Plugin or a factory)");
+  }
+  if (typeof exported === "function") {
+    let made: unknown;
+    try {
+      made = await exported(entry.options ?? {});
+    } catch (error) {
+      throw new Error(`its factory threw: ${firstLine(error)}`);
+    }
+    if (!isPlugin(made)) {
+      throw new Error("its factory did not return a plugin (an object with a non-empty name)");
+    }
+    return made;
+  }
+  if (!isPlugin(exported)) {
+    throw new Error("its default export is neither a plugin nor a factory function");
+  }
+  if (entry.options !== undefined) {
+    throw new Error("it takes no options (its default export is a plugin, not a factory)");
+  }
+  return exported;
+}
+
+/**
+ * Loads plugins in order. On the first failure, disposes those already loaded and
+ * returns an error naming the plugin and where it was listed.
+ *
+ * @param entries The plugins to load.
+ * @param load How to load one (default: {@linkcode importPlugin}, in this process).
+ * @returns The plugins, or an error to print.
+ *
+ * @example A bad specifier
+ * ```ts
+ * import { loadPlugins } from "./load_plugins.ts";
+ * import { equal, match } from "node:assert/strict";
+ *
+ * const result = await loadPlugins([{ specifier: "nope", baseDir: ".", source: "--plugin" }]);
+ * equal(result.kind, "error");
+ * match(result.kind === "error" ? result.message : "", /^Cannot load plugin "nope" \(--plugin\)/);
+ * ```
+ */
+export async function loadPlugins(
+  entries: readonly PluginEntry[],
+  load: PluginLoader = importPlugin,
+): Promise<LoadPluginsResult> {
+  const plugins: Plugin[] = [];
+  for (const entry of entries) {
+    const where = `Cannot load plugin "${entry.specifier}" (${entry.source})`;
+    const resolved = resolvePluginSpecifier(entry.specifier, entry.baseDir);
+    let failure: string | undefined;
+    if (resolved.kind === "error") failure = resolved.message;
+    else {
+      try {
+        plugins.push(await load(resolved.url, entry));
+      } catch (error) {
+        failure = firstLine(error);
+      }
+    }
+    if (failure !== undefined) {
+      for (const plugin of plugins) {
+        try {
+          await plugin.dispose?.();
+        } catch { /* the load error is what the user needs to see */ }
+      }
+      return { kind: "error", message: `${where}: ${failure}` };
+    }
+  }
+  return { kind: "ok", plugins };
+}

@@ -1,0 +1,240 @@
+/**
+ * Human output: the answer streams to stdout as it arrives; tool calls and their
+ * outcomes are one compact line each on stderr; a spinner (dax's progress) shows while
+ * the model thinks or a tool runs.
+ *
+ * @module
+ */
+
+import { $ } from "@david/dax";
+import type { AgentEvent } from "../core/agent_event.ts";
+import type { ToolResult } from "../core/tool.ts";
+
+/** A running spinner: what dax's `$.progress` returns, reduced to what the CLI uses. */
+export interface Spinner {
+  message(text: string): unknown;
+  finish(): void;
+}
+
+/** Where the renderer writes. */
+export interface RenderIO {
+  /** The answer's text (stdout). */
+  out(text: string): void;
+  /** Tool lines, warnings and errors (stderr). */
+  err(text: string): void;
+  /** Starts a spinner; leave out for none (stderr is not a terminal). */
+  spinner?: (message: string) => Spinner;
+  /** Whether to use ANSI colours. */
+  color?: boolean;
+}
+
+/**
+ * A dax spinner on stderr.
+ *
+ * @param message What it says it is waiting for.
+ * @returns The spinner.
+ */
+export function daxSpinner(message: string): Spinner {
+  return $.progress({ message });
+}
+
+/**
+ * Writes all of `text` to a stream synchronously (a pipe may take it in pieces).
+ *
+ * @param stream `Deno.stdout` or `Deno.stderr`.
+ * @param text What to write.
+ */
+export function writeAllSync(stream: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = new TextEncoder().encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+}
+
+const LINE_WIDTH = 100;
+
+function clip(text: string, max: number): string {
+  const one = text.replace(/\s+/g, " ").trim();
+  return one.length <= max ? one : one.slice(0, max - 1) + "…";
+}
+
+/**
+ * A tool call's arguments as `key=value` pairs on one short line.
+ *
+ * @param args The arguments.
+ * @returns Them, clipped to fit one line.
+ *
+ * @example
+ * ```ts
+ * import { formatArgs } from "./render.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(formatArgs({ path: "a.ts", content: "two words" }), 'path=a.ts content="two words"');
+ * ```
+ */
+export function formatArgs(args: Record<string, unknown>): string {
+  const parts = Object.entries(args ?? {}).map(([key, value]) => {
+    const shown = typeof value === "string" && /^[^\s"'=]{1,60}$/.test(value)
+      ? value
+      : clip(JSON.stringify(value) ?? String(value), 60);
+    return `${key}=${shown}`;
+  });
+  return clip(parts.join(" "), LINE_WIDTH - 20);
+}
+
+function resultText(result: ToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType} image]`)).join(
+    "\n",
+  );
+}
+
+/**
+ * A tool's outcome in a few words: the first line of an error, or a summary of the output.
+ *
+ * @param result The result.
+ * @param isError Whether it is an error.
+ * @returns The summary.
+ *
+ * @example
+ * ```ts
+ * import { summarizeResult } from "./render.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(summarizeResult({ content: [{ type: "text", text: "a\nb\nc" }] }, false), "a (3 lines)");
+ * ```
+ */
+export function summarizeResult(result: ToolResult, isError: boolean): string {
+  const text = resultText(result).trim();
+  if (isError) return clip(text.split("\n")[0] || "failed", 300);
+  if (text === "") return "done (no output)";
+  const lines = text.split("\n").length;
+  const first = clip(text.split("\n")[0], 60);
+  return lines > 1 ? `${first} (${lines} lines)` : first;
+}
+
+/** Turns events into terminal output. `listener` goes to `agent.subscribe`. */
+export class Renderer {
+  #io: RenderIO;
+  #spinner: Spinner | undefined;
+  #spinnerText = "";
+  #atLineStart = true;
+  #running = new Map<string, string>();
+  #paused = false;
+
+  /** @param io Where to write, and how to show a spinner. */
+  constructor(io: RenderIO) {
+    this.#io = io;
+  }
+
+  #paint(code: string, text: string): string {
+    return this.#io.color ? `\x1b[${code}m${text}\x1b[0m` : text;
+  }
+
+  #spin(text: string): void {
+    this.#spinnerText = text;
+    if (this.#paused || !this.#io.spinner) return;
+    if (this.#spinner) this.#spinner.message(text);
+    else this.#spinner = this.#io.spinner(text);
+  }
+
+  #stopSpinner(): void {
+    this.#spinner?.finish();
+    this.#spinner = undefined;
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) this.#io.out("\n");
+    this.#atLineStart = true;
+  }
+
+  /** Writes a line to stderr, above any spinner. */
+  line(text: string): void {
+    const spinning = this.#spinner !== undefined;
+    this.#stopSpinner();
+    this.#endLine();
+    this.#io.err(text + "\n");
+    if (spinning) this.#spin(this.#spinnerText);
+  }
+
+  /** A warning line (yellow). */
+  warn(text: string): void {
+    this.line(this.#paint("33", `warning: ${text}`));
+  }
+
+  /** Hides the spinner (for a question on the terminal) until `resume`. */
+  pause(): void {
+    this.#paused = true;
+    this.#stopSpinner();
+    this.#endLine();
+  }
+
+  /** Shows the spinner again after `pause`, if something is still running. */
+  resume(): void {
+    this.#paused = false;
+    if (this.#running.size > 0) this.#spin(this.#spinnerText);
+  }
+
+  /** Receives every event of the agent. */
+  listener: (event: AgentEvent) => void = (event) => {
+    switch (event.type) {
+      case "message_start":
+        if (event.message.role === "assistant") this.#spin("thinking");
+        break;
+      case "message_update": {
+        const step = event.assistantMessageEvent;
+        if (step.type === "text_delta") {
+          this.#stopSpinner();
+          this.#io.out(step.delta);
+          if (step.delta.length > 0) this.#atLineStart = step.delta.endsWith("\n");
+        } else if (step.type === "thinking_start") this.#spin("thinking");
+        else if (step.type === "toolcall_start") this.#spin("preparing a tool call");
+        break;
+      }
+      case "message_end": {
+        const message = event.message;
+        if (message.role !== "assistant") break;
+        this.#stopSpinner();
+        this.#endLine();
+        if (message.stopReason === "error") {
+          this.#io.err(
+            this.#paint("31", `✗ error: ${message.errorMessage ?? "the model failed"}`) + "\n",
+          );
+        } else if (message.stopReason === "aborted") {
+          this.#io.err(this.#paint("33", "■ aborted") + "\n");
+        } else if (message.stopReason === "length") {
+          this.#io.err(
+            this.#paint("33", "… the answer was cut off at the output token limit") + "\n",
+          );
+        }
+        break;
+      }
+      case "tool_execution_start":
+        this.#running.set(event.toolCallId, event.toolName);
+        this.line(
+          this.#paint("36", `→ ${event.toolName}`) + ` ${formatArgs(event.args)}`.trimEnd(),
+        );
+        this.#spin(`running ${event.toolName}`);
+        break;
+      case "tool_execution_update": {
+        const text = resultText(event.partialResult).trim().split("\n").at(-1) ?? "";
+        this.#spin(`${event.toolName}: ${clip(text, 60)}`);
+        break;
+      }
+      case "tool_execution_end": {
+        this.#running.delete(event.toolCallId);
+        const summary = summarizeResult(event.result, event.isError);
+        this.line(
+          event.isError
+            ? this.#paint("31", `✗ ${event.toolName}: ${summary}`)
+            : this.#paint("32", `✓ ${event.toolName}`) + `: ${summary}`,
+        );
+        if (this.#running.size === 0) this.#stopSpinner();
+        else this.#spin(`running ${[...this.#running.values()].join(", ")}`);
+        break;
+      }
+      case "agent_end":
+        this.#running.clear();
+        this.#stopSpinner();
+        this.#endLine();
+        break;
+    }
+  };
+}
