@@ -1,0 +1,231 @@
+/**
+ * The one command that measures Tack against its peers and prints the table:
+ * `deno run -A --v8-flags=--expose-gc bench/compare.ts` (`deno task bench`).
+ *
+ * Every row is measured in this run, every contender on the same scripted workload
+ * (`workload.ts`): warm-up runs first, then interleaved rounds (each contender once per
+ * round, a forced GC before each run), and the table shows medians with the ratio to Tack.
+ *
+ * Flags: `--quick` (fewer runs and no 10,000-turn row: a smoke test, not a result),
+ * `--only=tack,pi` (some frameworks), `--write` (also write `bench/RESULTS.md`),
+ * `--no-memory`.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import type { CompareCell, CompareRow } from "./compare_row.ts";
+import { type Framework, loadFrameworks } from "./frameworks.ts";
+import { describeMachine, type Machine } from "./machine.ts";
+import { canCollect, measureInterleaved, median } from "./measure.ts";
+import { measureMemory } from "./memory.ts";
+import { renderResults, renderTable } from "./render_table.ts";
+import { validationRows } from "./validation_bench.ts";
+import { CALLS_PER_TURN, checkOutcome } from "./workload.ts";
+
+/** Settings of one comparison run. */
+export interface CompareOptions {
+  quick: boolean;
+  only?: readonly string[];
+  memory: boolean;
+}
+
+/** Above this projected time, a single run of a row is skipped (with the reason shown). */
+const MAX_PROJECTED_RUN_MS = 60_000;
+
+function cellsOf(
+  frameworks: readonly Framework[],
+  value: (framework: Framework) => CompareCell,
+): { tack: CompareCell; others: Record<string, CompareCell> } {
+  const others: Record<string, CompareCell> = {};
+  let tack: CompareCell = { note: "not measured" };
+  for (const framework of frameworks) {
+    const cell = framework.run ? value(framework) : { note: framework.unavailable };
+    if (framework.key === "tack") tack = cell;
+    else others[framework.label] = cell;
+  }
+  return { tack, others };
+}
+
+async function loopRows(frameworks: readonly Framework[], options: CompareOptions) {
+  const sizes = options.quick ? [200, 2_000] : [200, 2_000, 10_000];
+  const runnable = frameworks.filter((f) => f.run);
+  const perCall = new Map<string, Map<number, number>>(runnable.map((f) => [f.key, new Map()]));
+  const skipped = new Map<string, string>();
+  const rows: CompareRow[] = [];
+  // Warm-up for the JIT: a few small runs of every framework before anything is timed.
+  for (let i = 0; i < (options.quick ? 1 : 3); i++) {
+    for (const f of runnable) checkOutcome(f.label, 50, await f.run!(50));
+  }
+  for (const turns of sizes) {
+    const contenders = runnable.filter((f) => {
+      const previous = perCall.get(f.key)!;
+      const last = [...previous.entries()].at(-1);
+      if (!last) return true;
+      const [lastTurns, lastPerCall] = last;
+      const [firstTurns, firstPerCall] = [...previous.entries()][0];
+      // Per-call cost extrapolated along the growth seen so far (a power law in turns).
+      const growth = Math.max(1, lastPerCall / firstPerCall);
+      const exponent = lastTurns === firstTurns
+        ? 0
+        : Math.log(growth) / Math.log(lastTurns / firstTurns);
+      const projected = lastPerCall * (turns / lastTurns) ** exponent / 1000 * turns *
+        CALLS_PER_TURN;
+      if (projected > MAX_PROJECTED_RUN_MS) {
+        skipped.set(
+          f.key,
+          `not run: projected ${Math.round(projected / 1000)} s per run (per-call cost grew ` +
+            `${growth.toFixed(1)}× from ${firstTurns} to ${lastTurns} turns)`,
+        );
+        return false;
+      }
+      return true;
+    });
+    const times = await measureInterleaved(
+      contenders.map((f) => ({
+        name: f.key,
+        run: async () => checkOutcome(f.label, turns, await f.run!(turns)),
+      })),
+      {
+        warmup: turns >= 10_000 ? 0 : 1,
+        runs: options.quick ? 3 : 7,
+        minRuns: 3,
+        budgetMs: options.quick ? 2_000 : 20_000,
+      },
+    );
+    for (const [key, durations] of times) {
+      perCall.get(key)!.set(turns, median(durations) * 1000 / (turns * CALLS_PER_TURN));
+    }
+    const runsNote = [...times].map(([key, d]) => `${key} ${d.length}`).join(", ");
+    rows.push({
+      measure: `loop overhead per tool call, ${
+        turns.toLocaleString("en")
+      } turns × ${CALLS_PER_TURN}`,
+      unit: "µs/call",
+      better: "lower",
+      ...cellsOf(frameworks, (f) => {
+        const value = perCall.get(f.key)?.get(turns);
+        return value === undefined ? { note: skipped.get(f.key) ?? "not run" } : { value };
+      }),
+      note: `median of runs (${runsNote}) after warm-up; total time ÷ ${
+        (turns * CALLS_PER_TURN).toLocaleString("en")
+      } calls`,
+    });
+  }
+  const first = sizes[0];
+  for (const turns of sizes.slice(1)) {
+    rows.push({
+      measure: `cost growth: per-call cost at ${turns.toLocaleString("en")} ÷ at ${first} turns`,
+      unit: "×",
+      better: "lower",
+      ...cellsOf(frameworks, (f) => {
+        const calls = perCall.get(f.key);
+        const at = calls?.get(turns);
+        const base = calls?.get(first);
+        return at === undefined || base === undefined
+          ? { note: skipped.get(f.key) ?? "not run" }
+          : { value: at / base };
+      }),
+      note: "1.0 = flat: a call costs the same however long the conversation is",
+    });
+  }
+  return rows;
+}
+
+async function memoryRows(frameworks: readonly Framework[]): Promise<CompareRow[]> {
+  const peak = new Map<string, CompareCell>();
+  const retained = new Map<string, CompareCell>();
+  for (const f of frameworks.filter((f) => f.run)) {
+    try {
+      const baseline = await measureMemory(f.key, 11);
+      const full = await measureMemory(f.key, 10_000);
+      peak.set(f.key, { value: (full.peakRss - baseline.peakRss) / 2 ** 20 });
+      retained.set(f.key, { value: full.retainedHeap / 2 ** 20 });
+    } catch (error) {
+      const note = error instanceof Error ? error.message : String(error);
+      peak.set(f.key, { note });
+      retained.set(f.key, { note });
+    }
+  }
+  return [
+    {
+      measure: "peak memory, 10,001-message transcript (peak RSS over a 1-turn baseline)",
+      unit: "MB",
+      better: "lower",
+      ...cellsOf(frameworks, (f) => peak.get(f.key)!),
+      note: "a fresh process per framework; VmHWM after the run minus VmHWM of a 1-turn run",
+    },
+    {
+      measure: "transcript heap retained after GC, 10,001 messages",
+      unit: "MB",
+      better: "lower",
+      ...cellsOf(frameworks, (f) => retained.get(f.key)!),
+      note: "heapUsed after the run and a full GC, minus before it, with the transcript alive",
+    },
+  ];
+}
+
+interface ExternalModule {
+  compareRows?: (options: { quick: boolean }) => Promise<CompareRow[]>;
+}
+
+async function externalRows(quick: boolean): Promise<CompareRow[]> {
+  const rows: CompareRow[] = [];
+  for (const file of ["./provider_bench.ts", "./sandbox_bench.ts"]) {
+    let module: ExternalModule;
+    try {
+      module = await import(file);
+    } catch {
+      continue;
+    }
+    if (typeof module.compareRows === "function") rows.push(...await module.compareRows({ quick }));
+  }
+  return rows;
+}
+
+/**
+ * Measures every row.
+ *
+ * @param options Quick mode, framework filter, memory rows on or off.
+ * @returns The rows and the machine they ran on.
+ */
+export async function compare(
+  options: CompareOptions,
+): Promise<{ machine: Machine; rows: CompareRow[]; loadAfter: number }> {
+  const machine = describeMachine();
+  const frameworks = await loadFrameworks(options.only);
+  const rows = [
+    ...await loopRows(frameworks, options),
+    ...await validationRows(options.quick),
+    ...await externalRows(options.quick),
+    ...(options.memory ? await memoryRows(frameworks) : []),
+  ];
+  return { machine, rows, loadAfter: describeMachine().load };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      write: { type: "boolean", default: false },
+      "no-memory": { type: "boolean", default: false },
+    },
+  });
+  if (!canCollect) {
+    console.error("Note: run with --v8-flags=--expose-gc so a GC can be forced between runs.");
+  }
+  const options: CompareOptions = {
+    quick: values.quick,
+    only: values.only?.split(",").map((key) => key.trim()),
+    memory: !values["no-memory"],
+  };
+  const result = await compare(options);
+  console.log(renderTable(result.rows));
+  if (values.write) {
+    const path = new URL("./RESULTS.md", import.meta.url);
+    await Deno.writeTextFile(path, renderResults(result.machine, result.rows, result.loadAfter));
+    console.log(`\nWrote ${path.pathname}`);
+  }
+}
