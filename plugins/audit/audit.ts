@@ -1,0 +1,259 @@
+/**
+ * `audit()`: one JSONL line per finished tool call, written synchronously.
+ *
+ * @module
+ */
+
+import { dirname, resolve } from "node:path";
+import { definePlugin, type Plugin, type ToolCall, type ToolResult } from "@tack/agent";
+import { appendJsonlSync } from "./append_jsonl_sync.ts";
+import type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
+import { canonicalJson } from "./canonical_json.ts";
+import { blockedByOf, noteBlock } from "./policy_decisions.ts";
+import { truncateStrings } from "./truncate_strings.ts";
+
+/** Options of {@linkcode audit}. */
+export interface AuditOptions {
+  /** The JSONL file to append to (created with its directory if missing). */
+  path: string;
+  /** Strings in arguments longer than this are cut in the log (default 4096). */
+  maxStringChars?: number;
+  /** Flush each line to disk (survives power loss, not just a crash; default `false`). */
+  fsync?: boolean;
+}
+
+/** The audit plugin, with where it writes. */
+export interface AuditPlugin extends Plugin {
+  /** The log's absolute path. */
+  readonly path: string;
+  /** Why the last write failed, or `undefined` while writes succeed. */
+  readonly failure: string | undefined;
+}
+
+interface CallState {
+  started: number;
+  modelArgs: Record<string, unknown>;
+  reached?: Record<string, unknown>;
+  executedArgs?: Record<string, unknown>;
+  plugin?: string;
+  signal?: AbortSignal;
+}
+
+/** What a newer loop may add to `tool_execution_end`; read when present. */
+interface EndAttribution {
+  args?: Record<string, unknown>;
+  blockedBy?: string;
+  rewrittenBy?: string;
+}
+
+const COMPOSED_BLOCK =
+  /^Tool \S+ was blocked(?: by (?:plugin "([^"]+)"|(the agent's))|: (?:plugin "([^"]+)"|(the agent's)) beforeToolCall hook failed)/;
+
+function blockerFromText(text: string | undefined): string | undefined {
+  const match = text === undefined ? null : COMPOSED_BLOCK.exec(text);
+  if (!match) return undefined;
+  return match[1] ?? match[3] ?? (match[2] || match[4] ? "createAgent" : undefined);
+}
+
+function textOf(result: ToolResult): string {
+  return result.content.map((block) => (block.type === "text" ? block.text : `[${block.type}]`))
+    .join("");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The text of a call blocked because the log cannot be written.
+ *
+ * @param path The log's path.
+ * @param failure Why writing failed.
+ * @returns The block text.
+ *
+ * @example
+ * ```ts
+ * import { auditFailureMessage } from "@tack/agent/plugins/audit";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   auditFailureMessage("/log.jsonl", "disk full"),
+ *   'Blocked by plugin "audit": cannot write the audit log /log.jsonl (disk full), so no tool may run',
+ * );
+ * ```
+ */
+export function auditFailureMessage(path: string, failure: string): string {
+  return `Blocked by plugin "audit": cannot write the audit log ${path} (${failure}), so no tool may run`;
+}
+
+/**
+ * A plugin that appends one JSON line per finished tool call to a file: time, call id,
+ * tool, owning plugin, arguments, outcome (`ok`, `error`, `blocked`), error text, duration,
+ * and which plugin blocked it. Each line is written synchronously as the call ends, so a
+ * crash loses at most the calls still in flight. Calls that never reach a hook (unknown
+ * tool, invalid arguments) are logged too, from the loop's events.
+ *
+ * Put it first among the plugins: it then sees every call before any policy decides, and
+ * a call it saw that never ran is known to be blocked even when the blocker is not one of
+ * the built-in policies. If the log cannot be written, the failure is reported on stderr
+ * and every further call is blocked (fail closed).
+ *
+ * @param options The log's path and limits.
+ * @returns The plugin, named `"audit"`, declaring write permission for the log.
+ * @throws {TypeError} When `path` is missing or `maxStringChars` is not a positive integer.
+ * @throws {Error} When the log cannot be opened for appending
+ * (`Cannot create audit plugin: cannot open <path> for appending: <why>`).
+ *
+ * @example Logging a call
+ * ```ts
+ * import { createAgent, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+ * import { audit } from "@tack/agent/plugins/audit";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * const ping = defineTool({
+ *   name: "ping", description: "Pings", parameters: { type: "object" } as const,
+ *   execute: () => ({ content: [{ type: "text", text: "pong" }] }),
+ * });
+ * const log = audit({ path: `${dir}/audit.jsonl` });
+ * const agent = createAgent({
+ *   model: scriptedModel([[toolCall("ping", {}, "c1")], [text("done")]]),
+ *   tools: [ping],
+ *   plugins: [log],
+ * });
+ * await agent.prompt("ping");
+ * const [entry] = Deno.readTextFileSync(log.path).trim().split("\n").map((l) => JSON.parse(l));
+ * equal(`${entry.tool} ${entry.toolCallId} ${entry.outcome}`, "ping c1 ok");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ */
+export function audit(options: AuditOptions): AuditPlugin {
+  if (typeof options?.path !== "string" || options.path === "") {
+    throw new TypeError("Cannot create audit plugin: path must be a non-empty string");
+  }
+  const maxStringChars = options.maxStringChars ?? 4096;
+  if (!Number.isInteger(maxStringChars) || maxStringChars < 1) {
+    throw new TypeError(
+      `Cannot create audit plugin: maxStringChars must be a positive integer, got ${
+        JSON.stringify(options.maxStringChars)
+      }`,
+    );
+  }
+  const path = resolve(options.path);
+  const fsync = options.fsync === true;
+  try {
+    Deno.mkdirSync(dirname(path), { recursive: true });
+    Deno.openSync(path, { append: true, create: true }).close();
+  } catch (error) {
+    throw new Error(
+      `Cannot create audit plugin: cannot open ${path} for appending: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+
+  const calls = new Map<string, CallState>();
+  const toolCalls = new Map<string, ToolCall>();
+  const owners = new Map<string, string | undefined>();
+  let failure: string | undefined;
+
+  const write = (entry: AuditEntry): void => {
+    try {
+      appendJsonlSync(path, entry, fsync);
+    } catch (error) {
+      failure = messageOf(error);
+      console.error(`Tack audit: cannot write ${path}: ${failure}; further tool calls are blocked`);
+    }
+  };
+
+  const finish = (event: {
+    toolCallId: string;
+    toolName: string;
+    result: ToolResult;
+    isError: boolean;
+  }): void => {
+    const state = calls.get(event.toolCallId);
+    calls.delete(event.toolCallId);
+    const toolCall = toolCalls.get(event.toolCallId);
+    toolCalls.delete(event.toolCallId);
+    const extra = event as EndAttribution;
+    const error = event.isError ? textOf(event.result) : undefined;
+    const executed = state?.executedArgs !== undefined;
+    const blockedBy = executed ? undefined : extra.blockedBy ??
+      (toolCall && blockedByOf(toolCall)) ?? blockerFromText(error);
+    let outcome: AuditOutcome;
+    if (!event.isError) outcome = "ok";
+    else if (executed) outcome = "error";
+    else if (blockedBy !== undefined) outcome = "blocked";
+    else if (state?.reached && !state.signal?.aborted) outcome = "blocked";
+    else outcome = "error";
+    const modelArgs = state?.modelArgs ?? toolCall?.arguments ?? {};
+    const args = extra.args ?? state?.executedArgs ?? state?.reached ?? modelArgs;
+    const entry: AuditEntry = {
+      time: new Date().toISOString(),
+      toolCallId: event.toolCallId,
+      tool: event.toolName,
+      plugin: state?.plugin ?? owners.get(event.toolName),
+      args: truncateStrings(args, maxStringChars),
+      outcome,
+      durationMs: state ? Math.round((performance.now() - state.started) * 10) / 10 : 0,
+    };
+    if (canonicalJson(args) !== canonicalJson(modelArgs)) {
+      entry.originalArgs = truncateStrings(modelArgs, maxStringChars);
+    }
+    if (error !== undefined) entry.error = error;
+    if (blockedBy !== undefined) entry.blockedBy = blockedBy;
+    if (extra.rewrittenBy !== undefined) entry.rewrittenBy = extra.rewrittenBy;
+    if (entry.plugin === undefined) delete entry.plugin;
+    write(entry);
+  };
+
+  const plugin: AuditPlugin = {
+    name: "audit",
+    description: "Appends every tool call to a JSONL file",
+    permissions: { write: [path] },
+    path,
+    get failure(): string | undefined {
+      return failure;
+    },
+    onEvent(event) {
+      switch (event.type) {
+        case "message_end":
+          if (event.message.role === "assistant") {
+            for (const block of event.message.content) {
+              if (block.type === "toolCall") toolCalls.set(block.id, block);
+            }
+          }
+          break;
+        case "tool_execution_start":
+          calls.set(event.toolCallId, { started: performance.now(), modelArgs: event.args });
+          break;
+        case "tool_execution_end":
+          finish(event);
+          break;
+        case "agent_end":
+          calls.clear();
+          toolCalls.clear();
+      }
+    },
+    beforeToolCall: function auditBeforeToolCall({ toolCall, tool, args, context }, signal) {
+      if (owners.size === 0) { for (const t of context.tools) owners.set(t.name, t.plugin); }
+      const state = calls.get(toolCall.id);
+      if (state) {
+        state.reached = args;
+        state.plugin = tool.plugin;
+        state.signal = signal;
+      }
+      if (failure !== undefined) {
+        noteBlock(toolCall, "audit");
+        return { block: true, reason: auditFailureMessage(path, failure) };
+      }
+      return undefined;
+    },
+    afterToolCall: function auditAfterToolCall({ toolCall, args }) {
+      const state = calls.get(toolCall.id);
+      if (state) state.executedArgs = args;
+      return undefined;
+    },
+  };
+  return definePlugin(plugin);
+}

@@ -1,0 +1,25 @@
+/**
+ * The audit log: one JSONL line per finished tool call (tool, arguments, outcome,
+ * duration, who blocked it), written synchronously so a crash loses at most the calls in
+ * flight.
+ *
+ * @example
+ * ```ts
+ * import audit from "@tack/agent/plugins/audit";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = Deno.makeTempDirSync();
+ * equal(audit({ path: `${dir}/audit.jsonl` }).name, "audit");
+ * Deno.removeSync(dir, { recursive: true });
+ * ```
+ *
+ * @module
+ */
+
+export { audit, auditFailureMessage, type AuditOptions, type AuditPlugin } from "./audit.ts";
+export type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
+export { appendJsonlSync } from "./append_jsonl_sync.ts";
+export { canonicalJson } from "./canonical_json.ts";
+export { truncateStrings } from "./truncate_strings.ts";
+export { blockedByOf, noteBlock } from "./policy_decisions.ts";
+export { audit as default } from "./audit.ts";
