@@ -1,0 +1,284 @@
+/**
+ * `confirm()`: asks the user before calls that write or execute (or match an `ask` rule),
+ * binding each approval to the call id and a hash of its final arguments.
+ *
+ * @module
+ */
+
+import {
+  type AgentTool,
+  type BeforeToolCallResult,
+  createErrorToolResult,
+  definePlugin,
+  type ToolCall,
+} from "@tack/agent";
+import { noteBlock } from "../audit/policy_decisions.ts";
+import { evaluateRules, ruleBlockMessage } from "../rules/evaluate_rules.ts";
+import { compileRules } from "../rules/rule.ts";
+import type {
+  ConfirmAnswer,
+  ConfirmOptions,
+  ConfirmPlugin,
+  ConfirmRequest,
+} from "./confirm_types.ts";
+import { hashArguments } from "./hash_arguments.ts";
+
+/**
+ * The block text when the user says no.
+ *
+ * @param toolName The declined tool.
+ * @returns `The user declined to run <tool>`.
+ *
+ * @example
+ * ```ts
+ * import { declinedMessage } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(declinedMessage("bash"), "The user declined to run bash");
+ * ```
+ */
+export function declinedMessage(toolName: string): string {
+  return `The user declined to run ${toolName}`;
+}
+
+/**
+ * The block text when confirmation is needed and nobody can be asked.
+ *
+ * @param toolName The tool.
+ * @param reason Why it needed confirmation.
+ * @returns The block text.
+ *
+ * @example
+ * ```ts
+ * import { nonInteractiveMessage } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   nonInteractiveMessage("bash", "bash has effect exec"),
+ *   'Tool bash needs the user\'s confirmation (bash has effect exec), but no one can be asked ' +
+ *     '(non-interactive), and whenNonInteractive is "deny"',
+ * );
+ * ```
+ */
+export function nonInteractiveMessage(toolName: string, reason: string): string {
+  return `Tool ${toolName} needs the user's confirmation (${reason}), but no one can be asked ` +
+    `(non-interactive), and whenNonInteractive is "deny"`;
+}
+
+/**
+ * The text when a call's arguments changed after confirm checked them.
+ *
+ * @param toolName The tool.
+ * @returns The text.
+ *
+ * @example
+ * ```ts
+ * import { argumentsChangedMessage } from "@tack/agent/plugins/confirm";
+ * import { match } from "node:assert/strict";
+ *
+ * match(argumentsChangedMessage("bash"), /^Tool bash: its arguments changed after confirm/);
+ * ```
+ */
+export function argumentsChangedMessage(toolName: string): string {
+  return `Tool ${toolName}: its arguments changed after confirm checked them (a hook placed ` +
+    `after confirm rewrote them), so the approval does not cover them. Put confirm last among ` +
+    `the plugins.`;
+}
+
+const ASKED_EFFECTS = ["write", "exec"] as const;
+
+interface Approval {
+  hash: string;
+  toolName: string;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {
+  if (signal.aborted) return Promise.resolve("aborted");
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve("aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * A policy plugin that asks the user before a call runs. Asked about: calls matching an
+ * `ask` rule and, when no rule matches, every tool declaring a `write` or `exec` effect.
+ * `allow` rules exempt calls; `deny` rules block them (`Blocked by rule "…" (…)`).
+ *
+ * - "yes" runs that one call; "no" blocks it with `The user declined to run <tool>`;
+ *   "always" runs it and every later call of that tool asked about for the same reason,
+ *   for the plugin instance's lifetime (the session).
+ * - Without `ask` (CI), `whenNonInteractive` decides: `"deny"` (default) blocks with a
+ *   reason saying no one could be asked, so a run never hangs waiting.
+ * - Each decision is bound to the call id and a SHA-256 of the arguments confirm saw.
+ *   Put confirm **last** among the plugins, so those are the final arguments. If a hook
+ *   after it rewrites them anyway, `afterToolCall` finds the hash changed and replaces
+ *   the result with an error; to stop such a call before it runs, also pass
+ *   `verifyToolCall` as the agent's own `beforeToolCall` (it runs after every plugin).
+ * - Asks are one at a time; an abort while asking blocks the call.
+ *
+ * @param options Rules, the ask function, and what to do without one.
+ * @returns The plugin, named `"confirm"`, with `verifyToolCall` and `alwaysAllowed`.
+ * @throws {TypeError} When a rule or `whenNonInteractive` is malformed.
+ *
+ * @example In CI nothing that writes runs unasked
+ * ```ts
+ * import { createAgent, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+ * import { confirm } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * const write = defineTool({
+ *   name: "write", description: "Writes a file", effects: ["write"],
+ *   parameters: { type: "object" } as const,
+ *   execute: () => ({ content: [{ type: "text", text: "written" }] }),
+ * });
+ * const agent = createAgent({
+ *   model: scriptedModel([[toolCall("write", {})], [text("ok")]]),
+ *   tools: [write],
+ *   plugins: [confirm({ ask: () => Promise.resolve("no") })],
+ * });
+ * const [, , result] = await agent.prompt("write it");
+ * equal(
+ *   result.role === "toolResult" && result.content[0].type === "text" && result.content[0].text,
+ *   "The user declined to run write",
+ * );
+ * ```
+ */
+export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
+  const rules = compileRules(options.rules, "confirm plugin");
+  const whenNonInteractive = options.whenNonInteractive ?? "deny";
+  if (whenNonInteractive !== "allow" && whenNonInteractive !== "deny") {
+    throw new TypeError(
+      `Cannot create confirm plugin: whenNonInteractive must be "allow" or "deny", got ${
+        JSON.stringify(whenNonInteractive)
+      }`,
+    );
+  }
+  if (options.ask !== undefined && typeof options.ask !== "function") {
+    throw new TypeError("Cannot create confirm plugin: ask must be a function");
+  }
+  const ask = options.ask;
+  const approvals = new Map<string, Approval>();
+  const always = new Set<string>();
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const block = (toolCall: ToolCall, reason: string): BeforeToolCallResult => {
+    approvals.delete(toolCall.id);
+    noteBlock(toolCall, "confirm");
+    return { block: true, reason };
+  };
+
+  const whyAsk = (tool: AgentTool, args: Record<string, unknown>) => {
+    const decision = evaluateRules(rules, { toolName: tool.name, effects: tool.effects, args });
+    if (decision) {
+      return {
+        decision: decision.action,
+        reason: `rule "${decision.rule.rule.name}" (${decision.rule.description})`,
+        key: `${tool.name}\0rule:${decision.rule.rule.name}`,
+        message: ruleBlockMessage(decision.rule),
+      };
+    }
+    const effects = (tool.effects ?? []).filter((e) =>
+      (ASKED_EFFECTS as readonly string[]).includes(e)
+    );
+    if (effects.length === 0) return undefined;
+    return {
+      decision: "ask" as const,
+      reason: `${tool.name} has effect ${effects.join(" and ")}`,
+      key: `${tool.name}\0effects`,
+      message: "",
+    };
+  };
+
+  const askUser = (request: ConfirmRequest, signal: AbortSignal) => {
+    const turn = queue.then(() => abortable(ask!(request), signal));
+    queue = turn.catch(() => undefined);
+    return turn;
+  };
+
+  const plugin: ConfirmPlugin = {
+    name: "confirm",
+    description: "Asks the user before tool calls that write or execute",
+    permissions: {},
+    get alwaysAllowed(): readonly string[] {
+      return [...always].map((key) => key.replace("\0", " for "));
+    },
+    onEvent(event) {
+      if (event.type === "tool_execution_end") approvals.delete(event.toolCallId);
+    },
+    beforeToolCall: async function confirmBeforeToolCall({ toolCall, tool, args }, signal) {
+      const hash = await hashArguments(args);
+      approvals.set(toolCall.id, { hash, toolName: tool.name });
+      const why = whyAsk(tool, args);
+      if (!why || why.decision === "allow") return undefined;
+      if (why.decision === "deny") return block(toolCall, why.message);
+      if (always.has(why.key)) return undefined;
+      if (!ask) {
+        return whenNonInteractive === "allow"
+          ? undefined
+          : block(toolCall, nonInteractiveMessage(tool.name, why.reason));
+      }
+      let answer: ConfirmAnswer | "aborted";
+      try {
+        answer = await askUser(
+          {
+            toolName: tool.name,
+            args: structuredClone(args),
+            reason: why.reason,
+            toolCallId: toolCall.id,
+          },
+          signal,
+        );
+      } catch (error) {
+        return block(
+          toolCall,
+          `Tool ${tool.name} was not run: asking the user failed: ${messageOf(error)}`,
+        );
+      }
+      if (answer === "aborted") {
+        return block(
+          toolCall,
+          `Tool ${tool.name} was not run: the run was aborted while asking the user`,
+        );
+      }
+      if (answer === "always") always.add(why.key);
+      else if (answer === "no") return block(toolCall, declinedMessage(tool.name));
+      else if (answer !== "yes") {
+        return block(
+          toolCall,
+          `Tool ${tool.name} was not run: the ask function answered ${
+            JSON.stringify(answer)
+          }; expected "yes", "no" or "always"`,
+        );
+      }
+      return undefined;
+    },
+    verifyToolCall: async function confirmVerifyToolCall({ toolCall, tool, args }) {
+      const approval = approvals.get(toolCall.id);
+      if (!approval) {
+        return block(
+          toolCall,
+          `Tool ${tool.name} was not run: confirm has no record of checking this call`,
+        );
+      }
+      if (approval.toolName !== tool.name || approval.hash !== await hashArguments(args)) {
+        return block(toolCall, `${argumentsChangedMessage(tool.name)} It was not run.`);
+      }
+      return undefined;
+    },
+    afterToolCall: async function confirmAfterToolCall({ toolCall, tool, args }) {
+      const approval = approvals.get(toolCall.id);
+      if (approval && approval.hash === await hashArguments(args)) return undefined;
+      const text = approval
+        ? `${argumentsChangedMessage(tool.name)} Its result is withheld.`
+        : `Tool ${tool.name} ran without confirm checking it. Its result is withheld.`;
+      return { ...createErrorToolResult(text, { confirm: "arguments-changed" }), isError: true };
+    },
+  };
+  return definePlugin(plugin);
+}

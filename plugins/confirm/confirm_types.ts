@@ -1,0 +1,48 @@
+/**
+ * What `confirm` asks and what it may be answered.
+ *
+ * @module
+ */
+
+import type { BeforeToolCallHook, Plugin } from "@tack/agent";
+import type { Rule } from "../rules/rule.ts";
+
+/** The user's answer: run it, do not, or run this tool without asking for the session. */
+export type ConfirmAnswer = "yes" | "no" | "always";
+
+/** What the user is asked about: the final arguments, and why confirmation is needed. */
+export interface ConfirmRequest {
+  toolName: string;
+  args: Record<string, unknown>;
+  /** Why it asks: `rule "push" (ask bash command matching /git push/)` or `bash has effect exec`. */
+  reason: string;
+  toolCallId: string;
+}
+
+/** Asks the user; must resolve (a rejection blocks the call). */
+export type AskFunction = (request: ConfirmRequest) => Promise<ConfirmAnswer>;
+
+/** Options of `confirm`. */
+export interface ConfirmOptions {
+  /** `ask` rules say what to ask about, `allow` rules exempt calls, `deny` rules block. */
+  rules?: readonly Rule[];
+  /** How to ask; without it the agent is non-interactive and `whenNonInteractive` decides. */
+  ask?: AskFunction;
+  /** Without `ask`: `"deny"` (the default) blocks calls needing confirmation, `"allow"` runs them. */
+  whenNonInteractive?: "allow" | "deny";
+}
+
+/** The confirm plugin, with its final check. */
+export interface ConfirmPlugin extends Plugin {
+  /**
+   * A block-only check that the arguments about to run are the ones confirm judged
+   * (same call id, same hash). Pass it as `createAgent({ beforeToolCall })`, which runs
+   * after every plugin's hook, to stop a call whose arguments a later hook changed
+   * before it runs.
+   *
+   * Contract: never rewrites, never throws; blocks when there is no matching approval.
+   */
+  readonly verifyToolCall: BeforeToolCallHook;
+  /** Tools answered "always" this session, with the reason they were asked about. */
+  readonly alwaysAllowed: readonly string[];
+}

@@ -1,0 +1,77 @@
+/**
+ * The terminal prompt `confirm` uses when a person is at the keyboard (via dax).
+ *
+ * @module
+ */
+
+import $ from "@david/dax";
+import type { AskFunction, ConfirmAnswer, ConfirmRequest } from "./confirm_types.ts";
+
+const MAX_SHOWN = 2000;
+
+/**
+ * How a request reads in the prompt: the tool, why, and its arguments as JSON (long
+ * ones cut).
+ *
+ * @param request What is asked.
+ * @returns The prompt's message.
+ *
+ * @example
+ * ```ts
+ * import { formatConfirmRequest } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   formatConfirmRequest({ toolName: "bash", args: { command: "ls" }, reason: "bash has effect exec", toolCallId: "c1" }),
+ *   'Run bash? (bash has effect exec)\n{"command":"ls"}',
+ * );
+ * ```
+ */
+export function formatConfirmRequest(request: ConfirmRequest): string {
+  let args = JSON.stringify(request.args);
+  if (args.length > MAX_SHOWN) {
+    args = `${args.slice(0, MAX_SHOWN)}… (${args.length - MAX_SHOWN} more characters)`;
+  }
+  return `Run ${request.toolName}? (${request.reason})\n${args}`;
+}
+
+/**
+ * Asks in the terminal with a dax selection: "Yes", "No", "Always allow <tool> this
+ * session". Ctrl+C answers "no".
+ *
+ * @param request What is asked.
+ * @returns The answer.
+ *
+ * @example Only where a terminal is attached
+ * ```ts
+ * import { terminalAsk } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof terminalAsk, "function");
+ * ```
+ */
+export async function terminalAsk(request: ConfirmRequest): Promise<ConfirmAnswer> {
+  const index = await $.maybeSelect({
+    message: formatConfirmRequest(request),
+    options: ["Yes", "No", `Always allow ${request.toolName} this session`],
+  });
+  return index === 0 ? "yes" : index === 2 ? "always" : "no";
+}
+
+/**
+ * `terminalAsk` when stdin and stderr are terminals, else `undefined` (so `confirm`
+ * falls back to `whenNonInteractive` and CI never waits for a keypress).
+ *
+ * @returns The ask function, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { interactiveAsk } from "@tack/agent/plugins/confirm";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(interactiveAsk() === undefined, !Deno.stdin.isTerminal() || !Deno.stderr.isTerminal());
+ * ```
+ */
+export function interactiveAsk(): AskFunction | undefined {
+  return Deno.stdin.isTerminal() && Deno.stderr.isTerminal() ? terminalAsk : undefined;
+}
