@@ -1,0 +1,115 @@
+/**
+ * What the fs tools share: the root, the write locks and the limits.
+ *
+ * @module
+ */
+
+import { createFileLocks, type FileLocks } from "./file_lock.ts";
+
+/** Options of the `fs` plugin. Every limit has a default suited to a coding agent. */
+export interface FsOptions {
+  /** The directory the tools are confined to (default `"."`, the working directory). */
+  root?: string;
+  /** Lines `read` returns at most per call (default 2000). */
+  maxReadLines?: number;
+  /** Bytes of text `read` returns at most per call (default 50 KiB). */
+  maxReadBytes?: number;
+  /** Largest image `read` returns as image content (default 5 MiB). */
+  maxImageBytes?: number;
+  /** Entries `ls` lists when the call gives no `limit` (default 500). */
+  maxEntries?: number;
+  /** Paths `find` returns when the call gives no `limit` (default 1000). */
+  maxFindResults?: number;
+  /** Matches `grep` returns when the call gives no `limit` (default 100). */
+  maxGrepMatches?: number;
+  /** Directory names `find` and `grep` do not descend into (default `.git`, `node_modules`). */
+  skipDirs?: readonly string[];
+}
+
+/** The resolved options and shared state of one `fs` plugin instance. */
+export interface FsContext {
+  /** The real, absolute path of the root. */
+  readonly root: string;
+  /** Serializes writes to the same file. */
+  readonly locks: FileLocks;
+  readonly maxReadLines: number;
+  readonly maxReadBytes: number;
+  readonly maxImageBytes: number;
+  readonly maxEntries: number;
+  readonly maxFindResults: number;
+  readonly maxGrepMatches: number;
+  readonly skipDirs: ReadonlySet<string>;
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !(value > 0)) {
+    throw new TypeError(`Cannot create fs plugin: ${name} must be a positive number, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Resolves the options: the root's real path (it must be an existing directory) and
+ * every limit, defaulted.
+ *
+ * @param options The plugin's options.
+ * @returns The context the tools run with.
+ * @throws {TypeError} When a limit is not a positive number.
+ * @throws {Error} When the root does not exist or is not a directory.
+ *
+ * @example Defaults
+ * ```ts
+ * import { createFsContext } from "@tack/agent/plugins/fs";
+ * import { equal } from "node:assert/strict";
+ *
+ * const context = createFsContext({ root: "." });
+ * equal(context.root, Deno.realPathSync("."));
+ * equal(context.maxReadLines, 2000);
+ * ```
+ */
+export function createFsContext(options: FsOptions = {}): FsContext {
+  const given = options.root ?? ".";
+  let root: string;
+  try {
+    root = Deno.realPathSync(given);
+  } catch (error) {
+    throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
+  }
+  if (!Deno.statSync(root).isDirectory) {
+    throw new Error(`Cannot create fs plugin: root ${given} is not a directory`);
+  }
+  return {
+    root,
+    locks: createFileLocks(),
+    maxReadLines: positive("maxReadLines", options.maxReadLines, 2000),
+    maxReadBytes: positive("maxReadBytes", options.maxReadBytes, 50 * 1024),
+    maxImageBytes: positive("maxImageBytes", options.maxImageBytes, 5 * 1024 * 1024),
+    maxEntries: positive("maxEntries", options.maxEntries, 500),
+    maxFindResults: positive("maxFindResults", options.maxFindResults, 1000),
+    maxGrepMatches: positive("maxGrepMatches", options.maxGrepMatches, 100),
+    skipDirs: new Set(options.skipDirs ?? [".git", "node_modules"]),
+  };
+}
+
+/**
+ * Formats a byte count for messages: `512 B`, `50 KB`, `1.5 MB`.
+ *
+ * @param bytes The count.
+ * @returns The count in the largest fitting unit (1 KB = 1024 B).
+ *
+ * @example Formatting sizes
+ * ```ts
+ * import { formatBytes } from "./fs_context.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(formatBytes(51200), "50 KB");
+ * ```
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const kb = bytes / 1024;
+  if (kb < 1024) return `${Number.isInteger(kb) ? kb : kb.toFixed(1)} KB`;
+  const mb = kb / 1024;
+  return `${Number.isInteger(mb) ? mb : mb.toFixed(1)} MB`;
+}

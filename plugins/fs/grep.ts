@@ -1,0 +1,187 @@
+/**
+ * The `grep` tool: lines matching a regular expression, with context.
+ *
+ * @module
+ */
+
+import { Type } from "typebox";
+import { relative } from "node:path";
+import type { AgentTool } from "../../core/tool.ts";
+import { defineTool } from "../../sdk/define_tool.ts";
+import type { FsContext } from "./fs_context.ts";
+import { compileGlob, type Glob } from "./glob.ts";
+import { resolveInRoot } from "./resolve_in_root.ts";
+import { walk } from "./walk.ts";
+
+/** What `grep` puts in `details`. */
+export interface GrepDetails {
+  /** Matching lines returned. */
+  matches: number;
+  /** Files with at least one match. */
+  files: number;
+  /** Whether the search stopped at the limit. */
+  limitReached: boolean;
+  /** Files passed over: binary, or larger than 10 MB. */
+  skippedFiles: number;
+}
+
+const MAX_LINE_CHARS = 500;
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+function clip(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
+}
+
+function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
+  const source = literal ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&") : pattern;
+  try {
+    return new RegExp(source, ignoreCase ? "i" : "");
+  } catch (error) {
+    throw new Error(
+      `pattern is not a valid regular expression: ${(error as Error).message}` +
+        " (set literal: true to search for the text as is)",
+    );
+  }
+}
+
+interface Search {
+  regex: RegExp;
+  context: number;
+  remaining: number;
+  out: string[];
+  matches: number;
+  /** A match was found after the limit was reached. */
+  truncated: boolean;
+}
+
+function searchFile(search: Search, name: string, text: string): boolean {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let lastShown = -1;
+  let matched = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (!search.regex.test(lines[i])) continue;
+    if (search.remaining === 0) {
+      search.truncated = true;
+      break;
+    }
+    matched = true;
+    const from = Math.max(0, i - search.context, lastShown + 1);
+    if (lastShown !== -1 && from > lastShown + 1) search.out.push("--");
+    else if (lastShown === -1 && search.out.length > 0) search.out.push("--");
+    for (let j = from; j < i; j++) search.out.push(`${name}-${j + 1}- ${clip(lines[j])}`);
+    search.out.push(`${name}:${i + 1}: ${clip(lines[i])}`);
+    lastShown = i;
+    search.matches++;
+    search.remaining--;
+    const to = Math.min(lines.length - 1, i + search.context);
+    for (let j = i + 1; j <= to; j++) {
+      if (search.regex.test(lines[j])) break;
+      search.out.push(`${name}-${j + 1}- ${clip(lines[j])}`);
+      lastShown = j;
+    }
+  }
+  return matched;
+}
+
+/**
+ * Creates the `grep` tool: searches the files under `path` (default the root; a file
+ * searches just that file) for lines matching `pattern` (a JavaScript regular
+ * expression, or plain text with `literal`), optionally only files matching `glob`.
+ * Matches print as `path:line: text`, context lines as `path-line- text`, groups apart
+ * as `--`. Binary files, files over 10 MB, symlinks and `skipDirs` are passed over.
+ *
+ * @param context The plugin's root, limits and locks.
+ * @returns The tool (effect `read`).
+ *
+ * @example Searching with a line of context
+ * ```ts
+ * import { createFsContext, createGrepTool } from "@tack/agent/plugins/fs";
+ * import { equal } from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/a.ts`, "const a = 1;\nexport { a };\n");
+ * const grep = createGrepTool(createFsContext({ root }));
+ * const result = await grep.execute({ pattern: "^export", context: 1 }, {
+ *   toolCallId: "1", signal: new AbortController().signal,
+ * });
+ * equal(result.content[0].type === "text" && result.content[0].text,
+ *   "a.ts-1- const a = 1;\na.ts:2: export { a };");
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export function createGrepTool(context: FsContext): AgentTool {
+  return defineTool({
+    name: "grep",
+    label: "Search files",
+    description: "Search file contents inside the workspace for a regular expression " +
+      "(JavaScript syntax; literal: true for plain text). Prints path:line: text, with " +
+      `\`context\` lines around each match, at most ${context.maxGrepMatches} matches unless ` +
+      "limit says otherwise. glob filters the files searched (e.g. *.ts).",
+    parameters: Type.Object({
+      pattern: Type.String({ description: "Regular expression (or text with literal: true)" }),
+      path: Type.Optional(
+        Type.String({ description: "File or directory to search, relative to the root" }),
+      ),
+      glob: Type.Optional(Type.String({ description: "Only files matching this glob" })),
+      context: Type.Optional(
+        Type.Integer({ minimum: 0, maximum: 50, description: "Lines before and after" }),
+      ),
+      ignoreCase: Type.Optional(Type.Boolean({ description: "Case-insensitive match" })),
+      literal: Type.Optional(Type.Boolean({ description: "Treat pattern as plain text" })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most matches to return" })),
+    }),
+    effects: ["read"],
+    async execute(params, { signal }) {
+      const regex = compilePattern(
+        params.pattern,
+        params.literal ?? false,
+        params.ignoreCase ?? false,
+      );
+      let filter: Glob | undefined;
+      if (params.glob !== undefined) filter = compileGlob(params.glob);
+      const target = await resolveInRoot(context.root, params.path ?? ".");
+      const info = await Deno.stat(target.real).catch(() => undefined);
+      if (!info) throw new Error(`Path not found: ${target.display}`);
+      const max = params.limit ?? context.maxGrepMatches;
+      const search: Search = {
+        regex,
+        context: params.context ?? 0,
+        remaining: max,
+        out: [],
+        matches: 0,
+        truncated: false,
+      };
+      let files = 0;
+      let skippedFiles = 0;
+      const candidates = info.isDirectory
+        ? walk(target.real, context.skipDirs, signal)
+        : [{ path: target.real, relative: target.display, isFile: true, isSymlink: false }];
+      for await (const entry of candidates) {
+        if (search.truncated) break;
+        if (!entry.isFile || entry.isSymlink) continue;
+        if (filter && !filter.test(entry.relative)) continue;
+        const bytes = await Deno.readFile(entry.path).catch(() => undefined);
+        if (!bytes || bytes.length > MAX_FILE_BYTES || bytes.subarray(0, 8000).includes(0)) {
+          skippedFiles++;
+          continue;
+        }
+        const name = relative(context.root, entry.path);
+        if (searchFile(search, name, new TextDecoder().decode(bytes))) files++;
+      }
+      let text = search.out.length === 0
+        ? `No matches for ${params.pattern} in ${target.display}`
+        : search.out.join("\n");
+      if (search.truncated) {
+        text += `\n\n[Showing the first ${max} matches. Use limit or a narrower pattern for more.]`;
+      }
+      const details: GrepDetails = {
+        matches: search.matches,
+        files,
+        limitReached: search.truncated,
+        skippedFiles,
+      };
+      return { content: [{ type: "text", text }], details };
+    },
+  }) as AgentTool;
+}

@@ -1,0 +1,201 @@
+/**
+ * The `read` tool: a text file by line range, or an image as image content.
+ *
+ * @module
+ */
+
+import { Type } from "typebox";
+import type { AgentTool } from "../../core/tool.ts";
+import { defineTool } from "../../sdk/define_tool.ts";
+import { formatBytes, type FsContext } from "./fs_context.ts";
+import { resolveInRoot } from "./resolve_in_root.ts";
+
+/** What `read` puts in `details`. */
+export interface ReadDetails {
+  /** The path relative to the root. */
+  path: string;
+  /** For text: the first and last line shown (1-based) and the file's line count. */
+  lines?: { from: number; to: number; total: number };
+  /** For text: whether lines were left out after the ones shown. */
+  truncated?: boolean;
+  /** For images: the MIME type and size. */
+  image?: { mimeType: string; bytes: number };
+}
+
+const BINARY_SNIFF_BYTES = 8000;
+
+function imageMimeType(bytes: Uint8Array): string | undefined {
+  const at = (i: number, ...values: number[]) => values.every((v, j) => bytes[i + j] === v);
+  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
+  if (at(0, 0xff, 0xd8, 0xff)) return "image/jpeg";
+  if (at(0, 0x47, 0x49, 0x46, 0x38)) return "image/gif";
+  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return "image/webp";
+  return undefined;
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Creates the `read` tool. Text comes back as it is in the file (no line numbers), from
+ * line `offset` (1-based, default 1), at most `limit` lines and the context's line and
+ * byte caps; when lines are left out, a note says which lines were shown and which
+ * `offset` continues. PNG, JPEG, GIF and WebP files (recognized by their bytes) come back
+ * as image content. Other binary files are refused.
+ *
+ * @param context The plugin's root, limits and locks.
+ * @returns The tool.
+ *
+ * @example Reading the first line of a file
+ * ```ts
+ * import { createFsContext, createReadTool } from "@tack/agent/plugins/fs";
+ * import { equal } from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${root}/a.txt`, "one\ntwo\n");
+ * const read = createReadTool(createFsContext({ root }));
+ * const result = await read.execute({ path: "a.txt", limit: 1 }, {
+ *   toolCallId: "1", signal: new AbortController().signal,
+ * });
+ * equal(result.content[0].type === "text" && result.content[0].text,
+ *   "one\n\n[Showing lines 1-1 of 2. Use offset=2 to continue.]");
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export function createReadTool(context: FsContext): AgentTool {
+  return defineTool({
+    name: "read",
+    label: "Read file",
+    description: `Read a file inside the workspace. Text is returned from line \`offset\` ` +
+      `(1-based), at most \`limit\` lines, capped at ${context.maxReadLines} lines or ` +
+      `${formatBytes(context.maxReadBytes)}; a note tells the offset to continue from. ` +
+      `Images (PNG, JPEG, GIF, WebP) are returned as images.`,
+    parameters: Type.Object({
+      path: Type.String({ description: "File path, relative to the workspace root" }),
+      offset: Type.Optional(
+        Type.Integer({ minimum: 1, description: "Line to start at (1-based, default 1)" }),
+      ),
+      limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most lines to return" })),
+    }),
+    effects: ["read"],
+    async execute({ path, offset, limit }) {
+      const target = await resolveInRoot(context.root, path);
+      const name = target.display;
+      let info: Deno.FileInfo;
+      try {
+        info = await Deno.stat(target.real);
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) throw new Error(`File not found: ${name}`);
+        throw error;
+      }
+      if (info.isDirectory) throw new Error(`${name} is a directory; use ls to list it`);
+      const bytes = await Deno.readFile(target.real);
+      const mimeType = imageMimeType(bytes);
+      if (mimeType) {
+        if (bytes.length > context.maxImageBytes) {
+          throw new Error(
+            `Image ${name} is ${formatBytes(bytes.length)}, over the ${
+              formatBytes(context.maxImageBytes)
+            } limit for images`,
+          );
+        }
+        return {
+          content: [
+            {
+              type: "text",
+              text: `Read image ${name} [${mimeType}, ${formatBytes(bytes.length)}]`,
+            },
+            { type: "image", data: toBase64(bytes), mimeType },
+          ],
+          details: { path: name, image: { mimeType, bytes: bytes.length } } satisfies ReadDetails,
+        };
+      }
+      if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
+        throw new Error(
+          `${name} is a binary file; read returns text and PNG, JPEG, GIF or WebP images only`,
+        );
+      }
+      return readText(context, name, new TextDecoder().decode(bytes), offset ?? 1, limit);
+    },
+  }) as AgentTool;
+}
+
+function readText(
+  context: FsContext,
+  name: string,
+  text: string,
+  offset: number,
+  limit: number | undefined,
+): { content: { type: "text"; text: string }[]; details: ReadDetails } {
+  const lines = text === "" ? [] : splitLines(text);
+  const total = lines.length;
+  if (total === 0) {
+    if (offset > 1) throw new Error(`Offset ${offset} is beyond the end of ${name} (it is empty)`);
+    return {
+      content: [{ type: "text", text: `(${name} is empty)` }],
+      details: { path: name, lines: { from: 0, to: 0, total: 0 }, truncated: false },
+    };
+  }
+  if (offset > total) {
+    throw new Error(
+      `Offset ${offset} is beyond the end of ${name} (${total} line${total === 1 ? "" : "s"})`,
+    );
+  }
+  const start = offset - 1;
+  const wanted = Math.min(limit ?? Infinity, context.maxReadLines, total - start);
+  const shown: string[] = [];
+  let bytes = 0;
+  let cutByBytes = false;
+  for (let i = start; i < start + wanted; i++) {
+    const size = encoder.encode(lines[i]).length + 1;
+    if (bytes + size > context.maxReadBytes) {
+      cutByBytes = true;
+      break;
+    }
+    shown.push(lines[i]);
+    bytes += size;
+  }
+  if (shown.length === 0) {
+    const line = lines[start];
+    const head = line.slice(0, context.maxReadBytes);
+    return {
+      content: [{
+        type: "text",
+        text: `${head}\n\n[Line ${offset} is ${
+          formatBytes(encoder.encode(line).length)
+        }, over the ${
+          formatBytes(context.maxReadBytes)
+        } limit; showing its first ${head.length} characters.${
+          offset < total ? ` Use offset=${offset + 1} to continue.` : ""
+        }]`,
+      }],
+      details: { path: name, lines: { from: offset, to: offset, total }, truncated: true },
+    };
+  }
+  const to = start + shown.length;
+  let body = shown.join("\n");
+  const truncated = to < total;
+  if (truncated) {
+    const why = cutByBytes ? ` (${formatBytes(context.maxReadBytes)} limit)` : "";
+    body += `\n\n[Showing lines ${offset}-${to} of ${total}${why}. Use offset=${
+      to + 1
+    } to continue.]`;
+  }
+  return {
+    content: [{ type: "text", text: body }],
+    details: { path: name, lines: { from: offset, to, total }, truncated },
+  };
+}
