@@ -190,17 +190,23 @@ export class McpConnection {
   ): Promise<CallToolResult> {
     if (this.#checking) await this.#checking;
     const client = await this.connect();
-    const live = this.#live;
+    const live = this.#live!;
+    const { signal } = options;
+    // Checked at once on abort (not when the rejection arrives), so a call made right
+    // after a timed-out one waits for the verdict.
+    const onAbort = () => this.#check(live);
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       return await client.callTool({ name, arguments: args }, undefined, {
-        signal: options.signal,
+        signal,
         timeout: options.timeoutMs ?? NO_TIMEOUT_MS,
         onprogress: options.onprogress,
       }) as CallToolResult;
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (live && (options.signal?.aborted || code === -32001)) this.#check(live);
+      if ((error as { code?: unknown }).code === -32001) this.#check(live);
       throw error;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 
