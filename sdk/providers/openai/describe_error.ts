@@ -1,0 +1,112 @@
+/**
+ * Error texts a person can act on, for every way a request to an OpenAI-compatible
+ * server fails.
+ *
+ * @module
+ */
+
+import { APIConnectionError, APIError, APIUserAbortError } from "@openai/openai";
+import { IncompleteStreamError } from "./stream_error.ts";
+
+/** Where the request went, for the message. */
+export interface ErrorContext {
+  /** The base URL requested. */
+  baseURL: string;
+  /** The model asked for. */
+  model: string;
+}
+
+const HINTS: Record<number, string> = {
+  401: "check the API key (the apiKey option or OPENAI_API_KEY)",
+  403: "the API key is not allowed to use this model or endpoint",
+  404: "check the model name and the base URL (the baseURL option or OPENAI_BASE_URL)",
+  429: "rate limited or out of quota; retries were used up",
+};
+
+function causeText(error: unknown): string {
+  let cause = error instanceof Error ? error.cause : undefined;
+  let text = "";
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++) {
+    text = cause.message;
+    cause = cause.cause;
+  }
+  return text;
+}
+
+/**
+ * Describes a failed request: the server's status and its own error text, a refused or
+ * broken connection with the address, a denied permission with the flag that grants
+ * it, or a chunk that was not JSON.
+ *
+ * @param error What the request or the stream failed with.
+ * @param context The base URL and model, to name them.
+ * @returns One line for the assistant message's `errorMessage`.
+ *
+ * @example A refused connection
+ * ```ts
+ * import { describeError } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const error = new TypeError("fetch failed", { cause: new Error("Connection refused (os error 111)") });
+ * equal(
+ *   describeError(error, { baseURL: "http://127.0.0.1:11434/v1", model: "llama3" }),
+ *   "The connection to http://127.0.0.1:11434/v1 failed: fetch failed (Connection refused (os error 111))",
+ * );
+ * ```
+ */
+export function describeError(error: unknown, context: ErrorContext): string {
+  const where = context.baseURL;
+  const denied = error instanceof Deno.errors.NotCapable
+    ? error
+    : error instanceof Error && error.cause instanceof Deno.errors.NotCapable
+    ? error.cause
+    : error instanceof Error && error.cause instanceof Error &&
+        error.cause.cause instanceof Deno.errors.NotCapable
+    ? error.cause.cause
+    : undefined;
+  if (denied) {
+    const host = hostOf(where);
+    return `Cannot reach ${where}: network access is not permitted (${denied.message}); ` +
+      `grant it with --allow-net=${host}`;
+  }
+  if (error instanceof APIUserAbortError) return "The request was aborted";
+  if (error instanceof APIConnectionError) {
+    const cause = causeText(error);
+    return `Cannot connect to ${where}${cause ? `: ${cause}` : ""}`;
+  }
+  if (error instanceof APIError) {
+    const text = providerText(error);
+    if (error.status === undefined) {
+      return `${where} reported an error mid-stream (model ${context.model}): ${text}`;
+    }
+    const hint = HINTS[error.status] ??
+      (error.status >= 500 ? "the server failed; retries were used up" : undefined);
+    return `${where} answered ${error.status} for model ${context.model}: ${text}` +
+      (hint ? ` (${hint})` : "");
+  }
+  if (error instanceof IncompleteStreamError) return `${where}: ${error.message}`;
+  if (error instanceof SyntaxError) {
+    return `${where} sent a malformed stream chunk (not JSON): ${error.message}`;
+  }
+  if (error instanceof TypeError) {
+    const cause = causeText(error);
+    return `The connection to ${where} failed: ${error.message}${cause ? ` (${cause})` : ""}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The provider's own error text, without the status the client prefixes. */
+function providerText(error: APIError): string {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body && typeof body.message === "string" && body.message !== "") return body.message;
+  if (body && typeof body === "object") return JSON.stringify(body);
+  return error.status === undefined ? error.message : "(no error text in the response)";
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

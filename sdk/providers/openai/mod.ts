@@ -1,0 +1,60 @@
+/**
+ * The OpenAI-compatible provider: `openai({ model, baseURL?, apiKey?, api? })` returns a
+ * {@linkcode Model} for `createAgent`, on the Chat Completions API (what OpenAI, Ollama,
+ * vLLM, LM Studio, OpenRouter and others speak) or the Responses API. The converters,
+ * the streaming JSON parser and the retry policy are exported for reuse and tests.
+ *
+ * @example An agent on a local server
+ * ```ts
+ * import { createAgent } from "@tack/agent";
+ * import { openai } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const agent = createAgent({
+ *   model: openai({ model: "qwen3", baseURL: "http://127.0.0.1:8000/v1", maxRetries: 1 }),
+ * });
+ * equal(agent.messages.length, 0);
+ * ```
+ *
+ * @module
+ */
+
+export type { Model } from "../../../core/model.ts";
+export {
+  ABORTED_MESSAGE,
+  openai,
+  OPENAI_BASE_URL,
+  type OpenAIOptions,
+  PLACEHOLDER_API_KEY,
+} from "./openai.ts";
+export type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
+export {
+  type ChatMessage,
+  dataUrl,
+  EMPTY_RESULT_TEXT,
+  IMAGE_RESULT_TEXT,
+  RESULT_IMAGES_TEXT,
+  toChatMessages,
+  toolResultText,
+} from "./convert_messages.ts";
+export { type ResponsesInputItem, toResponsesInput } from "./convert_responses_input.ts";
+export { MISSING_RESULT_TEXT, normalizeHistory } from "./normalize_history.ts";
+export { type FunctionTool, toFunctionTool, toStrictSchema } from "./convert_tools.ts";
+export { parseToolArguments, PartialJsonParser } from "./partial_json.ts";
+export {
+  DEFAULT_RETRY_POLICY,
+  isRetryable,
+  retryAfterMs,
+  retryDelayMs,
+  type RetryPolicy,
+  sleep,
+} from "./retry.ts";
+export { describeError, type ErrorContext } from "./describe_error.ts";
+export { IncompleteStreamError } from "./stream_error.ts";
+export {
+  chatCompletionParams,
+  mapFinishReason,
+  streamChatCompletions,
+} from "./stream_chat_completions.ts";
+export { responsesParams, streamResponses } from "./stream_responses.ts";
+export { type ReportedUsage, StreamingMessage } from "./streaming_message.ts";

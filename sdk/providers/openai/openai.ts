@@ -1,0 +1,223 @@
+/**
+ * The OpenAI-compatible provider: a {@linkcode Model} on the Chat Completions or
+ * Responses API, for OpenAI and the servers that speak its protocol.
+ *
+ * @module
+ */
+
+import OpenAI from "@openai/openai";
+import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
+import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
+import { describeError } from "./describe_error.ts";
+import {
+  DEFAULT_RETRY_POLICY,
+  isRetryable,
+  retryDelayMs,
+  type RetryPolicy,
+  sleep,
+} from "./retry.ts";
+import type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
+import { streamChatCompletions } from "./stream_chat_completions.ts";
+import { streamResponses } from "./stream_responses.ts";
+import { StreamingMessage } from "./streaming_message.ts";
+
+/** The official endpoint, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
+export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+
+/**
+ * The key sent to a server given by base URL when no key is set: local servers (Ollama,
+ * vLLM, LM Studio) ignore it, and the client needs one.
+ */
+export const PLACEHOLDER_API_KEY = "tack-no-key";
+
+/** The message of a turn that was aborted. */
+export const ABORTED_MESSAGE = "The request was aborted";
+
+/** Options of {@linkcode openai}. */
+export interface OpenAIOptions {
+  /** The model name at the server (`"gpt-4.1"`, `"llama3.2"`, …). */
+  model: string;
+  /** The API's base URL. Default: `OPENAI_BASE_URL`, else `https://api.openai.com/v1`. */
+  baseURL?: string;
+  /** The API key. Default: `OPENAI_API_KEY`; a placeholder when a base URL is given without one. */
+  apiKey?: string;
+  /** `"chat"` (Chat Completions, the default: what compatible servers speak) or `"responses"`. */
+  api?: "chat" | "responses";
+  /** Extra HTTP headers on every request. */
+  headers?: Record<string, string>;
+  /** Retries on 429, 5xx and connection failures before any output arrived (default 2). */
+  maxRetries?: number;
+  /** First retry backoff in ms, doubled each retry, with jitter (default 500). */
+  retryBaseDelayMs?: number;
+  /** Longest retry backoff in ms (default 8 000). */
+  retryMaxDelayMs?: number;
+  /** A longer `Retry-After` than this (ms) is reported instead of waited for (default 60 000). */
+  maxRetryAfterMs?: number;
+  /** Sampling temperature. */
+  temperature?: number;
+  /** Output token limit. */
+  maxTokens?: number;
+  /** Chat only: the field for `maxTokens`. Default `max_completion_tokens` on api.openai.com, else `max_tokens`. */
+  maxTokensField?: MaxTokensField;
+  /** Reasoning effort, for models that reason. */
+  reasoningEffort?: ReasoningEffort;
+  /** Ask for strict function calling where a tool's schema allows it (default `true`). */
+  strictTools?: boolean;
+  /** Per-request timeout in ms (the client's default is 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** Reads an environment variable, as `undefined` when unset or not permitted. */
+function readEnv(name: string): string | undefined {
+  try {
+    const value = Deno.env.get(name);
+    return value === "" ? undefined : value;
+  } catch {
+    return undefined; // no --allow-env: behave as if unset
+  }
+}
+
+type Resolved = { settings: RequestSettings } | { error: string };
+
+function resolve(options: OpenAIOptions): Resolved {
+  const envBase = options.baseURL === undefined ? readEnv("OPENAI_BASE_URL") : undefined;
+  const baseURL = (options.baseURL ?? envBase ?? OPENAI_BASE_URL).replace(/\/+$/, "");
+  const official = new URL(baseURL).host === "api.openai.com";
+  let apiKey = options.apiKey ?? readEnv("OPENAI_API_KEY");
+  if (apiKey === undefined) {
+    if (official) {
+      return {
+        error: "No OpenAI API key: set OPENAI_API_KEY (and allow reading it with " +
+          "--allow-env=OPENAI_API_KEY), pass apiKey, or point baseURL at a local server",
+      };
+    }
+    apiKey = PLACEHOLDER_API_KEY;
+  }
+  const client = new OpenAI({
+    apiKey,
+    baseURL,
+    maxRetries: 0, // ours: only before any output arrived
+    logLevel: "off", // failures end up in the message instead
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+  return {
+    settings: {
+      client,
+      model: options.model,
+      baseURL,
+      temperature: options.temperature,
+      maxTokens: options.maxTokens,
+      maxTokensField: options.maxTokensField ??
+        (official ? "max_completion_tokens" : "max_tokens"),
+      reasoningEffort: options.reasoningEffort,
+      strictTools: options.strictTools ?? true,
+    },
+  };
+}
+
+/**
+ * A model on an OpenAI-compatible API. Streams each turn as the assistant event protocol
+ * (text, thinking where the server sends it, tool calls with arguments parsed as they
+ * stream), fills usage, and never throws: a failure ends the message with
+ * `stopReason: "error"` and a message that says what to fix, an abort with
+ * `stopReason: "aborted"`. Requests that fail with 429, 5xx or a connection error before
+ * any output arrived are retried with backoff and jitter (honouring `Retry-After`).
+ *
+ * `baseURL` and `apiKey` default to `OPENAI_BASE_URL` and `OPENAI_API_KEY`, read at the
+ * first turn (without `--allow-env` they count as unset), so Ollama, vLLM, LM Studio,
+ * OpenRouter and other compatible servers work by setting the base URL.
+ *
+ * @param options The model, endpoint, key and knobs.
+ * @returns The model, for `createAgent`.
+ * @throws {TypeError} When `model` is empty or `baseURL` is not a URL (a bad
+ *   `OPENAI_BASE_URL` is reported in the first turn's message instead).
+ *
+ * @example A local Ollama model
+ * ```ts
+ * import { createAgent } from "@tack/agent";
+ * import { openai } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const model = openai({ model: "llama3.2", baseURL: "http://127.0.0.1:11434/v1" });
+ * const agent = createAgent({ model });
+ * equal(model.provider, "openai");
+ * equal(model.id, "llama3.2");
+ * ```
+ */
+export function openai(options: OpenAIOptions): Model {
+  if (!options.model) throw new TypeError("Cannot create the openai model: `model` is empty");
+  if (options.baseURL !== undefined && !URL.canParse(options.baseURL)) {
+    throw new TypeError(
+      `Cannot create the openai model: baseURL "${options.baseURL}" is not a URL`,
+    );
+  }
+  const policy: RetryPolicy = {
+    maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+    baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
+    maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+  };
+  const attempt = options.api === "responses" ? streamResponses : streamChatCompletions;
+  let resolved: Resolved | undefined;
+
+  async function run(
+    request: ModelRequest,
+    signal: AbortSignal | undefined,
+    out: StreamingMessage,
+  ): Promise<void> {
+    try {
+      resolved ??= resolve(options);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      return out.fail("error", `Cannot configure the openai model: ${text}`);
+    }
+    if ("error" in resolved) return out.fail("error", resolved.error);
+    const settings = resolved.settings;
+    // One controller per turn, so the HTTP request is cancelled however the caller aborts.
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    if (signal?.aborted) return out.fail("aborted", ABORTED_MESSAGE);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (let retry = 0;; retry++) {
+        try {
+          await attempt(request, settings, out, controller.signal);
+          // The client ends its iteration quietly on abort, leaving the message open.
+          if (!out.ended) out.fail("aborted", ABORTED_MESSAGE);
+          return;
+        } catch (error) {
+          if (controller.signal.aborted) return out.fail("aborted", ABORTED_MESSAGE);
+          const context = { baseURL: settings.baseURL, model: settings.model };
+          const canRetry = !out.hasOutput && retry < policy.maxRetries && isRetryable(error);
+          const delay = canRetry ? retryDelayMs(retry, error, policy) : undefined;
+          if (delay === undefined) {
+            const tries = retry > 0 ? ` (after ${retry + 1} attempts)` : "";
+            return out.fail("error", describeError(error, context) + tries);
+          }
+          if (!(await sleep(delay, controller.signal))) {
+            return out.fail("aborted", ABORTED_MESSAGE);
+          }
+        }
+      }
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  return {
+    provider: "openai",
+    id: options.model,
+    stream(request: ModelRequest, { signal }: StreamOptions = {}): AssistantMessageStream {
+      const stream = new AssistantMessageStream();
+      const out = new StreamingMessage(stream, options.model);
+      run(request, signal, out).catch((error) => {
+        // A bug of ours: still end the stream, as the contract demands.
+        if (!stream.ended) {
+          out.fail("error", `Cannot stream from the openai model: ${String(error)}`);
+        }
+      });
+      return stream;
+    },
+  };
+}

@@ -1,0 +1,264 @@
+/**
+ * Builds an assistant message block by block as a stream arrives, pushing the protocol's
+ * events as it goes. Shared by the Chat Completions and Responses mappings.
+ *
+ * @module
+ */
+
+import type { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
+import {
+  type AssistantMessage,
+  emptyUsage,
+  type TextContent,
+  type ThinkingContent,
+  type ToolCall,
+  type Usage,
+} from "../../../core/messages.ts";
+import { parseToolArguments, PartialJsonParser } from "./partial_json.ts";
+
+type OpenBlock =
+  | { kind: "text"; block: TextContent; index: number }
+  | { kind: "thinking"; block: ThinkingContent; index: number }
+  | { kind: "toolCall"; block: ToolCall; index: number; raw: string; parser: PartialJsonParser };
+
+/** Token counts as the APIs report them. */
+export interface ReportedUsage {
+  /** Prompt tokens, cached ones included. */
+  input: number;
+  output: number;
+  /** Prompt tokens served from the cache. */
+  cached: number;
+}
+
+/**
+ * An assistant message under construction. Blocks are opened by a key the mapping
+ * chooses (a chat tool call's index, a Responses item id); deltas for an open key extend
+ * its block; ending a key pushes its `*_end` event. `finish` and `fail` end the stream.
+ */
+export class StreamingMessage {
+  /** The message so far (the `partial` of every event). */
+  readonly message: AssistantMessage;
+  readonly #stream: AssistantMessageStream;
+  readonly #open = new Map<string, OpenBlock>();
+  #started = false;
+  #ended = false;
+
+  /**
+   * @param stream The stream to push events into.
+   * @param model The model id to record.
+   */
+  constructor(stream: AssistantMessageStream, model: string) {
+    this.#stream = stream;
+    this.message = {
+      role: "assistant",
+      content: [],
+      stopReason: "stop",
+      usage: emptyUsage(),
+      provider: "openai",
+      model,
+      timestamp: Date.now(),
+    };
+  }
+
+  /** Whether any content has arrived (after which a request is never retried). */
+  get hasOutput(): boolean {
+    return this.message.content.length > 0;
+  }
+
+  /** Whether `finish` or `fail` has ended the message. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Pushes `start`, once. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#stream.push({ type: "start", partial: this.message });
+  }
+
+  /** Whether a block is open under `key`. */
+  isOpen(key: string): boolean {
+    return this.#open.has(key);
+  }
+
+  /**
+   * Appends text (or thinking) to the block under `key`, opening it if needed.
+   *
+   * @param key The block's key.
+   * @param kind `"text"` or `"thinking"`.
+   * @param delta The new text.
+   */
+  appendText(key: string, kind: "text" | "thinking", delta: string): void {
+    this.start();
+    let open = this.#open.get(key);
+    if (!open) {
+      const index = this.message.content.length;
+      open = kind === "text"
+        ? { kind, block: { type: "text", text: "" }, index }
+        : { kind, block: { type: "thinking", thinking: "" }, index };
+      this.message.content.push(open.block);
+      this.#open.set(key, open);
+      this.#stream.push({ type: `${kind}_start`, contentIndex: index, partial: this.message });
+    }
+    if (delta === "") return;
+    if (open.kind === "text") open.block.text += delta;
+    else if (open.kind === "thinking") open.block.thinking += delta;
+    else return;
+    this.#stream.push({
+      type: `${open.kind}_delta`,
+      contentIndex: open.index,
+      delta,
+      partial: this.message,
+    });
+  }
+
+  /**
+   * Opens a tool-call block under `key`, or fills in its id and name if it is open.
+   *
+   * @param key The block's key.
+   * @param id The call id (may arrive later).
+   * @param name The tool name (may arrive later).
+   */
+  openToolCall(key: string, id: string | undefined, name: string | undefined): void {
+    this.start();
+    const open = this.#open.get(key);
+    if (open?.kind === "toolCall") {
+      if (id && !open.block.id) open.block.id = id;
+      if (name && !open.block.name) open.block.name = name;
+      return;
+    }
+    const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
+    const index = this.message.content.length;
+    this.message.content.push(block);
+    this.#open.set(key, {
+      kind: "toolCall",
+      block,
+      index,
+      raw: "",
+      parser: new PartialJsonParser(),
+    });
+    this.#stream.push({ type: "toolcall_start", contentIndex: index, partial: this.message });
+  }
+
+  /**
+   * Appends argument text to the tool call under `key` (opening it if needed); the
+   * block's `arguments` show what parses so far.
+   *
+   * @param key The block's key.
+   * @param delta The new argument text.
+   */
+  appendArguments(key: string, delta: string): void {
+    if (!this.#open.has(key)) this.openToolCall(key, undefined, undefined);
+    const open = this.#open.get(key);
+    if (open?.kind !== "toolCall" || delta === "") return;
+    open.raw += delta;
+    if (!open.parser.failed) {
+      open.parser.push(delta);
+      const value = open.parser.value;
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        open.block.arguments = value as Record<string, unknown>;
+      }
+    }
+    this.#stream.push({
+      type: "toolcall_delta",
+      contentIndex: open.index,
+      delta,
+      partial: this.message,
+    });
+  }
+
+  /**
+   * Ends the block under `key` (if open), pushing its `*_end` event.
+   *
+   * @param key The block's key.
+   * @param finalArguments For a tool call: the complete argument text, when the API
+   *   sends it at the end (it wins over the deltas).
+   */
+  end(key: string, finalArguments?: string): void {
+    const open = this.#open.get(key);
+    if (!open) return;
+    this.#open.delete(key);
+    const contentIndex = open.index;
+    if (open.kind === "text") {
+      this.#stream.push({
+        type: "text_end",
+        contentIndex,
+        content: open.block.text,
+        partial: this.message,
+      });
+    } else if (open.kind === "thinking") {
+      this.#stream.push({
+        type: "thinking_end",
+        contentIndex,
+        content: open.block.thinking,
+        partial: this.message,
+      });
+    } else {
+      open.block.arguments = parseToolArguments(finalArguments ?? open.raw) ?? {};
+      this.#stream.push({
+        type: "toolcall_end",
+        contentIndex,
+        toolCall: open.block,
+        partial: this.message,
+      });
+    }
+  }
+
+  /** Ends every open block, in content order. */
+  endAll(): void {
+    const keys = [...this.#open.entries()].sort((a, b) => a[1].index - b[1].index);
+    for (const [key] of keys) this.end(key);
+  }
+
+  /** Keys of the open blocks of one kind. */
+  openKeys(kind: OpenBlock["kind"]): string[] {
+    return [...this.#open.entries()].filter(([, open]) => open.kind === kind).map(([key]) => key);
+  }
+
+  /**
+   * Records usage: `input` excludes cached tokens, which count as `cacheRead`.
+   *
+   * @param reported The counts the API sent.
+   */
+  setUsage(reported: ReportedUsage): void {
+    const usage: Usage = emptyUsage();
+    usage.cacheRead = Math.max(0, reported.cached);
+    usage.input = Math.max(0, reported.input - usage.cacheRead);
+    usage.output = Math.max(0, reported.output);
+    usage.totalTokens = usage.input + usage.output + usage.cacheRead;
+    this.message.usage = usage;
+  }
+
+  /**
+   * Ends the message: closes open blocks and pushes `done`.
+   *
+   * @param reason Why it ended.
+   */
+  finish(reason: "stop" | "length" | "toolUse"): void {
+    this.start();
+    this.endAll();
+    this.message.stopReason = reason;
+    this.#ended = true;
+    this.#stream.push({ type: "done", reason, message: this.message });
+  }
+
+  /**
+   * Ends the message with a failure. Tool calls still streaming keep what parsed of
+   * their arguments; no `*_end` events are pushed for blocks cut short.
+   *
+   * @param reason `"error"` or `"aborted"`.
+   * @param errorMessage What happened.
+   */
+  fail(reason: "error" | "aborted", errorMessage: string): void {
+    this.start();
+    for (const open of this.#open.values()) {
+      if (open.kind === "toolCall") open.block.arguments = parseToolArguments(open.raw) ?? {};
+    }
+    this.#open.clear();
+    this.message.stopReason = reason;
+    this.message.errorMessage = errorMessage;
+    this.#ended = true;
+    this.#stream.push({ type: "error", reason, error: this.message });
+  }
+}
