@@ -1,0 +1,138 @@
+/**
+ * The OS layer on Linux: bubblewrap (`bwrap`), which confines what Deno's flags cannot
+ * (module loading, symlinks pointing out of a grant), and `unshare -n` as a fallback
+ * that at least takes the network away.
+ *
+ * @module
+ */
+
+/** What the child sees of the file system and the network. */
+export interface BwrapMounts {
+  /** Files and folders mounted read-only at the same path (missing ones are skipped). */
+  readOnly: readonly string[];
+  /** Files and folders mounted read-write at the same path (missing ones are skipped). */
+  readWrite: readonly string[];
+  /** Empty folders mounted over parts of the read-only mounts (e.g. the cache's storage). */
+  hidden?: readonly string[];
+  /** Share the host's network namespace (only when `net` is granted). */
+  shareNet: boolean;
+}
+
+const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
+const NET_READ_ONLY = [
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+  "/etc/resolv.conf",
+  "/etc/hosts",
+  "/etc/nsswitch.conf",
+];
+
+const probes = new Map<string, Promise<boolean>>();
+
+async function succeeds(command: string, args: string[]): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command(command, {
+      args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+function probe(key: string, command: string, args: string[]): Promise<boolean> {
+  let result = probes.get(key);
+  if (result === undefined) {
+    result = Deno.build.os === "linux" ? succeeds(command, args) : Promise.resolve(false);
+    probes.set(key, result);
+  }
+  return result;
+}
+
+/**
+ * Whether `bwrap --unshare-all --die-with-parent … true` works here (probed once per
+ * process, then cached). False off Linux, without bwrap, or without `--allow-run=bwrap`.
+ *
+ * @returns Whether the bubblewrap layer is available.
+ *
+ * @example
+ * ```ts
+ * import { bwrapAvailable } from "./bwrap.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof await bwrapAvailable(), "boolean");
+ * ```
+ */
+export function bwrapAvailable(): Promise<boolean> {
+  return probe("bwrap", "bwrap", [
+    "--unshare-all",
+    "--die-with-parent",
+    "--ro-bind",
+    "/",
+    "/",
+    "true",
+  ]);
+}
+
+/**
+ * Whether `unshare -n true` works here (root on Linux): a child without `net` then gets
+ * an empty network namespace even without bubblewrap. Probed once, then cached.
+ *
+ * @returns Whether `unshare -n` is available.
+ *
+ * @example
+ * ```ts
+ * import { unshareNetAvailable } from "./bwrap.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof await unshareNetAvailable(), "boolean");
+ * ```
+ */
+export function unshareNetAvailable(): Promise<boolean> {
+  return probe("unshare", "unshare", ["-n", "true"]);
+}
+
+/**
+ * The bubblewrap arguments that go before the command: a fresh namespace of every kind
+ * (the network shared only when granted), the system libraries, and only the given mounts.
+ *
+ * @param mounts What the child may see.
+ * @returns Arguments for `bwrap`, ending with `--`, to be followed by the command.
+ *
+ * @example No network unless granted
+ * ```ts
+ * import { bwrapArgs } from "./bwrap.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const args = bwrapArgs({ readOnly: ["/plugin.ts"], readWrite: [], shareNet: false });
+ * equal(args.includes("--share-net"), false);
+ * equal(args.at(-1), "--");
+ * ```
+ */
+export function bwrapArgs(mounts: BwrapMounts): string[] {
+  const args = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+  ];
+  if (mounts.shareNet) args.push("--share-net");
+  const system = mounts.shareNet ? [...SYSTEM_READ_ONLY, ...NET_READ_ONLY] : SYSTEM_READ_ONLY;
+  for (const path of system) args.push("--ro-bind-try", path, path);
+  for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
+  for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);
+  for (const path of mounts.readWrite) args.push("--bind-try", path, path);
+  args.push("--");
+  return args;
+}

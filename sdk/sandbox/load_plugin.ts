@@ -1,0 +1,167 @@
+/**
+ * `loadPlugin`: a plugin module by specifier, in-process or sandboxed in its own Deno
+ * process with exactly its declared permissions.
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { Plugin } from "../define_plugin.ts";
+import type { PluginPermissions } from "../permissions.ts";
+import { escapingRunGrants } from "./grant_warnings.ts";
+import { assertWithinCeiling } from "./permission_ceiling.ts";
+import { describeGrants, resolveGrants } from "./permission_flags.ts";
+import {
+  moduleUrl,
+  NOT_CONFINED_WARNING,
+  type PreparedSandbox,
+  prepareSandbox,
+  type SandboxOptions,
+} from "./prepare_sandbox.ts";
+import type { PluginManifest } from "./protocol.ts";
+import { SandboxConnection } from "./sandbox_connection.ts";
+import { sandboxedPlugin } from "./sandbox_plugin.ts";
+
+/** What `loadPlugin` takes besides the specifier. */
+export interface LoadPluginOptions extends SandboxOptions {
+  /** Run the plugin's code (module top level, tools, hooks) in its own sandbox. */
+  sandbox?: boolean;
+  /** The grants, replacing the plugin's declared ones (never more than the host has). */
+  permissions?: PluginPermissions;
+  /** Let a plugin have `run` access to a shell, an interpreter or deno, which escapes any sandbox. */
+  allowRunEscape?: boolean;
+  /** Receives load warnings (default `console.warn`). */
+  onWarning?: (message: string) => void;
+}
+
+const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
+
+async function importInProcess(url: string, options: unknown): Promise<Plugin> {
+  const module = await import(url);
+  let exported = module.default;
+  if (typeof exported === "function") exported = await exported(options);
+  if (typeof exported?.name !== "string" || exported.name === "") {
+    throw new TypeError(
+      `Cannot load plugin ${
+        JSON.stringify(url)
+      }: its default export is not a plugin (an object with a name) nor a factory of one`,
+    );
+  }
+  return exported as Plugin;
+}
+
+async function start(
+  specifier: string,
+  prepared: PreparedSandbox,
+  grants: Required<PluginPermissions>,
+): Promise<{ connection: SandboxConnection; manifest: PluginManifest }> {
+  const connection = new SandboxConnection(specifier, prepared.spawnFor(grants));
+  try {
+    const manifest = await connection.start();
+    connection.label = manifest.name;
+    return { connection, manifest };
+  } catch (error) {
+    await connection.dispose();
+    throw new Error(
+      `Cannot load plugin ${JSON.stringify(specifier)}: ${
+        (error as Error).message.replace(/^Cannot start sandbox of plugin "[^"]*": /, "")
+      }`,
+    );
+  }
+}
+
+function grantsNothing(grants: Required<PluginPermissions>): boolean {
+  return describeGrants(grants) === "nothing";
+}
+
+/**
+ * Loads a plugin module's default export (a `Plugin` or a factory of one).
+ *
+ * Without `sandbox`, the module is imported into the host. With `sandbox: true` the
+ * host never evaluates it: a child process (under bubblewrap where available) loads it
+ * with no permissions to read its manifest, then runs with the plugin's declared
+ * permissions (or `options.permissions`). Tools and hooks are proxied; a denial inside
+ * them is an error result `Permission denied: …` the model reads.
+ *
+ * @param specifier A path (relative to `root`), `file:`, `jsr:`, `npm:` or `https:` specifier.
+ * @param options Sandbox, grants, isolation, root, factory options.
+ * @returns The plugin; `dispose()` stops its sandbox.
+ * @throws {Error} `Cannot load plugin "<specifier>": …` when the module fails to load, asks
+ * for more than the host has (listing asked and missing), asks for an escaping `run`
+ * grant without `allowRunEscape`, or imports local files outside its folder.
+ *
+ * @example A sandboxed plugin with no permissions
+ * ```ts
+ * import { loadPlugin } from "./load_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/hello.js`, `export default {
+ *   name: "hello",
+ *   tools: [{ name: "hi", description: "Says hi", parameters: { type: "object" },
+ *     execute: () => ({ content: [{ type: "text", text: "hi" }] }) }],
+ * };`);
+ * const plugin = await loadPlugin(`${dir}/hello.js`, { sandbox: true, onWarning: () => {} });
+ * const result = await plugin.tools![0].execute({}, { toolCallId: "1", signal: new AbortController().signal });
+ * equal(result.content[0].type === "text" && result.content[0].text, "hi");
+ * await plugin.dispose?.();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function loadPlugin(
+  specifier: string,
+  options: LoadPluginOptions = {},
+): Promise<Plugin> {
+  const root = resolve(options.root ?? Deno.cwd());
+  if (!options.sandbox) return await importInProcess(moduleUrl(specifier, root), options.options);
+  const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
+  const given = options.permissions === undefined
+    ? undefined
+    : resolveGrants(options.permissions, root);
+  const check = (grants: Required<PluginPermissions>) => {
+    const escaping = escapingRunGrants(grants);
+    if (escaping.length > 0 && !options.allowRunEscape) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: it asks for run access to ${
+          escaping.map((entry) => JSON.stringify(entry)).join(", ")
+        }, which escapes every sandbox; pass allowRunEscape: true if you mean it`,
+      );
+    }
+    assertWithinCeiling(specifier, grants);
+    return escaping;
+  };
+  if (given !== undefined) check(given);
+  const readGrant = Array.isArray(given?.read) ? given.read : [];
+  const prepared = await prepareSandbox(specifier, options, readGrant);
+  try {
+    let grants = given;
+    let live: Awaited<ReturnType<typeof start>> | undefined;
+    if (grants === undefined) {
+      live = await start(specifier, prepared, NOTHING);
+      grants = resolveGrants(live.manifest.permissions, root);
+      if (!grantsNothing(grants)) {
+        await live.connection.dispose();
+        live = undefined;
+      }
+    }
+    const escaping = check(grants);
+    live ??= await start(specifier, prepared, grants);
+    const name = live.manifest.name;
+    if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
+    if (escaping.length > 0) {
+      warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
+    }
+    const plugin = sandboxedPlugin(live.manifest, live.connection, grants);
+    const stop = plugin.dispose!;
+    return {
+      ...plugin,
+      dispose: async () => {
+        await stop();
+        await prepared.cleanup();
+      },
+    };
+  } catch (error) {
+    await prepared.cleanup();
+    throw error;
+  }
+}

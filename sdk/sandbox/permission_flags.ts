@@ -1,0 +1,124 @@
+/**
+ * Grants to `deno run` flags: an explicit `--allow-*` for each grant and `--deny-*` for
+ * the rest, with paths resolved against the workspace root.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve } from "node:path";
+import { PERMISSION_NAMES, type PluginPermissions } from "../permissions.ts";
+
+const PATH_PERMISSIONS = new Set(["read", "write", "ffi"]);
+
+function resolveEntry(name: string, entry: string, root: string): string {
+  if (PATH_PERMISSIONS.has(name)) return isAbsolute(entry) ? resolve(entry) : resolve(root, entry);
+  if (name === "run" && entry.includes("/")) {
+    return isAbsolute(entry) ? resolve(entry) : resolve(root, entry);
+  }
+  return entry;
+}
+
+/**
+ * Resolves a plugin's grants: relative paths of `read`, `write`, `ffi` (and `run`
+ * entries that are paths) become absolute against `root`; `[]` becomes `false`.
+ *
+ * @param permissions The declared grants.
+ * @param root The workspace root relative paths are resolved against.
+ * @returns The same grants, with absolute paths and every permission named.
+ * @throws {TypeError} When an entry is not a non-empty string or contains a comma (Deno's
+ * flag syntax cannot express one).
+ *
+ * @example A relative read grant
+ * ```ts
+ * import { resolveGrants } from "./permission_flags.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(resolveGrants({ read: ["./ws"], net: true }, "/home/me").read, ["/home/me/ws"]);
+ * ```
+ */
+export function resolveGrants(
+  permissions: PluginPermissions | undefined,
+  root: string,
+): Required<PluginPermissions> {
+  const resolved: Record<string, boolean | string[]> = {};
+  for (const name of PERMISSION_NAMES) {
+    const grant = permissions?.[name];
+    if (grant === true) resolved[name] = true;
+    else if (Array.isArray(grant) && grant.length > 0) {
+      resolved[name] = grant.map((entry) => {
+        if (typeof entry !== "string" || entry === "" || entry.includes(",")) {
+          throw new TypeError(
+            `Cannot grant ${name} access to ${
+              JSON.stringify(entry)
+            }: an entry must be a non-empty string without commas`,
+          );
+        }
+        return resolveEntry(name, entry, root);
+      });
+    } else resolved[name] = false;
+  }
+  return resolved as Required<PluginPermissions>;
+}
+
+/**
+ * The `deno run` permission flags for resolved grants.
+ *
+ * @param grants Grants from {@linkcode resolveGrants}.
+ * @param importHosts Hosts the plugin's cached module graph comes from, allowed even when
+ * `import` is not granted (the code was cached by the host; nothing new can be fetched).
+ * @returns `--allow-<name>[=<list>]` for each grant, `--deny-<name>` for the rest.
+ *
+ * @example Only a read grant
+ * ```ts
+ * import { permissionFlags, resolveGrants } from "./permission_flags.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(permissionFlags(resolveGrants({ read: ["/ws"] }, "/")), [
+ *   "--allow-read=/ws", "--deny-write", "--deny-net", "--deny-env",
+ *   "--deny-run", "--deny-ffi", "--deny-sys", "--deny-import",
+ * ]);
+ * ```
+ */
+export function permissionFlags(
+  grants: Required<PluginPermissions>,
+  importHosts: readonly string[] = [],
+): string[] {
+  const flags: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const grant = grants[name];
+    if (grant === true) flags.push(`--allow-${name}`);
+    else if (Array.isArray(grant) && grant.length > 0) {
+      const entries = name === "import" ? [...new Set([...grant, ...importHosts])] : grant;
+      flags.push(`--allow-${name}=${entries.join(",")}`);
+    } else if (name === "import" && importHosts.length > 0) {
+      flags.push(`--allow-import=${importHosts.join(",")}`);
+    } else flags.push(`--deny-${name}`);
+  }
+  return flags;
+}
+
+/**
+ * Describes grants the way errors and `inspect` print them: `read: ["/ws"], net: true`.
+ *
+ * @param grants Grants (resolved or not).
+ * @returns One `name: value` per granted permission, or `nothing` when none is granted.
+ *
+ * @example
+ * ```ts
+ * import { describeGrants } from "./permission_flags.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(describeGrants({ read: ["/ws"], net: true, env: false }), 'read: ["/ws"], net: true');
+ * ```
+ */
+export function describeGrants(grants: PluginPermissions | undefined): string {
+  const parts: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const grant = grants?.[name];
+    if (grant === true) parts.push(`${name}: true`);
+    else if (Array.isArray(grant) && grant.length > 0) {
+      parts.push(`${name}: ${JSON.stringify(grant)}`);
+    }
+  }
+  return parts.length === 0 ? "nothing" : parts.join(", ");
+}

@@ -1,0 +1,183 @@
+/**
+ * Everything a sandbox needs before its first process starts: the module URL, the
+ * cached graph (checked to stay inside the plugin's folder), the import map on disk,
+ * and the OS layer. Shared by `loadPlugin` and `inspectPlugin`.
+ *
+ * @module
+ */
+
+import { isAbsolute, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { PluginPermissions } from "../permissions.ts";
+import { denoCacheDir, prepareModuleGraph } from "./module_graph.ts";
+import {
+  chooseOsLayer,
+  entrySource,
+  type OsLayer,
+  pluginFolder,
+  sandboxCommand,
+  TACK_ROOT_MODULE,
+  TACK_SOURCE_DIRS,
+} from "./sandbox_command.ts";
+import type { SpawnChild } from "./sandbox_connection.ts";
+import { spawnProcess } from "./sandbox_process.ts";
+import { spawnWorker } from "./worker_isolation.ts";
+
+/** How a sandbox is isolated: a `deno run` process (default) or a Worker (faster, weaker). */
+export type Isolation = "process" | "worker";
+
+/** The options `loadPlugin` and `inspectPlugin` share. */
+export interface SandboxOptions {
+  /** Default `"process"`. */
+  isolation?: Isolation;
+  /** The workspace root relative specifiers and grant paths resolve against (default the cwd). */
+  root?: string;
+  /** Passed to the module's default export when it is a factory. */
+  options?: unknown;
+  /** `false` turns the OS layer (bubblewrap, `unshare -n`) off: Deno flags only. Default `true`. */
+  confine?: boolean;
+  /** `"forward"` (default) prints the child's stderr prefixed with the plugin; `"capture"` keeps it for error texts only. */
+  stderr?: "forward" | "capture";
+}
+
+/** A prepared sandbox: spawn children with any grants. */
+export interface PreparedSandbox {
+  /** The module's URL. */
+  url: string;
+  layer: OsLayer;
+  /** Whether module loading is confined (an OS layer hides files outside the grants). */
+  confined: boolean;
+  /** Starts children that run with exactly `grants`. */
+  spawnFor(grants: Required<PluginPermissions>): SpawnChild;
+  /** Removes the import map's temp folder. */
+  cleanup(): Promise<void>;
+}
+
+/** The warning printed wherever no OS layer confines module loading. */
+export const NOT_CONFINED_WARNING =
+  "module loading is not confined: no OS sandbox layer (bubblewrap) is in use, so the plugin can import any local module or JSON file and follow symlinks out of its read grant; Deno's flags still gate its file, network, env and run access";
+
+/**
+ * Turns a specifier into a module URL: paths resolve against `root`; `jsr:`, `npm:`,
+ * `https:` and `file:` pass through.
+ *
+ * @param specifier A path or URL.
+ * @param root The workspace root.
+ * @returns The URL.
+ *
+ * @example
+ * ```ts
+ * import { moduleUrl } from "./prepare_sandbox.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(moduleUrl("./weather.ts", "/home/me"), "file:///home/me/weather.ts");
+ * equal(moduleUrl("jsr:@x/weather", "/home/me"), "jsr:@x/weather");
+ * ```
+ */
+export function moduleUrl(specifier: string, root: string): string {
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]+:/.test(specifier)) return specifier;
+  return pathToFileURL(isAbsolute(specifier) ? specifier : resolve(root, specifier)).href;
+}
+
+function within(path: string, roots: readonly string[]): boolean {
+  return roots.some((root) => path === root || path.startsWith(root + "/"));
+}
+
+/**
+ * Prepares a sandbox: caches the module graph with the host's permissions, refuses local
+ * modules outside the plugin's folder (and its read grant), writes the child's import map.
+ *
+ * @param specifier The plugin module (as given, for messages).
+ * @param options Isolation, root and OS layer.
+ * @param readGrant Absolute paths the plugin may read, if known (they may hold modules).
+ * @returns The prepared sandbox.
+ * @throws {Error} `Cannot load plugin "<specifier>": …` when the graph cannot be cached or
+ * reaches outside the plugin's folder.
+ *
+ * @example A worker sandbox needs no preparation on disk
+ * ```ts
+ * import { prepareSandbox } from "./prepare_sandbox.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const prepared = await prepareSandbox("./x.ts", { isolation: "worker", root: "/p" });
+ * equal(prepared.confined, false);
+ * await prepared.cleanup();
+ * ```
+ */
+export async function prepareSandbox(
+  specifier: string,
+  options: SandboxOptions,
+  readGrant: readonly string[] = [],
+): Promise<PreparedSandbox> {
+  const root = resolve(options.root ?? Deno.cwd());
+  const url = moduleUrl(specifier, root);
+  const label = `Cannot load plugin ${JSON.stringify(specifier)}`;
+  const base = (grants: Required<PluginPermissions>) => ({
+    specifier: url,
+    options: options.options,
+    read: grants.read === true ? true : Array.isArray(grants.read) ? [...grants.read] : [],
+  });
+  if (options.isolation === "worker") {
+    const dir = await Deno.makeTempDir({ prefix: "tack-worker-" });
+    const entry = `${dir}/entry.ts`;
+    await Deno.writeTextFile(entry, entrySource(url, true));
+    return {
+      url,
+      layer: "none",
+      confined: false,
+      spawnFor: (grants) =>
+        spawnWorker(pathToFileURL(entry), { ...base(grants), confined: false }, grants),
+      cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+    };
+  }
+  let graph;
+  try {
+    graph = await prepareModuleGraph(url);
+  } catch (error) {
+    throw new Error(`${label}: ${(error as Error).message}`);
+  }
+  const folder = pluginFolder(url);
+  const allowed = [
+    ...(folder === undefined ? [] : [folder]),
+    ...TACK_SOURCE_DIRS,
+    ...(TACK_ROOT_MODULE === undefined ? [] : [TACK_ROOT_MODULE]),
+    ...readGrant,
+  ];
+  const outside = graph.localFiles.find((file) => !within(file, allowed));
+  if (outside !== undefined) {
+    throw new Error(
+      `${label}: it imports ${JSON.stringify(outside)}, which is outside its folder ${
+        JSON.stringify(folder ?? url)
+      } and its read grant`,
+    );
+  }
+  const [denoDir, dir] = await Promise.all([
+    denoCacheDir(),
+    Deno.makeTempDir({ prefix: "tack-sandbox-" }),
+  ]);
+  const importMapPath = `${dir}/import_map.json`;
+  const entryPath = `${dir}/entry.ts`;
+  await Deno.writeTextFile(importMapPath, JSON.stringify(graph.importMap));
+  await Deno.writeTextFile(entryPath, entrySource(url, false));
+  const layer = await chooseOsLayer(options.confine !== false, false);
+  return {
+    url,
+    layer,
+    confined: layer === "bwrap",
+    spawnFor(grants) {
+      const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
+      return spawnProcess(sandboxCommand({
+        label: specifier,
+        grants,
+        graph,
+        importMapPath,
+        entryPath,
+        layer: netLayer,
+        denoDir,
+        stderr: options.stderr,
+        config: { ...base(grants), confined: layer === "bwrap" },
+      }));
+    },
+    cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  };
+}

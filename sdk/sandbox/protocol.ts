@@ -1,0 +1,96 @@
+/**
+ * The JSON-lines protocol between the host and a sandboxed plugin: one JSON object per
+ * line, the child's on stdout, the host's on stdin (or `postMessage` for a worker).
+ *
+ * @module
+ */
+
+import type { ToolEffect, ToolExecutionMode, ToolResult } from "../../core/tool.ts";
+import type { PluginPermissions } from "../permissions.ts";
+
+/** A tool as the child describes it: everything but `execute`. */
+export interface ToolManifest {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  label?: string;
+  executionMode?: ToolExecutionMode;
+  timeoutMs?: number;
+  maxResultChars?: number;
+  effects?: ToolEffect[];
+}
+
+/** The hooks a sandboxed plugin may register (proxied over the protocol). */
+export type ProxiedHook = "beforeToolCall" | "afterToolCall";
+
+/** What the child sends first, once the plugin module has loaded. */
+export interface PluginManifest {
+  name: string;
+  version?: string;
+  description?: string;
+  permissions?: PluginPermissions;
+  tools: ToolManifest[];
+  hooks: ProxiedHook[];
+}
+
+/** A message from the host to the child. */
+export type HostMessage =
+  | {
+    type: "call";
+    id: number;
+    tool: string;
+    toolCallId: string;
+    args: Record<string, unknown>;
+  }
+  | { type: "hook"; id: number; hook: ProxiedHook; context: Record<string, unknown> }
+  | { type: "cancel"; id: number };
+
+/** A message from the child to the host. */
+export type ChildMessage =
+  | { type: "manifest"; manifest: PluginManifest }
+  | { type: "update"; id: number; partial: ToolResult }
+  | { type: "result"; id: number; result: ToolResult; isError: boolean }
+  | { type: "hook_result"; id: number; value?: unknown; error?: string }
+  | { type: "fatal"; message: string };
+
+/**
+ * Parses one line the child printed. Anything that is not a known message is garbage.
+ *
+ * @param line One line of the child's stdout.
+ * @returns The message, or `undefined` for garbage.
+ *
+ * @example A result and some garbage
+ * ```ts
+ * import { parseChildMessage } from "./protocol.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(parseChildMessage('{"type":"fatal","message":"boom"}')?.type, "fatal");
+ * equal(parseChildMessage("hello"), undefined);
+ * ```
+ */
+export function parseChildMessage(line: string): ChildMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  switch (type) {
+    case "manifest":
+      return Array.isArray((value as { manifest?: { tools?: unknown } }).manifest?.tools)
+        ? value as ChildMessage
+        : undefined;
+    case "update":
+    case "result":
+    case "hook_result":
+      return typeof (value as { id?: unknown }).id === "number" ? value as ChildMessage : undefined;
+    case "fatal":
+      return typeof (value as { message?: unknown }).message === "string"
+        ? value as ChildMessage
+        : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * The command line of a sandbox process: `deno run` with exactly the plugin's grants,
+ * wrapped in bubblewrap (or `unshare -n`) where the OS offers it.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import type { PluginPermissions } from "../permissions.ts";
+import { bwrapArgs, bwrapAvailable, unshareNetAvailable } from "./bwrap.ts";
+import type { ModuleGraph } from "./module_graph.ts";
+import { permissionFlags } from "./permission_flags.ts";
+import type { RunnerConfig } from "./serve_plugin.ts";
+import type { ProcessCommand } from "./sandbox_process.ts";
+
+/** The OS layer around a sandbox: bubblewrap, only an empty network namespace, or none. */
+export type OsLayer = "bwrap" | "unshare" | "none";
+
+/** The runner module the child's entry imports first. */
+export const RUNNER_URL: URL = new URL("./runner.ts", import.meta.url);
+
+/**
+ * Tack's own source folders, mounted read-only so the runner (and a plugin's imports of
+ * Tack) load under bubblewrap. Empty when Tack itself is remote (then it is in the cache).
+ */
+export const TACK_SOURCE_DIRS: readonly string[] = RUNNER_URL.protocol === "file:"
+  ? ["../../core", "../../sdk", "../../plugins"].map((dir) =>
+    fromFileUrl(new URL(dir, import.meta.url))
+  )
+  : [];
+
+/** Tack's root `mod.ts`, allowed in a plugin's graph (it re-exports the SDK). */
+export const TACK_ROOT_MODULE: string | undefined = RUNNER_URL.protocol === "file:"
+  ? fromFileUrl(new URL("../../mod.ts", import.meta.url))
+  : undefined;
+
+/** The runner module a worker's entry imports first. */
+export const WORKER_RUNNER_URL: URL = new URL("./worker_runner.ts", import.meta.url);
+
+/**
+ * The source of a child's entry module: the runner first (it redirects `console`), then
+ * the plugin, both imported statically (Deno gates computed dynamic imports by `read`,
+ * static ones not), then serving.
+ *
+ * @param pluginUrl The plugin module's URL.
+ * @param worker Whether the entry starts a worker (else a process).
+ * @returns The module's source.
+ *
+ * @example
+ * ```ts
+ * import { entrySource } from "./sandbox_command.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(entrySource("file:///p.ts", false).includes('import * as plugin from "file:///p.ts";'), true);
+ * ```
+ */
+export function entrySource(pluginUrl: string, worker: boolean): string {
+  const runner = worker ? WORKER_RUNNER_URL.href : RUNNER_URL.href;
+  const serve = worker ? "serveWorker" : "serveStdio";
+  return [
+    `import { ${serve} } from ${JSON.stringify(runner)};`,
+    `import * as plugin from ${JSON.stringify(pluginUrl)};`,
+    `await ${serve}(plugin);`,
+    "",
+  ].join("\n");
+}
+
+/**
+ * Picks the strongest OS layer available.
+ *
+ * @param confine `false` turns the OS layer off (flags only).
+ * @param net Whether the plugin is granted `net` (then `unshare -n` is no use).
+ * @returns The layer to use.
+ *
+ * @example Turned off
+ * ```ts
+ * import { chooseOsLayer } from "./sandbox_command.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(await chooseOsLayer(false, false), "none");
+ * ```
+ */
+export async function chooseOsLayer(confine: boolean, net: boolean): Promise<OsLayer> {
+  if (!confine) return "none";
+  if (await bwrapAvailable()) return "bwrap";
+  if (!net && await unshareNetAvailable()) return "unshare";
+  return "none";
+}
+
+/** What {@linkcode sandboxCommand} builds from. */
+export interface SandboxCommandInput {
+  label: string;
+  grants: Required<PluginPermissions>;
+  graph: ModuleGraph;
+  importMapPath: string;
+  /** The entry module that imports the runner and the plugin. */
+  entryPath: string;
+  config: RunnerConfig;
+  layer: OsLayer;
+  denoDir: string;
+  stderr?: "forward" | "capture";
+}
+
+function grantedEnv(env: PluginPermissions["env"]): Record<string, string> {
+  if (env === true) return Deno.env.toObject();
+  const out: Record<string, string> = {};
+  if (Array.isArray(env)) {
+    for (const name of env) {
+      const value = Deno.env.get(name);
+      if (value !== undefined) out[name] = value;
+    }
+  }
+  return out;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function paths(grant: PluginPermissions["read"]): string[] {
+  return Array.isArray(grant) ? [...grant] : [];
+}
+
+/**
+ * Builds the sandbox process's command line and environment.
+ *
+ * @param input The grants, the cached graph, the runner's config and the OS layer.
+ * @returns The command for {@linkcode spawnProcess}.
+ *
+ * @example Flags only
+ * ```ts
+ * import { sandboxCommand } from "./sandbox_command.ts";
+ * import { resolveGrants } from "./permission_flags.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const command = sandboxCommand({
+ *   label: "demo", grants: resolveGrants({}, "/"), layer: "none", denoDir: "/cache",
+ *   graph: { root: "file:///p.ts", localFiles: ["/p.ts"], remoteHosts: [], importMap: { imports: {}, scopes: {} } },
+ *   importMapPath: "/tmp/map.json", entryPath: "/tmp/entry.ts", config: { specifier: "file:///p.ts", read: [], confined: false },
+ * });
+ * equal(command.command, Deno.execPath());
+ * equal(command.args.includes("--deny-net"), true);
+ * ```
+ */
+export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
+  const { grants, layer } = input;
+  const remoteRunner = RUNNER_URL.protocol === "file:" ? [] : [RUNNER_URL.host];
+  const deno = [
+    Deno.execPath(),
+    "run",
+    "--no-prompt",
+    "--no-config",
+    "--no-lock",
+    "--cached-only",
+    `--import-map=${input.importMapPath}`,
+    ...permissionFlags(grants, [...input.graph.remoteHosts, ...remoteRunner]),
+    input.entryPath,
+    JSON.stringify(input.config),
+  ];
+  const env = {
+    ...grantedEnv(grants.env),
+    DENO_DIR: input.denoDir,
+    DENO_NO_UPDATE_CHECK: "1",
+    NO_COLOR: "1",
+  };
+  const base = { env, label: input.label, stderr: input.stderr };
+  if (layer === "unshare") return { ...base, command: "unshare", args: ["-n", ...deno] };
+  if (layer === "none") return { ...base, command: deno[0], args: deno.slice(1) };
+  const args = bwrapArgs({
+    readOnly: [
+      Deno.execPath(),
+      input.denoDir,
+      ...TACK_SOURCE_DIRS,
+      ...input.graph.localFiles,
+      input.importMapPath,
+      input.entryPath,
+      ...paths(grants.read),
+      ...paths(grants.ffi),
+      ...paths(grants.run).filter((entry) => entry.startsWith("/")),
+    ],
+    hidden: [`${input.denoDir}/location_data`].filter(exists),
+    readWrite: paths(grants.write),
+    shareNet: grants.net !== false,
+  });
+  return { ...base, command: "bwrap", args: [...args, ...deno] };
+}
+
+/**
+ * The folder a plugin's own module files must stay in: its entry module's folder.
+ *
+ * @param url The plugin's module URL.
+ * @returns The folder's path, or `undefined` for a remote module.
+ *
+ * @example
+ * ```ts
+ * import { pluginFolder } from "./sandbox_command.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(pluginFolder("file:///home/me/weather/mod.ts"), "/home/me/weather");
+ * ```
+ */
+export function pluginFolder(url: string): string | undefined {
+  return url.startsWith("file:") ? dirname(fromFileUrl(url)) : undefined;
+}

@@ -1,0 +1,254 @@
+/**
+ * The host side of a sandbox, whatever runs it (a process or a worker): a lazily
+ * started child, calls and hooks matched to their answers by id, and restart after a
+ * crash, garbage on the wire, or a call that would not stop.
+ *
+ * @module
+ */
+
+import type { ToolResult } from "../../core/tool.ts";
+import type { ChildMessage, HostMessage, PluginManifest, ProxiedHook } from "./protocol.ts";
+
+/** What a spawned child tells its connection. */
+export interface ChildHandlers {
+  onMessage(message: ChildMessage): void;
+  /** A line that is not a protocol message (the child is then killed). */
+  onGarbage(line: string): void;
+  /** The child is gone; `reason` says how (`exit code 1`, `killed`, …). */
+  onExit(reason: string): void;
+}
+
+/** A running child. */
+export interface SandboxChild {
+  send(message: HostMessage): void;
+  /** Stops the child now; `onExit` follows. */
+  kill(): void;
+  /** Resolves once the child and its streams are gone. */
+  readonly closed: Promise<void>;
+  /** The last lines the child wrote on stderr (for error texts). */
+  stderrTail(): string;
+}
+
+/** Starts a child. */
+export type SpawnChild = (handlers: ChildHandlers) => SandboxChild;
+
+/** The raw outcome of a sandboxed call. */
+export interface SandboxCallResult {
+  result: ToolResult;
+  isError: boolean;
+}
+
+interface Pending {
+  tool: string;
+  resolve: (outcome: SandboxCallResult) => void;
+  update?: (partial: ToolResult) => void;
+}
+
+interface Live {
+  child: SandboxChild;
+  ready: Promise<PluginManifest>;
+  pending: Map<number, Pending>;
+  hooks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+  cancelled: Set<number>;
+  fault?: string;
+}
+
+/** How long a cancelled call may take to stop before its child is killed. */
+export const CANCEL_GRACE_MS = 200;
+
+function failure(text: string): SandboxCallResult {
+  return {
+    result: { content: [{ type: "text", text }], details: { sandbox: "fault" } },
+    isError: true,
+  };
+}
+
+/**
+ * One plugin's sandbox. Calls start the child if it is not running; a child that dies
+ * ends its in-flight calls with error results, and the next call starts a fresh one.
+ */
+export class SandboxConnection {
+  #spawn: SpawnChild;
+  #label: string;
+  #live: Live | undefined;
+  #nextId = 1;
+  #disposed = false;
+  #stopping = new Set<Promise<void>>();
+
+  /**
+   * @param label The plugin's name (or specifier, until the manifest names it).
+   * @param spawn Starts a child.
+   */
+  constructor(label: string, spawn: SpawnChild) {
+    this.#label = label;
+    this.#spawn = spawn;
+  }
+
+  /** Names the plugin in error texts. */
+  set label(label: string) {
+    this.#label = label;
+  }
+
+  /**
+   * Starts the child if needed and waits for its manifest.
+   *
+   * @returns The plugin's manifest.
+   * @throws {Error} `Cannot start sandbox of plugin …` when the module fails to load.
+   */
+  start(): Promise<PluginManifest> {
+    if (this.#disposed) {
+      return Promise.reject(
+        new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`),
+      );
+    }
+    return (this.#live ??= this.#launch()).ready;
+  }
+
+  #launch(): Live {
+    let resolveReady!: (manifest: PluginManifest) => void;
+    let rejectReady!: (error: Error) => void;
+    const ready = new Promise<PluginManifest>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    ready.catch(() => {});
+    const live: Live = {
+      child: undefined as unknown as SandboxChild,
+      ready,
+      pending: new Map(),
+      hooks: new Map(),
+      cancelled: new Set(),
+    };
+    live.child = this.#spawn({
+      onMessage: (message) => {
+        switch (message.type) {
+          case "manifest":
+            return resolveReady(message.manifest);
+          case "fatal":
+            live.fault = message.message;
+            return live.child.kill();
+          case "update":
+            return live.pending.get(message.id)?.update?.(message.partial);
+          case "result": {
+            live.cancelled.delete(message.id);
+            const pending = live.pending.get(message.id);
+            live.pending.delete(message.id);
+            return pending?.resolve({ result: message.result, isError: message.isError });
+          }
+          case "hook_result": {
+            const hook = live.hooks.get(message.id);
+            live.hooks.delete(message.id);
+            if (message.error !== undefined) hook?.reject(new Error(message.error));
+            else hook?.resolve(message.value);
+          }
+        }
+      },
+      onGarbage: (line) => {
+        live.fault ??= `printed invalid protocol output (${JSON.stringify(line.slice(0, 200))})`;
+        live.child.kill();
+      },
+      onExit: (reason) => {
+        if (this.#live === live) this.#live = undefined;
+        const tail = live.child.stderrTail().trim();
+        const why = live.fault ?? `crashed (${reason})`;
+        const said = tail === "" ? "" : `; its last words on stderr: ${JSON.stringify(tail)}`;
+        rejectReady(new Error(`Cannot start sandbox of plugin "${this.#label}": it ${why}${said}`));
+        for (const [, pending] of live.pending) {
+          pending.resolve(failure(
+            `Tool ${pending.tool} failed: the sandbox of plugin "${this.#label}" ${why} while running it${said}; it restarts for the next call`,
+          ));
+        }
+        live.pending.clear();
+        for (const [, hook] of live.hooks) {
+          hook.reject(new Error(`the sandbox of plugin "${this.#label}" ${why}`));
+        }
+        live.hooks.clear();
+      },
+    });
+    const closed = live.child.closed;
+    this.#stopping.add(closed);
+    closed.finally(() => this.#stopping.delete(closed));
+    return live;
+  }
+
+  /**
+   * Runs a tool in the sandbox. Never rejects: faults become error results.
+   *
+   * @param tool The tool's name.
+   * @param toolCallId The call's id.
+   * @param args Validated arguments.
+   * @param signal Aborted on timeout or abort: the call is cancelled, and the child is
+   * killed if it does not stop within {@linkcode CANCEL_GRACE_MS}.
+   * @param update Receives progress updates.
+   * @returns The result and whether it is an error.
+   */
+  async call(
+    tool: string,
+    toolCallId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    update?: (partial: ToolResult) => void,
+  ): Promise<SandboxCallResult> {
+    try {
+      await this.start();
+    } catch (error) {
+      return failure(`Tool ${tool} failed: ${(error as Error).message}`);
+    }
+    const live = this.#live;
+    if (live === undefined) {
+      return failure(`Tool ${tool} failed: the sandbox of plugin "${this.#label}" stopped`);
+    }
+    const id = this.#nextId++;
+    const outcome = new Promise<SandboxCallResult>((resolve) => {
+      live.pending.set(id, { tool, resolve, update });
+    });
+    const onAbort = () => {
+      const pending = live.pending.get(id);
+      if (pending === undefined) return;
+      live.pending.delete(id);
+      live.cancelled.add(id);
+      live.child.send({ type: "cancel", id });
+      setTimeout(() => {
+        if (live.cancelled.has(id)) {
+          live.fault ??= `was stopped because a call to ${tool} did not stop when cancelled`;
+          live.child.kill();
+        }
+      }, CANCEL_GRACE_MS);
+      pending.resolve(failure(`Tool ${tool} was aborted`));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    live.child.send({ type: "call", id, tool, toolCallId, args });
+    try {
+      return await outcome;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Runs one of the plugin's hooks in the sandbox.
+   *
+   * @param hook Which hook.
+   * @param context The hook's context, as JSON.
+   * @returns What the hook returned.
+   * @throws {Error} When the hook threw or the sandbox failed (the dispatcher fails closed).
+   */
+  async hook(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
+    await this.start();
+    const live = this.#live!;
+    const id = this.#nextId++;
+    const answer = new Promise<unknown>((resolve, reject) =>
+      live.hooks.set(id, { resolve, reject })
+    );
+    live.child.send({ type: "hook", id, hook, context });
+    return await answer;
+  }
+
+  /** Stops the child for good and waits until it is gone. */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    this.#live?.child.kill();
+    while (this.#stopping.size > 0) await Promise.all([...this.#stopping]);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The fast, weaker isolation: the plugin runs in a Worker with `deno.permissions` (the
+ * host needs `--unstable-worker-options`). Weaker because a worker's static imports are
+ * checked against the host's permissions, not the worker's, there is no OS layer, and a
+ * runaway tool shares the host's process (it is terminated, not killed).
+ *
+ * @module
+ */
+
+import { PERMISSION_NAMES, type PluginPermissions } from "../permissions.ts";
+import type { RunnerConfig } from "./serve_plugin.ts";
+import type { SandboxChild, SpawnChild } from "./sandbox_connection.ts";
+
+/**
+ * The `deno.permissions` of a worker for resolved grants: exactly them, nothing inherited.
+ *
+ * @param grants Resolved grants.
+ * @returns The permissions object of `new Worker(…, { deno: { permissions } })`.
+ *
+ * @example
+ * ```ts
+ * import { workerPermissions } from "./worker_isolation.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(workerPermissions({ read: ["/ws"] }).net, false);
+ * ```
+ */
+export function workerPermissions(grants: PluginPermissions): Deno.PermissionOptionsObject {
+  const permissions: Record<string, boolean | string[]> = {};
+  for (const name of PERMISSION_NAMES) {
+    const grant = grants[name];
+    permissions[name] = grant === true
+      ? true
+      : Array.isArray(grant) && grant.length > 0
+      ? [...grant]
+      : false;
+  }
+  return permissions as Deno.PermissionOptionsObject;
+}
+
+/**
+ * A spawner of worker sandboxes for a {@linkcode SandboxConnection}.
+ *
+ * @param entry The entry module's URL (imports the worker runner and the plugin).
+ * @param config What the worker serves.
+ * @param grants Resolved grants (within the host's: a worker cannot have more).
+ * @returns A function that starts one worker per call.
+ * @throws {Error} From the returned function, when the host runs without
+ * `--unstable-worker-options`.
+ *
+ * @example
+ * ```ts
+ * import { spawnWorker } from "./worker_isolation.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const config = { specifier: "file:///p.ts", read: [], confined: false };
+ * equal(typeof spawnWorker(new URL("file:///entry.ts"), config, {}), "function");
+ * ```
+ */
+export function spawnWorker(
+  entry: URL,
+  config: RunnerConfig,
+  grants: PluginPermissions,
+): SpawnChild {
+  return function spawn(handlers): SandboxChild {
+    let worker: Worker;
+    try {
+      worker = new Worker(entry, {
+        type: "module",
+        deno: { permissions: workerPermissions(grants) },
+      } as WorkerOptions);
+    } catch (error) {
+      throw new Error(
+        `Cannot start worker sandbox: ${
+          (error as Error).message
+        } (isolation "worker" needs the host to run with --unstable-worker-options)`,
+      );
+    }
+    let alive = true;
+    let closedResolve!: () => void;
+    const closed = new Promise<void>((resolve) => (closedResolve = resolve));
+    let tail = "";
+    const stop = (reason: string) => {
+      if (!alive) return;
+      alive = false;
+      worker.terminate();
+      handlers.onExit(reason);
+      closedResolve();
+    };
+    worker.onmessage = (event) => handlers.onMessage(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      tail = event.message ?? String(event);
+      stop("an uncaught error");
+    };
+    worker.postMessage(config);
+    return {
+      send: (message) => alive && worker.postMessage(message),
+      kill: () => stop("terminated"),
+      closed,
+      stderrTail: () => tail,
+    };
+  };
+}

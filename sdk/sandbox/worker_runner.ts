@@ -1,0 +1,55 @@
+/**
+ * The child side of a worker sandbox: the host's entry module imports this runner and
+ * the plugin module, then calls {@linkcode serveWorker}. The first message is the
+ * {@linkcode RunnerConfig}, then the same protocol as the process sandbox, over
+ * `postMessage`.
+ *
+ * @module
+ */
+
+import type { HostMessage } from "./protocol.ts";
+import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
+
+// deno-lint-ignore no-explicit-any
+const scope = globalThis as any;
+
+/**
+ * Serves the plugin over `postMessage` for as long as the worker lives.
+ *
+ * @param module The plugin module's namespace.
+ * @returns When serving ends (it does not while the worker lives).
+ *
+ * @example The entry module the host writes
+ * ```ts ignore
+ * import { serveWorker } from "file:///…/sdk/sandbox/worker_runner.ts";
+ * import * as plugin from "file:///…/weather.ts";
+ * await serveWorker(plugin);
+ * ```
+ */
+export async function serveWorker(module: PluginModule): Promise<void> {
+  const queue: HostMessage[] = [];
+  let wake: (() => void) | undefined;
+  let start: (config: RunnerConfig) => void = () => {};
+  const configured = new Promise<RunnerConfig>((resolve) => (start = resolve));
+  let config: RunnerConfig | undefined;
+  scope.onmessage = (event: MessageEvent) => {
+    if (config === undefined) {
+      config = event.data as RunnerConfig;
+      start(config);
+      return;
+    }
+    queue.push(event.data as HostMessage);
+    wake?.();
+    wake = undefined;
+  };
+  const messages = async function* (): AsyncIterable<HostMessage> {
+    while (true) {
+      while (queue.length > 0) yield queue.shift()!;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  await servePlugin(await configured, module, {
+    send: (message) => scope.postMessage(message),
+    messages: messages(),
+  });
+}
