@@ -1,8 +1,5 @@
 import { deepEqual, equal } from "node:assert/strict";
-import {
-  parseToolArguments,
-  PartialJsonParser,
-} from "../../sdk/providers/openai/partial_json.ts";
+import { parseToolArguments, PartialJsonParser } from "../../sdk/providers/openai/partial_json.ts";
 
 const SAMPLES: unknown[] = [
   { city: "Paris" },
@@ -57,21 +54,23 @@ Deno.test("PartialJsonParser leaves an unfinished key and a pending escape out",
   deepEqual(parser.value, { a: 1 });
   parser.push('ng": "x\\');
   deepEqual(parser.value, { a: 1, long: "x" });
-  parser.push('u00e9');
+  parser.push("u00e9");
   deepEqual(parser.value, { a: 1, long: "x\u00e9" });
   equal(parser.complete, false);
 });
 
 Deno.test("PartialJsonParser stops at text that is not JSON and keeps what it had", () => {
-  for (const [text, value] of [
-    ['{"a": 1} x', { a: 1 }],
-    ['{"a": tru e}', {}],
-    ['{"a" 1}', {}],
-    ['{"a": "x\\q"}', { a: "x" }],
-    ["{a: 1}", {}],
-    ['[1,, 2]', [1]],
-    ["{'a': 1}", {}],
-  ] as const) {
+  for (
+    const [text, value] of [
+      ['{"a": 1} x', { a: 1 }],
+      ['{"a": tru e}', {}],
+      ['{"a" 1}', {}],
+      ['{"a": "x\\q"}', { a: "x" }],
+      ["{a: 1}", {}],
+      ["[1,, 2]", [1]],
+      ["{'a': 1}", {}],
+    ] as const
+  ) {
     const parser = feed(text, 1);
     equal(parser.failed, true, text);
     equal(parser.complete, false, text);

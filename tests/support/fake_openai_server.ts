@@ -22,7 +22,9 @@
  *
  * Faults (`fault`): `"500"` and `"429"` answer with that status and an OpenAI-style JSON
  * error (`retryAfter` sets `Retry-After`); `status` gives any other HTTP error; `"cut"`
- * sends `faultAfter` events (default 2) and then breaks the connection; `"malformed"`
+ * sends `faultAfter` events (default 2) and then breaks the connection (Deno's HTTP server
+ * logs the broken body to stderr: expected); `"truncate"` sends
+ * them and then ends the response cleanly, without the final events; `"malformed"`
  * sends them and then a chunk that is not JSON; `"error_event"` sends them and then an
  * in-stream error event. `delayMs` waits before every event (slow chunks). A request past
  * the end of the script gets a 400 whose message says so.
@@ -39,7 +41,7 @@ export interface FakeToolCall {
 }
 
 /** A fault to inject instead of (or in the middle of) a normal answer. */
-export type FakeFault = "500" | "429" | "cut" | "malformed" | "error_event";
+export type FakeFault = "500" | "429" | "cut" | "truncate" | "malformed" | "error_event";
 
 /** Token counts the fake reports (defaults: input 10, output 5, cached 0). */
 export interface FakeUsage {
@@ -69,7 +71,7 @@ export interface FakeTurn {
   retryAfter?: number | string;
   /** The error text the provider sends with a fault (default: a generic one). */
   errorMessage?: string;
-  /** For `"cut"`, `"malformed"` and `"error_event"`: events sent before the fault (default 2). */
+  /** For `"cut"`, `"truncate"`, `"malformed"`, `"error_event"`: events sent first (default 2). */
   faultAfter?: number;
 }
 

@@ -1,0 +1,240 @@
+import { createAgent } from "@tack/agent";
+import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
+import { deepEqual, equal, match } from "node:assert/strict";
+import { type FakeOpenAIServer, startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { ask, closedPort, runTurn, within } from "./stream_helpers.ts";
+
+/** Quick retries, so the faults tests stay fast. */
+function model(server: FakeOpenAIServer, options: Partial<OpenAIOptions> = {}) {
+  return openai({
+    model: "m",
+    baseURL: server.baseURL,
+    apiKey: "k",
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 2,
+    ...options,
+  });
+}
+
+const SERVER_ERROR = "The server had an error while processing your request.";
+
+Deno.test("a 500 before any output is retried", async () => {
+  await using server = await startFakeOpenAI({ turns: [{ fault: "500" }, { text: "ok" }] });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "stop");
+  deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  equal(server.requests.length, 2);
+  // The failed attempt leaves no trace in the events.
+  deepEqual(turn.types, ["start", "text_start", "text_delta", "text_end", "done"]);
+});
+
+Deno.test("a 500 that persists ends with the status and the server's text", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ fault: "500" }, { fault: "500" }, { fault: "500" }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 500 for model m: ${SERVER_ERROR} ` +
+      "(the server failed; retries were used up) (after 3 attempts)",
+  );
+  equal(server.requests.length, 3);
+  deepEqual(turn.types, ["start", "error"]);
+});
+
+Deno.test("maxRetries: 0 turns retries off", async () => {
+  await using server = await startFakeOpenAI({ turns: [{ fault: "500" }, { text: "ok" }] });
+  const turn = await runTurn(model(server, { maxRetries: 0 }), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(server.requests.length, 1);
+});
+
+Deno.test("a 429 is retried after the Retry-After the server asked for", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ fault: "429", retryAfter: 0 }, { text: "ok" }],
+  });
+  // The backoff alone would wait a minute: finishing at once shows Retry-After won.
+  const slow = model(server, { retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 });
+  const turn = await within(5_000, runTurn(slow, ask("hi")));
+  equal(turn.message.stopReason, "stop");
+  equal(server.requests.length, 2);
+});
+
+Deno.test("a Retry-After longer than maxRetryAfterMs is reported, not waited for", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ fault: "429", retryAfter: 120, errorMessage: "Rate limit reached for m." }],
+  });
+  const turn = await within(5_000, runTurn(model(server), ask("hi")));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 429 for model m: Rate limit reached for m. ` +
+      "(rate limited or out of quota; retries were used up)",
+  );
+  equal(server.requests.length, 1);
+});
+
+Deno.test("client errors are not retried and say what to check", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [
+      { status: 401, errorMessage: "Incorrect API key provided: k." },
+      { status: 404, errorMessage: "The model `m` does not exist." },
+      { status: 400, errorMessage: "Invalid schema for function 'x'." },
+    ],
+  });
+  const messages = [];
+  for (let i = 0; i < 3; i++) messages.push((await runTurn(model(server), ask("hi"))).message);
+  deepEqual(messages.map((m) => m.errorMessage), [
+    `${server.baseURL} answered 401 for model m: Incorrect API key provided: k. ` +
+    "(check the API key (the apiKey option or OPENAI_API_KEY))",
+    `${server.baseURL} answered 404 for model m: The model \`m\` does not exist. ` +
+    "(check the model name and the base URL (the baseURL option or OPENAI_BASE_URL))",
+    `${server.baseURL} answered 400 for model m: Invalid schema for function 'x'.`,
+  ]);
+  equal(server.requests.length, 3);
+});
+
+Deno.test("a connection cut after output ends the message, keeping what arrived", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "abcdefgh", fault: "cut", faultAfter: 2 }, { text: "never" }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `The connection to ${server.baseURL} failed: error reading a body from connection`,
+  );
+  deepEqual(turn.message.content, [{ type: "text", text: "abcd" }]);
+  equal(server.requests.length, 1); // never retried after partial output
+  deepEqual(turn.types, ["start", "text_start", "text_delta", "error"]);
+});
+
+Deno.test("a connection cut before any output is retried", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "lost", fault: "cut", faultAfter: 1 }, { text: "ok" }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  equal(server.requests.length, 2);
+});
+
+Deno.test("a stream that ends without a finish reason is an error", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "abcdefgh", fault: "truncate", faultAfter: 3 }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the stream ended before the response was complete`,
+  );
+  deepEqual(turn.message.content, [{ type: "text", text: "abcdefgh" }]);
+});
+
+Deno.test("a malformed chunk ends the message and is not retried", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "abcdefgh", fault: "malformed", faultAfter: 1 }, { text: "never" }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} sent a malformed stream chunk (not JSON): ` +
+      "Error reading response: malformed server-sent event JSON.",
+  );
+  equal(server.requests.length, 1);
+});
+
+Deno.test("an error event inside the stream ends the message with the provider's text", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "abcdefgh", fault: "error_event", errorMessage: "Overloaded, try later." }],
+  });
+  const turn = await runTurn(model(server), ask("hi"));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} reported an error mid-stream (model m): Overloaded, try later.`,
+  );
+  deepEqual(turn.message.content, [{ type: "text", text: "abcd" }]);
+});
+
+Deno.test("a refused connection is retried, then reported with the address", async () => {
+  const baseURL = `http://127.0.0.1:${closedPort()}/v1`;
+  const refused = openai({ model: "m", baseURL, maxRetries: 1, retryBaseDelayMs: 1 });
+  const turn = await runTurn(refused, ask("hi"));
+  equal(turn.message.stopReason, "error");
+  match(
+    turn.message.errorMessage ?? "",
+    new RegExp(`^Cannot connect to ${baseURL}: .+ \\(after 2 attempts\\)$`),
+  );
+});
+
+Deno.test("no API key for api.openai.com is reported, not sent", async () => {
+  const saved = Deno.env.get("OPENAI_API_KEY");
+  Deno.env.delete("OPENAI_API_KEY");
+  try {
+    const turn = await runTurn(
+      openai({ model: "gpt-test", baseURL: "https://api.openai.com/v1" }),
+      ask("hi"),
+    );
+    equal(turn.message.stopReason, "error");
+    equal(
+      turn.message.errorMessage,
+      "No OpenAI API key: set OPENAI_API_KEY (and allow reading it with " +
+        "--allow-env=OPENAI_API_KEY), pass apiKey, or point baseURL at a local server",
+    );
+  } finally {
+    if (saved !== undefined) Deno.env.set("OPENAI_API_KEY", saved);
+  }
+});
+
+Deno.test("abort mid-stream cancels the request and ends with stopReason aborted", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "a long answer that streams slowly", chunkSize: 2, delayMs: 20 }],
+  });
+  const controller = new AbortController();
+  const turn = await within(
+    5_000,
+    runTurn(model(server), ask("hi"), controller.signal, (event) => {
+      if (event.type === "text_delta") controller.abort();
+    }),
+  );
+  equal(turn.message.stopReason, "aborted");
+  equal(turn.message.errorMessage, "The request was aborted");
+  deepEqual(turn.message.content, [{ type: "text", text: "a " }]);
+  equal(turn.types.at(-1), "error");
+});
+
+Deno.test("abort during a retry backoff ends at once", async () => {
+  await using server = await startFakeOpenAI({ turns: [{ fault: "500" }, { text: "never" }] });
+  const controller = new AbortController();
+  const slow = model(server, { retryBaseDelayMs: 60_000, retryMaxDelayMs: 60_000 });
+  const pending = runTurn(slow, ask("hi"), controller.signal);
+  while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+  setTimeout(() => controller.abort(), 20);
+  const turn = await within(5_000, pending);
+  equal(turn.message.stopReason, "aborted");
+  equal(server.requests.length, 1);
+});
+
+Deno.test("a signal aborted before the turn sends nothing", async () => {
+  await using server = await startFakeOpenAI({ turns: [{ text: "never" }] });
+  const turn = await runTurn(model(server), ask("hi"), AbortSignal.abort());
+  equal(turn.message.stopReason, "aborted");
+  equal(server.requests.length, 0);
+});
+
+Deno.test("agent.abort() mid-stream ends the run with an aborted message", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "streaming slowly for a while", chunkSize: 1, delayMs: 15 }],
+  });
+  const agent = createAgent({ model: model(server) });
+  agent.subscribe((event) => {
+    if (event.type === "message_update" && event.assistantMessageEvent.type === "text_delta") {
+      agent.abort();
+    }
+  });
+  await within(5_000, agent.prompt("hi"));
+  const last = agent.messages.at(-1);
+  equal(last?.role === "assistant" && last.stopReason, "aborted");
+});
