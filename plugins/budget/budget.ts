@@ -38,7 +38,9 @@ function checkCap(name: string, value: unknown): number {
   if (value === undefined) return Infinity;
   if (typeof value !== "number" || !(value >= 0)) {
     throw new TypeError(
-      `Cannot create budget plugin: ${name} must be a number >= 0, got ${JSON.stringify(value)}`,
+      `Cannot create budget plugin: ${name} must be a number >= 0, got ${
+        typeof value === "number" ? value : JSON.stringify(value)
+      }`,
     );
   }
   return value;

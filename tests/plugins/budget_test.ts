@@ -1,0 +1,182 @@
+import {
+  type AssistantMessage,
+  type AssistantMessageEventStream,
+  createAgent,
+  defineTool,
+  type Model,
+  scriptedModel,
+  text,
+  type Tool,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import budgetDefault, { budget } from "@tack/agent/plugins/budget";
+import { openai } from "../../sdk/providers/openai/mod.ts";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { Type } from "typebox";
+import { deepEqual, equal, throws } from "node:assert/strict";
+
+function counterTool(ran: string[]): Tool {
+  return defineTool({
+    name: "step",
+    description: "Does one step",
+    parameters: Type.Object({ n: Type.Number() }),
+    execute: ({ n }) => {
+      ran.push(String(n));
+      return { content: [{ type: "text", text: `step ${n}` }] };
+    },
+  });
+}
+
+function results(messages: readonly { role: string }[]): string[] {
+  return messages
+    .filter((m): m is ToolResultMessage => m.role === "toolResult")
+    .map((m) => m.content.map((c) => (c.type === "text" ? c.text : "")).join(""));
+}
+
+/** A model that reports a cost on every message (wraps the scripted model's stream). */
+function pricedModel(inner: Model, costPerTurn: number): Model {
+  const price = (message: AssistantMessage): AssistantMessage => ({
+    ...message,
+    usage: { ...message.usage, cost: { ...message.usage.cost, total: costPerTurn } },
+  });
+  return {
+    provider: inner.provider,
+    id: inner.id,
+    async stream(request, options): Promise<AssistantMessageEventStream> {
+      const stream = await inner.stream(request, options);
+      return {
+        async *[Symbol.asyncIterator]() {
+          for await (const event of stream) {
+            if (event.type === "done") yield { ...event, message: price(event.message) };
+            else yield event;
+          }
+        },
+        result: async () => price(await stream.result()),
+      };
+    },
+  };
+}
+
+Deno.test("maxToolCalls: calls past the cap are blocked and the run stops after that turn", async () => {
+  const ran: string[] = [];
+  const limit = budget({ maxToolCalls: 3 });
+  const model = scriptedModel([
+    [toolCall("step", { n: 1 }), toolCall("step", { n: 2 })],
+    [toolCall("step", { n: 3 }), toolCall("step", { n: 4 })],
+    [text("never reached")],
+  ]);
+  const agent = createAgent({ model, tools: [counterTool(ran)], plugins: [limit] });
+  const added = await agent.prompt("go");
+  deepEqual(results(added), [
+    "step 1",
+    "step 2",
+    "step 3",
+    "Budget reached: 3 of 3 tool calls used this run (maxToolCalls); the run stops after this turn",
+  ]);
+  deepEqual(ran, ["1", "2", "3"]);
+  equal(model.requests.length, 2);
+  equal(added.at(-1)?.role, "toolResult");
+  deepEqual(limit.spent, { toolCalls: 3, tokens: 0, cost: 0 });
+  equal(limit.exhausted, "3 of 3 tool calls used this run (maxToolCalls)");
+});
+
+Deno.test('scope "run" starts again at each prompt; scope "session" does not', async () => {
+  for (const scope of ["run", "session"] as const) {
+    const ran: string[] = [];
+    const limit = budgetDefault({ maxToolCalls: 1, scope });
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("step", { n: 1 })],
+        [text("one")],
+        [toolCall("step", { n: 2 })],
+        [text("two")],
+      ]),
+      tools: [counterTool(ran)],
+      plugins: [limit],
+    });
+    await agent.prompt("first");
+    const second = results(await agent.prompt("second"));
+    if (scope === "run") {
+      deepEqual([ran, second], [["1", "2"], ["step 2"]]);
+    } else {
+      deepEqual([ran, second], [["1"], [
+        "Budget reached: 1 of 1 tool calls used this session (maxToolCalls); the run stops after this turn",
+      ]]);
+    }
+  }
+});
+
+Deno.test("maxTokens: usage from a real (loopback) OpenAI-compatible stream ends the run", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [
+      { toolCalls: [{ name: "step", arguments: { n: 1 } }] },
+      { toolCalls: [{ name: "step", arguments: { n: 2 } }] },
+      { text: "never reached" },
+    ],
+  });
+  const ran: string[] = [];
+  const limit = budget({ maxTokens: 25 });
+  const agent = createAgent({
+    model: openai({ model: "gpt-test", baseURL: server.baseURL, apiKey: "test" }),
+    tools: [counterTool(ran)],
+    plugins: [limit],
+  });
+  const added = await agent.prompt("go");
+  deepEqual(results(added), [
+    "step 1",
+    "Budget reached: 30 of 25 tokens used this run (maxTokens); the run stops after this turn",
+  ]);
+  deepEqual(ran, ["1"]);
+  equal(server.requests.length, 2);
+  deepEqual(limit.spent, { toolCalls: 1, tokens: 30, cost: 0 });
+  await agent.dispose();
+});
+
+Deno.test("maxCost: the cost reported on assistant messages ends the run", async () => {
+  const ran: string[] = [];
+  const limit = budget({ maxCost: 0.015 });
+  const inner = scriptedModel([
+    [toolCall("step", { n: 1 })],
+    [toolCall("step", { n: 2 })],
+    [text("never reached")],
+  ]);
+  const agent = createAgent({
+    model: pricedModel(inner, 0.01),
+    tools: [counterTool(ran)],
+    plugins: [limit],
+  });
+  const added = await agent.prompt("go");
+  deepEqual(results(added), [
+    "step 1",
+    "Budget reached: cost 0.02 of 0.015 spent this run (maxCost); the run stops after this turn",
+  ]);
+  equal(inner.requests.length, 2);
+});
+
+Deno.test("a cap reached on a text-only turn ends the run as usual", async () => {
+  const limit = budget({ maxCost: 0.005 });
+  const agent = createAgent({
+    model: pricedModel(scriptedModel([[text("hi")]]), 0.01),
+    plugins: [limit],
+  });
+  const added = await agent.prompt("go");
+  equal(added.at(-1)?.role, "assistant");
+  equal(limit.exhausted, "cost 0.01 of 0.005 spent this run (maxCost)");
+});
+
+Deno.test("malformed caps are load errors", () => {
+  for (
+    const [options, message] of [
+      [{ maxToolCalls: -1 }, "maxToolCalls must be a number >= 0, got -1"],
+      [{ maxTokens: "100" }, 'maxTokens must be a number >= 0, got "100"'],
+      [{ maxCost: Number.NaN }, "maxCost must be a number >= 0, got NaN"],
+      [{ scope: "turn" }, 'scope must be "run" or "session", got "turn"'],
+    ] as const
+  ) {
+    throws(() => budget(options as never), {
+      name: "TypeError",
+      message: `Cannot create budget plugin: ${message}`,
+    });
+  }
+});
