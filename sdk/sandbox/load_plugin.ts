@@ -83,7 +83,7 @@ function grantsNothing(grants: Required<PluginPermissions>): boolean {
  * permissions (or `options.permissions`). Tools and hooks are proxied; a denial inside
  * them is an error result `Permission denied: …` the model reads.
  *
- * @param specifier A path (relative to `root`), `file:`, `jsr:`, `npm:` or `https:` specifier.
+ * @param specifier A path (relative to the cwd), `file:`, `jsr:`, `npm:` or `https:` specifier.
  * @param options Sandbox, grants, isolation, root, factory options.
  * @returns The plugin; `dispose()` stops its sandbox.
  * @throws {Error} `Cannot load plugin "<specifier>": …` when the module fails to load, asks
@@ -113,7 +113,9 @@ export async function loadPlugin(
   options: LoadPluginOptions = {},
 ): Promise<Plugin> {
   const root = resolve(options.root ?? Deno.cwd());
-  if (!options.sandbox) return await importInProcess(moduleUrl(specifier, root), options.options);
+  if (!options.sandbox) {
+    return await importInProcess(moduleUrl(specifier, Deno.cwd()), options.options);
+  }
   const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   const given = options.permissions === undefined
     ? undefined

@@ -10,8 +10,10 @@
 export interface ModuleGraph {
   /** The root module's URL. */
   root: string;
-  /** Absolute paths of the graph's local modules. */
+  /** Absolute paths of the local modules the root imports statically (transitively). */
   localFiles: string[];
+  /** Absolute paths of local modules reached only through dynamic imports. */
+  dynamicFiles: string[];
   /** `host[:port]` of every remote module (e.g. `jsr.io`). */
   remoteHosts: string[];
   /** Scoped mappings of every bare specifier in the graph, as the host resolved them. */
@@ -20,7 +22,7 @@ export interface ModuleGraph {
 
 interface InfoModule {
   specifier: string;
-  dependencies?: { specifier: string; code?: { specifier?: string } }[];
+  dependencies?: { specifier: string; code?: { specifier?: string }; isDynamic?: boolean }[];
 }
 
 async function deno(args: string[], cwd: string): Promise<string> {
@@ -91,23 +93,42 @@ export async function prepareModuleGraph(
   const info = JSON.parse(await deno(["info", "--json", specifier], cwd)) as {
     roots: string[];
     modules: InfoModule[];
+    redirects?: Record<string, string>;
   };
-  const localFiles: string[] = [];
+  const redirects = info.redirects ?? {};
+  const follow = (url: string) => redirects[url] ?? url;
+  const modules = new Map(info.modules.map((module) => [module.specifier, module]));
+  const staticUrls = new Set<string>();
+  const dynamicUrls = new Set<string>();
+  const walk = (url: string, viaDynamic: boolean) => {
+    const target = viaDynamic ? dynamicUrls : staticUrls;
+    if (staticUrls.has(url) || target.has(url)) return;
+    target.add(url);
+    if (!viaDynamic) dynamicUrls.delete(url);
+    for (const dependency of modules.get(url)?.dependencies ?? []) {
+      const next = dependency.code?.specifier;
+      if (next !== undefined) walk(follow(next), viaDynamic || dependency.isDynamic === true);
+    }
+  };
+  for (const root of info.roots) walk(follow(root), false);
   const remoteHosts = new Set<string>();
   const scopes: Record<string, Record<string, string>> = {};
   for (const module of info.modules) {
-    if (module.specifier.startsWith("file:")) {
-      localFiles.push(decodeURIComponent(new URL(module.specifier).pathname));
-    } else if (/^https?:/.test(module.specifier)) remoteHosts.add(new URL(module.specifier).host);
+    if (/^https?:/.test(module.specifier)) remoteHosts.add(new URL(module.specifier).host);
     for (const dependency of module.dependencies ?? []) {
       const resolved = dependency.code?.specifier;
       if (resolved === undefined || !isBare(dependency.specifier)) continue;
       (scopes[module.specifier] ??= {})[dependency.specifier] = resolved;
     }
   }
+  const local = (urls: Set<string>) =>
+    [...urls].filter((url) => url.startsWith("file:")).map((url) =>
+      decodeURIComponent(new URL(url).pathname)
+    );
   return {
-    root: info.roots[0],
-    localFiles,
+    root: follow(info.roots[0]),
+    localFiles: local(staticUrls),
+    dynamicFiles: local(dynamicUrls),
     remoteHosts: [...remoteHosts],
     importMap: { imports: {}, scopes },
   };

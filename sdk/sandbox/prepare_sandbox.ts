@@ -30,7 +30,7 @@ export type Isolation = "process" | "worker";
 export interface SandboxOptions {
   /** Default `"process"`. */
   isolation?: Isolation;
-  /** The workspace root relative specifiers and grant paths resolve against (default the cwd). */
+  /** The workspace root relative grant paths resolve against (default the cwd); relative specifiers resolve against the cwd. */
   root?: string;
   /** Passed to the module's default export when it is a factory. */
   options?: unknown;
@@ -110,7 +110,7 @@ export async function prepareSandbox(
   readGrant: readonly string[] = [],
 ): Promise<PreparedSandbox> {
   const root = resolve(options.root ?? Deno.cwd());
-  const url = moduleUrl(specifier, root);
+  const url = moduleUrl(specifier, Deno.cwd());
   const label = `Cannot load plugin ${JSON.stringify(specifier)}`;
   const base = (grants: Required<PluginPermissions>) => ({
     specifier: url,
@@ -144,6 +144,15 @@ export async function prepareSandbox(
     ...readGrant,
   ];
   const outside = graph.localFiles.find((file) => !within(file, allowed));
+  // Modules only imported dynamically are mounted when they are the plugin's own; others
+  // stay hidden, and importing them is a denial at call time, not a load error.
+  graph = {
+    ...graph,
+    localFiles: [
+      ...graph.localFiles,
+      ...graph.dynamicFiles.filter((file) => within(file, allowed)),
+    ],
+  };
   if (outside !== undefined) {
     throw new Error(
       `${label}: it imports ${JSON.stringify(outside)}, which is outside its folder ${

@@ -114,6 +114,14 @@ function grantedEnv(env: PluginPermissions["env"]): Record<string, string> {
   return out;
 }
 
+function hostPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "/usr/bin:/bin";
+  } catch {
+    return "/usr/bin:/bin";
+  }
+}
+
 function exists(path: string): boolean {
   try {
     Deno.statSync(path);
@@ -141,7 +149,7 @@ function paths(grant: PluginPermissions["read"]): string[] {
  *
  * const command = sandboxCommand({
  *   label: "demo", grants: resolveGrants({}, "/"), layer: "none", denoDir: "/cache",
- *   graph: { root: "file:///p.ts", localFiles: ["/p.ts"], remoteHosts: [], importMap: { imports: {}, scopes: {} } },
+ *   graph: { root: "file:///p.ts", localFiles: ["/p.ts"], dynamicFiles: [], remoteHosts: [], importMap: { imports: {}, scopes: {} } },
  *   importMapPath: "/tmp/map.json", entryPath: "/tmp/entry.ts", config: { specifier: "file:///p.ts", read: [], confined: false },
  * });
  * equal(command.command, Deno.execPath());
@@ -165,6 +173,9 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
   ];
   const env = {
     ...grantedEnv(grants.env),
+    // Deno resolves commands through PATH before it checks `run` (without it, a denied
+    // spawn reads "entity not found"); the plugin cannot read PATH without `env`.
+    PATH: hostPath(),
     DENO_DIR: input.denoDir,
     DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",

@@ -1,0 +1,127 @@
+/**
+ * `inspectPlugin`: what a plugin registers and asks for, read before it runs with any
+ * permission (like a browser extension's permission prompt).
+ *
+ * @module
+ */
+
+import { resolve } from "node:path";
+import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
+import type { PluginPermissions } from "../permissions.ts";
+import { escapingRunGrants } from "./grant_warnings.ts";
+import { missingPermissions } from "./permission_ceiling.ts";
+import { describeGrants, resolveGrants } from "./permission_flags.ts";
+import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
+import { SandboxConnection } from "./sandbox_connection.ts";
+
+/** One tool, as `inspect` shows it. */
+export interface InspectedTool {
+  name: string;
+  description: string;
+  effects?: ToolEffect[];
+  executionMode?: ToolExecutionMode;
+}
+
+/** What a plugin is and asks for. */
+export interface PluginInspection {
+  name: string;
+  version?: string;
+  description?: string;
+  tools: InspectedTool[];
+  /** The permissions it declares, paths resolved against the root. */
+  permissions: PluginPermissions;
+  /** Whether an OS layer would confine its module loading. */
+  confined: boolean;
+  /** What to worry about: grants above the host's, escaping `run`, no OS layer. */
+  warnings: string[];
+}
+
+/**
+ * Inspects a plugin: its module runs once in a sandbox with no permissions at all, only
+ * to report its manifest; then the sandbox is stopped.
+ *
+ * @param specifier A path (relative to the cwd), `file:`, `jsr:`, `npm:` or `https:` specifier.
+ * @param options Root, isolation, OS layer, factory options.
+ * @returns Its name, tools, declared permissions, confinement and warnings.
+ * @throws {Error} `Cannot load plugin "<specifier>": …` when the module fails to load
+ * without permissions.
+ *
+ * @example A plugin that asks for network access
+ * ```ts
+ * import { inspectPlugin } from "./inspect_plugin.ts";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/weather.js`, `export default {
+ *   name: "weather", permissions: { net: ["api.example.com"] },
+ *   tools: [{ name: "get_weather", description: "Weather", parameters: { type: "object" },
+ *     effects: ["net"], execute: () => ({ content: [] }) }],
+ * };`);
+ * const report = await inspectPlugin(`${dir}/weather.js`, { stderr: "capture" });
+ * equal(report.name, "weather");
+ * deepEqual(report.permissions, { net: ["api.example.com"] });
+ * deepEqual(report.tools[0].effects, ["net"]);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export async function inspectPlugin(
+  specifier: string,
+  options: SandboxOptions = {},
+): Promise<PluginInspection> {
+  const root = resolve(options.root ?? Deno.cwd());
+  const prepared = await prepareSandbox(specifier, options);
+  const connection = new SandboxConnection(
+    specifier,
+    prepared.spawnFor(resolveGrants({}, root)),
+  );
+  try {
+    let manifest;
+    try {
+      manifest = await connection.start();
+    } catch (error) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: ${
+          (error as Error).message.replace(/^Cannot start sandbox of plugin "[^"]*": /, "")
+        }`,
+      );
+    }
+    const grants = resolveGrants(manifest.permissions, root);
+    const permissions: PluginPermissions = {};
+    for (const [name, grant] of Object.entries(grants)) {
+      if (grant !== false) permissions[name as keyof PluginPermissions] = grant;
+    }
+    const warnings: string[] = [];
+    const missing = missingPermissions(grants);
+    if (Object.keys(missing).length > 0) {
+      warnings.push(
+        `it asks for more than this process has (missing ${
+          describeGrants(missing)
+        }): loading it will be refused`,
+      );
+    }
+    const escaping = escapingRunGrants(grants);
+    if (escaping.length > 0) {
+      warnings.push(
+        `it asks for run access to ${escaping.join(", ")}, which escapes every sandbox`,
+      );
+    }
+    if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);
+    return {
+      name: manifest.name,
+      version: manifest.version,
+      description: manifest.description,
+      tools: manifest.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        effects: tool.effects,
+        executionMode: tool.executionMode,
+      })),
+      permissions,
+      confined: prepared.confined,
+      warnings,
+    };
+  } finally {
+    await connection.dispose();
+    await prepared.cleanup();
+  }
+}
