@@ -7,6 +7,8 @@
 
 import { type Node, type ParseError, parseTree, printParseErrorCode } from "@std/jsonc";
 import { dirname, resolve } from "node:path";
+import { compileRules } from "../plugins/rules/mod.ts";
+import type { Rule } from "../plugins/rules/rule.ts";
 import { PERMISSION_NAMES, type PluginPermissions } from "../sdk/permissions.ts";
 
 /** One plugin to load, from the config file or a `--plugin` flag. */
@@ -37,6 +39,8 @@ export interface TackConfig {
   /** Where sessions are written (default `.tack/sessions`), relative to the config file. */
   sessionDir?: string;
   maxTurns?: number;
+  /** Confirm-policy rules: `ask` needs a yes, `allow` exempts, `deny` blocks (even with `--yes`). */
+  rules?: Rule[];
 }
 
 /** The outcome of {@linkcode loadConfig}. */
@@ -51,6 +55,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "plugins",
   "sessionDir",
   "maxTurns",
+  "rules",
 ];
 
 const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions"];
@@ -192,6 +197,26 @@ class Reader {
     return entry as PluginEntry;
   }
 
+  rules(node: Node): Rule[] {
+    if (node.type !== "array") this.fail(node, "rules", `must be an array, got ${describe(node)}`);
+    const items = node.children ?? [];
+    const rules = items.map((item) => this.value(item) as Rule);
+    const check = (list: Rule[], offset: number) => {
+      try {
+        compileRules(list, "config");
+      } catch (error) {
+        const message = (error as Error).message.replace(/^Cannot create config: /, "");
+        const found = /^rules\[(\d+)\](?: \("[^"]*"\))?: (.*)$/s.exec(message);
+        if (!found) this.fail(node, "rules", message);
+        const index = Number(found[1]) + offset;
+        this.fail(items[index] ?? node, `rules[${index}]`, found[2]);
+      }
+    };
+    items.forEach((_, i) => check([rules[i]], i));
+    check(rules, 0);
+    return rules;
+  }
+
   config(root: Node, baseDir: string): TackConfig {
     const config: TackConfig = {};
     for (const [name, , value] of this.entries(root, "", CONFIG_KEYS)) {
@@ -204,7 +229,8 @@ class Reader {
           this.fail(value, name, `must be a positive integer, got ${describe(value)}`);
         }
         config.maxTurns = value.value;
-      } else if (name === "plugins") {
+      } else if (name === "rules") config.rules = this.rules(value);
+      else if (name === "plugins") {
         if (value.type !== "array") {
           this.fail(value, name, `must be an array, got ${describe(value)}`);
         }

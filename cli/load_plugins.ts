@@ -9,6 +9,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../sdk/define_plugin.ts";
+import { loadPlugin } from "../sdk/sandbox/load_plugin.ts";
 import type { PluginEntry } from "./config.ts";
 
 /** The plugins that ship with Tack, by short name. */
@@ -137,6 +138,55 @@ export async function importPlugin(url: string, entry: PluginEntry): Promise<Plu
     throw new Error("it takes no options (its default export is a plugin, not a factory)");
   }
   return exported;
+}
+
+/**
+ * The CLI's loader: entries with `"sandbox": true` run in their own confined Deno process
+ * (`loadPlugin` from `sdk/sandbox`) with their declared permissions, or the entry's;
+ * the others are imported into this process with {@linkcode importPlugin}.
+ *
+ * @param onWarning Receives sandbox warnings (no OS confinement layer, escaping grants).
+ * @returns The loader, for {@linkcode loadPlugins}.
+ *
+ * @example Permissions without a sandbox are refused
+ * ```ts
+ * import { createPluginLoader, loadPlugins } from "./load_plugins.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const result = await loadPlugins(
+ *   [{ specifier: "fs", permissions: { read: true }, baseDir: ".", source: "tack.jsonc:3:5" }],
+ *   createPluginLoader(() => {}),
+ * );
+ * equal(
+ *   result.kind === "error" && result.message,
+ *   'Cannot load plugin "fs" (tack.jsonc:3:5): "permissions" only apply with "sandbox": true ' +
+ *     "(a plugin loaded into the CLI's process has the CLI's permissions)",
+ * );
+ * ```
+ */
+export function createPluginLoader(onWarning: (message: string) => void): PluginLoader {
+  return async function loadCliPlugin(url, entry) {
+    if (!entry.sandbox) {
+      if (entry.permissions !== undefined) {
+        throw new Error(
+          `"permissions" only apply with "sandbox": true (a plugin loaded into the CLI's ` +
+            `process has the CLI's permissions)`,
+        );
+      }
+      return await importPlugin(url, entry);
+    }
+    try {
+      return await loadPlugin(url, {
+        sandbox: true,
+        permissions: entry.permissions,
+        options: entry.options ?? {},
+        root: entry.baseDir,
+        onWarning,
+      });
+    } catch (error) {
+      throw new Error(firstLine(error).replace(/^Cannot load plugin "[^"]*": /, ""));
+    }
+  };
 }
 
 /**

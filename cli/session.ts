@@ -171,7 +171,7 @@ export interface Session {
  * Opens a session file for appending, loading what it holds. Cuts off a torn last line
  * and closes tool calls a crash left without results, so new lines follow whole ones.
  *
- * @param path The JSONL file (created, with its folder, if missing).
+ * @param path The JSONL file (created, with its folder, at the first append).
  * @returns The session, or an error naming the file and line.
  *
  * @example Appending and reading back
@@ -192,17 +192,17 @@ export async function openSession(path: string): Promise<SessionResult<Session>>
   if (loaded.kind === "error") return loaded;
   const { messages, warnings, validBytes, exists } = loaded.value;
   try {
-    if (!exists) {
-      await Deno.mkdir(dirname(path), { recursive: true });
-      await Deno.writeFile(path, new Uint8Array(), { createNew: true });
-    } else if (warnings.length > 0) {
-      await Deno.truncate(path, validBytes);
-    }
+    if (exists && warnings.length > 0) await Deno.truncate(path, validBytes);
   } catch (error) {
     return { kind: "error", message: `Cannot open session ${path}: ${(error as Error).message}` };
   }
   const encoder = new TextEncoder();
+  let created = exists;
   const append = (message: Message) => {
+    if (!created) {
+      Deno.mkdirSync(dirname(path), { recursive: true });
+      created = true;
+    }
     Deno.writeFileSync(path, encoder.encode(JSON.stringify(message) + "\n"), { append: true });
   };
   const repairs = interruptedToolResults(messages);

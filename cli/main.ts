@@ -1,0 +1,215 @@
+/**
+ * The `tack` CLI: `deno task agent "what files are here?"` answers once;
+ * `deno task agent` opens an interactive session. See `tack --help`.
+ *
+ * @module
+ */
+
+import denoJson from "../deno.json" with { type: "json" };
+import type { AgentEvent } from "../core/agent_event.ts";
+import type { Message } from "../core/messages.ts";
+import { openai } from "../sdk/providers/openai/mod.ts";
+import { HELP_TEXT, parseCliArgs } from "./args.ts";
+import { createTerminalAsk } from "./ask.ts";
+import { buildAgent } from "./build_agent.ts";
+import { loadConfig } from "./config.ts";
+import { runInteractive } from "./interactive.ts";
+import { LineReader } from "./interactive.ts";
+import { createInterruptHandler } from "./interrupt.ts";
+import { jsonOutput } from "./json_output.ts";
+import { createPluginLoader } from "./load_plugins.ts";
+import { resolveModelSettings } from "./model_settings.ts";
+import { inspectCommand } from "./plugins_command.ts";
+import { daxSpinner, Renderer, writeAllSync } from "./render.ts";
+import { DEFAULT_SESSION_DIR, latestSession, newSessionPath, openSession } from "./session.ts";
+import { relative, resolve } from "node:path";
+
+/** The CLI's version (the package's). */
+export const VERSION: string = denoJson.version;
+
+/** The exit code of a run that was aborted with Ctrl-C. */
+export const EXIT_ABORTED = 130;
+
+function env(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // not granted: behave as unset
+  }
+}
+
+/**
+ * The exit code for what a run added: 0 for an answer, 1 when it ended with an error,
+ * 130 when it was aborted.
+ *
+ * @param added The messages the run added.
+ * @returns The exit code.
+ *
+ * @example
+ * ```ts
+ * import { exitCodeOf } from "./main.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(exitCodeOf([]), 0);
+ * ```
+ */
+export function exitCodeOf(added: readonly Message[]): number {
+  for (let i = added.length - 1; i >= 0; i--) {
+    const message = added[i];
+    if (message.role !== "assistant") continue;
+    if (message.stopReason === "error") return 1;
+    if (message.stopReason === "aborted") return EXIT_ABORTED;
+    return 0;
+  }
+  return 0;
+}
+
+/**
+ * Runs the CLI to completion.
+ *
+ * @param argv The arguments (`Deno.args`).
+ * @returns The exit code: 0 answered, 1 the run ended with an error, 2 usage or config
+ * error, 130 aborted.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+  const out = (text: string) => writeAllSync(Deno.stdout, text);
+  const err = (text: string) => writeAllSync(Deno.stderr, text);
+  const parsed = parseCliArgs(argv);
+  if (parsed.kind === "error") {
+    err(parsed.message + "\n");
+    return 2;
+  }
+  const args = parsed.args;
+  if (args.command === "help") {
+    out(HELP_TEXT);
+    return 0;
+  }
+  if (args.command === "version") {
+    out(`tack ${VERSION}\n`);
+    return 0;
+  }
+  const cwd = Deno.cwd();
+  if (args.command === "inspect") {
+    return await inspectCommand(args.inspect!, args.json, { out, err }, cwd);
+  }
+
+  const loaded = await loadConfig(args.config ?? "tack.jsonc", args.config !== undefined);
+  if (loaded.kind === "error") {
+    err(loaded.message + "\n");
+    return 2;
+  }
+  const config = loaded.config;
+  const settings = resolveModelSettings({ flags: args, config, env });
+  if (settings.kind === "error") {
+    err(settings.message + "\n");
+    return 2;
+  }
+
+  const interactive = args.prompt === undefined;
+  const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  const color = Deno.stderr.isTerminal() && env("NO_COLOR") === undefined;
+  const renderer = new Renderer({
+    out,
+    err,
+    spinner: terminal && !args.json ? daxSpinner : undefined,
+    color,
+  });
+  const show = (relativeTo: string) => relative(cwd, relativeTo) || relativeTo;
+
+  const sessionDir = config.sessionDir ?? resolve(cwd, DEFAULT_SESSION_DIR);
+  let sessionPath = args.session ? resolve(cwd, args.session) : undefined;
+  if (args.resume && !sessionPath) {
+    sessionPath = await latestSession(sessionDir);
+    if (!sessionPath) {
+      err(`Cannot resume: there are no sessions in ${show(sessionDir)} yet (start one first)\n`);
+      return 2;
+    }
+  }
+  const session = await openSession(sessionPath ?? newSessionPath(sessionDir));
+  if (session.kind === "error") {
+    err(session.message + "\n");
+    return 2;
+  }
+  for (const warning of session.value.warnings) renderer.warn(warning);
+
+  let abortRun: () => void = () => {};
+  const ask = terminal
+    ? createTerminalAsk({
+      before: () => renderer.pause(),
+      after: () => renderer.resume(),
+      cancelled: () => abortRun(),
+    })
+    : undefined;
+  const built = await buildAgent({
+    model: openai({ ...settings.settings }),
+    config,
+    flagPlugins: args.plugins,
+    yes: args.yes,
+    ask,
+    messages: session.value.messages,
+    cwd,
+    load: createPluginLoader((warning) => renderer.warn(warning)),
+  });
+  if (built.kind === "error") {
+    err(built.message + "\n");
+    return 2;
+  }
+  const agent = built.agent;
+  abortRun = () => agent.abort();
+
+  let appendFailed = false;
+  agent.subscribe((event: AgentEvent) => {
+    if (event.type !== "message_end" || appendFailed) return;
+    try {
+      session.value.append(event.message);
+    } catch (error) {
+      appendFailed = true;
+      renderer.warn(
+        `Cannot write to session ${show(session.value.path)}: ${(error as Error).message}; ` +
+          "the rest of this session is not saved",
+      );
+    }
+  });
+  agent.subscribe(args.json ? jsonOutput(out) : renderer.listener);
+
+  const onInterrupt = createInterruptHandler({
+    abort: () => {
+      const running = agent.isRunning;
+      agent.abort();
+      return running;
+    },
+    exit: () => Deno.exit(EXIT_ABORTED),
+    notice: (text) => renderer.line(text),
+  });
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    if (!interactive) return exitCodeOf(await agent.prompt(args.prompt!));
+    if (session.value.messages.length > 0) {
+      renderer.line(
+        `Resuming ${show(session.value.path)} (${session.value.messages.length} messages)`,
+      );
+    }
+    renderer.line(
+      `tack ${VERSION} · ${settings.settings.model} · session ${
+        show(session.value.path)
+      } · /help, /exit`,
+    );
+    const reader = new LineReader(Deno.stdin);
+    await runInteractive({
+      readLine: () => reader.readLine(),
+      showPrompt: () => err(color ? "\x1b[1m› \x1b[0m" : "› "),
+      print: (text) => renderer.line(text),
+      run: async (prompt) => void (await agent.prompt(prompt)),
+    });
+    return 0;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+    try {
+      await agent.dispose();
+    } catch (error) {
+      renderer.warn(`Cannot release every plugin cleanly: ${(error as Error).message}`);
+    }
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
