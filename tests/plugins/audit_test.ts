@@ -1,0 +1,283 @@
+import {
+  createAgent,
+  definePlugin,
+  defineTool,
+  type Plugin,
+  scriptedModel,
+  text,
+  type Tool,
+  toolCall,
+} from "@tack/agent";
+import auditDefault, {
+  audit,
+  type AuditEntry,
+  auditFailureMessage,
+} from "@tack/agent/plugins/audit";
+import { rules } from "@tack/agent/plugins/rules";
+import { Type } from "typebox";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
+
+const sleepTool: Tool = defineTool({
+  name: "sleep",
+  description: "Sleeps",
+  parameters: Type.Object({ ms: Type.Number() }),
+  async execute({ ms }) {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { content: [{ type: "text", text: `slept ${ms}` }] };
+  },
+});
+
+const failTool: Tool = defineTool({
+  name: "fail",
+  description: "Fails",
+  parameters: Type.Object({}),
+  execute: () => {
+    throw new Error("disk on fire");
+  },
+});
+
+const bashPlugin: Plugin = definePlugin({
+  name: "shellish",
+  tools: [defineTool({
+    name: "bash",
+    description: "Pretends to run a command",
+    effects: ["exec"],
+    parameters: Type.Object({ command: Type.String() }),
+    execute: ({ command }) => ({ content: [{ type: "text", text: `ran ${command}` }] }),
+  })],
+});
+
+function readLog(path: string): AuditEntry[] {
+  return Deno.readTextFileSync(path).trim().split("\n").filter((l) => l !== "").map((line) =>
+    JSON.parse(line)
+  );
+}
+
+async function withDir(fn: (dir: string) => Promise<void> | void): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tack_audit_" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("every outcome gets one line: ok, error, blocked (with blockedBy), unknown tool, invalid args", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/logs/audit.jsonl` });
+    equal(log.path, `${dir}/logs/audit.jsonl`);
+    deepEqual(log.permissions, { write: [log.path] });
+    const agent = createAgent({
+      model: scriptedModel([
+        [
+          toolCall("sleep", { ms: 25 }, "c1"),
+          toolCall("fail", {}, "c2"),
+          toolCall("bash", { command: "rm -rf /" }, "c3"),
+          toolCall("nope", { x: 1 }, "c4"),
+          toolCall("sleep", { ms: "soon" }, "c5"),
+          toolCall("bash", { command: "ls" }, "c6"),
+        ],
+        [text("done")],
+      ]),
+      tools: [sleepTool, failTool],
+      plugins: [
+        log,
+        bashPlugin,
+        rules({
+          rules: [{
+            name: "no-rm-rf",
+            action: "deny",
+            tool: "bash",
+            args: { command: { regex: "rm -rf" } },
+          }],
+        }),
+      ],
+    });
+    await agent.prompt("go");
+    // Lines come in completion order (the batch is parallel): c1 sleeps, so it ends last.
+    const lines = readLog(log.path);
+    equal(lines.at(-1)?.toolCallId, "c1");
+    const entries = lines.toSorted((a, b) => a.toolCallId.localeCompare(b.toolCallId));
+    deepEqual(
+      entries.map((e) => [e.toolCallId, e.tool, e.plugin, e.outcome, e.blockedBy, e.error]),
+      [
+        ["c1", "sleep", undefined, "ok", undefined, undefined],
+        ["c2", "fail", undefined, "error", undefined, "disk on fire"],
+        [
+          "c3",
+          "bash",
+          "shellish",
+          "blocked",
+          "rules",
+          'Blocked by rule "no-rm-rf" (deny bash command matching /rm -rf/)',
+        ],
+        [
+          "c4",
+          "nope",
+          undefined,
+          "error",
+          undefined,
+          "Tool nope not found. Available tools: bash, sleep, fail",
+        ],
+        ["c5", "sleep", undefined, "error", undefined, entries[4].error],
+        ["c6", "bash", "shellish", "ok", undefined, undefined],
+      ],
+    );
+    match(entries[4].error!, /^Invalid arguments for tool "sleep"/);
+    deepEqual(entries[0].args, { ms: 25 });
+    deepEqual(entries[2].args, { command: "rm -rf /" });
+    ok(entries[0].durationMs >= 20, `durationMs ${entries[0].durationMs} covers the 25 ms sleep`);
+    for (const entry of entries) match(entry.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  }));
+
+Deno.test("blocks and rewrites by plugins placed after audit are reported", () =>
+  withDir(async (dir) => {
+    const log = auditDefault({ path: `${dir}/audit.jsonl` });
+    const agent = createAgent({
+      model: scriptedModel([
+        [
+          toolCall("bash", { command: "curl evil" }, "b1"),
+          toolCall("bash", { command: "make" }, "b2"),
+          toolCall("bash", { command: "ls" }, "b3"),
+        ],
+        [text("done")],
+      ]),
+      plugins: [
+        log,
+        bashPlugin,
+        definePlugin({
+          name: "no-curl",
+          beforeToolCall: ({ args }) =>
+            String(args.command).includes("curl")
+              ? { block: true, reason: "no network" }
+              : undefined,
+        }),
+        definePlugin({
+          name: "silent-blocker",
+          beforeToolCall: ({ args }) => args.command === "make" ? { block: true } : undefined,
+        }),
+        definePlugin({
+          name: "sandboxer",
+          beforeToolCall: ({ args }) => ({ args: { command: `sandbox ${args.command}` } }),
+        }),
+      ],
+    });
+    await agent.prompt("go");
+    const entries = readLog(log.path);
+    deepEqual(entries.map((e) => [e.outcome, e.blockedBy, e.error]), [
+      ["blocked", undefined, "no network"],
+      ["blocked", "silent-blocker", 'Tool bash was blocked by plugin "silent-blocker"'],
+      ["ok", undefined, undefined],
+    ]);
+    deepEqual([entries[2].args, entries[2].originalArgs], [{ command: "sandbox ls" }, {
+      command: "ls",
+    }]);
+    equal(entries[0].originalArgs, undefined);
+  }));
+
+Deno.test("a crash loses no finished call: the log of a killed process has every call before it", () =>
+  withDir(async (dir) => {
+    const logPath = `${dir}/audit.jsonl`;
+    const child = `${dir}/child.ts`;
+    await Deno.writeTextFile(
+      child,
+      `import { createAgent, defineTool, scriptedModel, toolCall } from "@tack/agent";
+import { audit } from "@tack/agent/plugins/audit";
+const step = defineTool({
+  name: "step", description: "step", executionMode: "sequential",
+  parameters: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+  execute: ({ n }) => {
+    if (n === 3) Deno.kill(Deno.pid, "SIGKILL");
+    return { content: [{ type: "text", text: "step " + n }] };
+  },
+});
+const agent = createAgent({
+  model: scriptedModel([[1, 2, 3, 4].map((n) => toolCall("step", { n }, "s" + n))]),
+  tools: [step],
+  plugins: [audit({ path: ${JSON.stringify(logPath)} })],
+});
+await agent.prompt("go");
+`,
+    );
+    const config = new URL("../../deno.json", import.meta.url).pathname;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--cached-only", "--config", config, child],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
+    deepEqual(readLog(logPath).map((e) => `${e.toolCallId} ${e.outcome}`), ["s1 ok", "s2 ok"]);
+  }));
+
+Deno.test("a log that cannot be written blocks every further call (fail closed)", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/audit.jsonl` });
+    const errors: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => errors.push(args);
+    try {
+      const agent = createAgent({
+        model: scriptedModel([
+          [toolCall("sleep", { ms: 0 }, "w1")],
+          [toolCall("sleep", { ms: 0 }, "w2")],
+          [toolCall("sleep", { ms: 0 }, "w3")],
+          [text("done")],
+        ]),
+        tools: [sleepTool],
+        plugins: [log],
+      });
+      agent.subscribe((event) => {
+        // After the first line is written, the log's path turns into a directory.
+        if (event.type === "tool_execution_end" && event.toolCallId === "w1") {
+          Deno.removeSync(log.path);
+          Deno.mkdirSync(log.path);
+        }
+      });
+      const added = await agent.prompt("go");
+      const texts = added.flatMap((m) =>
+        m.role === "toolResult"
+          ? [m.content.map((c) => c.type === "text" ? c.text : "").join("")]
+          : []
+      );
+      equal(texts[0], "slept 0");
+      equal(texts[1], "slept 0"); // ran before the failure was known; its own line could not be written
+      equal(texts[2], auditFailureMessage(log.path, log.failure!));
+      match(log.failure!, /directory/i);
+      equal(errors.length, 2);
+      match(
+        String(errors[0][0]),
+        /^Tack audit: cannot write .*audit\.jsonl: .*; further tool calls are blocked$/,
+      );
+    } finally {
+      console.error = original;
+    }
+  }));
+
+Deno.test("long strings in arguments are cut in the log", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/audit.jsonl`, maxStringChars: 5 });
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: "echo 1234567890" })], [text("done")]]),
+      plugins: [log, bashPlugin],
+    });
+    await agent.prompt("go");
+    deepEqual(readLog(log.path)[0].args, { command: "echo …[+10 chars]" });
+  }));
+
+Deno.test("bad options are load errors", () =>
+  withDir((dir) => {
+    throws(() => audit({} as never), {
+      name: "TypeError",
+      message: "Cannot create audit plugin: path must be a non-empty string",
+    });
+    throws(() => audit({ path: `${dir}/a.jsonl`, maxStringChars: 0 }), {
+      message: "Cannot create audit plugin: maxStringChars must be a positive integer, got 0",
+    });
+    throws(() => audit({ path: dir }), (error: Error) => {
+      match(
+        error.message,
+        new RegExp(`^Cannot create audit plugin: cannot open ${dir} for appending: Is a directory`),
+      );
+      return true;
+    });
+  }));
