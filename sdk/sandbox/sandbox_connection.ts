@@ -50,8 +50,18 @@ interface Live {
   pending: Map<number, Pending>;
   hooks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
   cancelled: Set<number>;
+  /** Waiting for every cancelled call to answer (or the child to be killed). */
+  quiet: (() => void)[];
   fault?: string;
 }
+
+function wakeIfQuiet(live: Live, force = false): void {
+  if (!force && live.cancelled.size > 0) return;
+  for (const wake of live.quiet.splice(0)) wake();
+}
+
+/** The sandbox went away while a hook was waiting for it (not the hook's own failure). */
+class SandboxFault extends Error {}
 
 /** How long a cancelled call may take to stop before its child is killed. */
 export const CANCEL_GRACE_MS = 200;
@@ -118,6 +128,7 @@ export class SandboxConnection {
       pending: new Map(),
       hooks: new Map(),
       cancelled: new Set(),
+      quiet: [],
     };
     live.child = this.#spawn({
       onMessage: (message) => {
@@ -130,7 +141,7 @@ export class SandboxConnection {
           case "update":
             return live.pending.get(message.id)?.update?.(message.partial);
           case "result": {
-            live.cancelled.delete(message.id);
+            if (live.cancelled.delete(message.id)) wakeIfQuiet(live);
             const pending = live.pending.get(message.id);
             live.pending.delete(message.id);
             return pending?.resolve({ result: message.result, isError: message.isError });
@@ -160,15 +171,35 @@ export class SandboxConnection {
         }
         live.pending.clear();
         for (const [, hook] of live.hooks) {
-          hook.reject(new Error(`the sandbox of plugin "${this.#label}" ${why}`));
+          hook.reject(new SandboxFault(`the sandbox of plugin "${this.#label}" ${why}`));
         }
         live.hooks.clear();
+        wakeIfQuiet(live, true);
       },
     });
     const closed = live.child.closed;
     this.#stopping.add(closed);
     closed.finally(() => this.#stopping.delete(closed));
     return live;
+  }
+
+  /**
+   * A started child that owes no answer to a cancel: while a cancelled call has not
+   * stopped, the child may be stuck in it, so new work waits until it answers or is
+   * killed (then a fresh child starts).
+   */
+  async #ready(): Promise<Live | string> {
+    while (true) {
+      try {
+        await this.start();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      const live = this.#live;
+      if (live === undefined) continue;
+      if (live.cancelled.size === 0) return live;
+      await new Promise<void>((resolve) => live.quiet.push(resolve));
+    }
   }
 
   /**
@@ -189,12 +220,8 @@ export class SandboxConnection {
     signal: AbortSignal,
     update?: (partial: ToolResult) => void,
   ): Promise<SandboxCallResult> {
-    try {
-      await this.start();
-    } catch (error) {
-      return failure(`Tool ${tool} failed: ${(error as Error).message}`);
-    }
-    const live = this.#live;
+    const live = await this.#ready();
+    if (typeof live === "string") return failure(`Tool ${tool} failed: ${live}`);
     if (live === undefined) {
       return failure(`Tool ${tool} failed: the sandbox of plugin "${this.#label}" stopped`);
     }
@@ -235,8 +262,19 @@ export class SandboxConnection {
    * @throws {Error} When the hook threw or the sandbox failed (the dispatcher fails closed).
    */
   async hook(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
-    await this.start();
-    const live = this.#live!;
+    try {
+      return await this.#hookOnce(hook, context);
+    } catch (error) {
+      // A hook that met a dying sandbox (killed for a runaway call, crashed) runs again,
+      // once, in a fresh one: the fault was not the hook's.
+      if (!(error instanceof SandboxFault)) throw error;
+      return await this.#hookOnce(hook, context);
+    }
+  }
+
+  async #hookOnce(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
+    const live = await this.#ready();
+    if (typeof live === "string") throw new Error(live);
     const id = this.#nextId++;
     const answer = new Promise<unknown>((resolve, reject) =>
       live.hooks.set(id, { resolve, reject })
