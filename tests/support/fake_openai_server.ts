@@ -4,22 +4,6 @@
  * `POST /v1/responses`. Each request plays the next scripted turn; faults come on
  * demand; every request is recorded.
  *
- * ```ts
- * import { startFakeOpenAI } from "./fake_openai_server.ts";
- * import { openai } from "../../sdk/providers/openai/mod.ts";
- *
- * await using server = await startFakeOpenAI({
- *   turns: [
- *     { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
- *     { fault: "429", retryAfter: 0 },       // the next request gets a 429 …
- *     { text: "It is sunny." },              // … and its retry this answer
- *   ],
- * });
- * const model = openai({ model: "gpt-test", baseURL: server.baseURL, apiKey: "test" });
- * // … run an agent on `model` …
- * server.requests[0].messages;                // the parsed JSON body of request 1
- * ```
- *
  * Faults (`fault`): `"500"` and `"429"` answer with that status and an OpenAI-style JSON
  * error (`retryAfter` sets `Retry-After`); `status` gives any other HTTP error; `"cut"`
  * sends `faultAfter` events (default 2) and then breaks the connection (Deno's HTTP server
@@ -28,6 +12,35 @@
  * sends them and then a chunk that is not JSON; `"error_event"` sends them and then an
  * in-stream error event. `delayMs` waits before every event (slow chunks). A request past
  * the end of the script gets a 400 whose message says so.
+ *
+ * @example An agent on the fake server, with a rate limit on the way
+ * ```ts
+ * import { createAgent, defineTool } from "@tack/agent";
+ * import { openai } from "@tack/agent/sdk/providers/openai";
+ * import { Type } from "typebox";
+ * import { equal } from "node:assert/strict";
+ * import { startFakeOpenAI } from "./fake_openai_server.ts";
+ *
+ * await using server = await startFakeOpenAI({
+ *   turns: [
+ *     { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+ *     { fault: "429", retryAfter: 0 }, // the next request gets a 429 …
+ *     { text: "It is sunny." }, // … and its retry this answer
+ *   ],
+ * });
+ * const weather = defineTool({
+ *   name: "get_weather",
+ *   description: "Weather",
+ *   parameters: Type.Object({ city: Type.String() }),
+ *   execute: ({ city }) => ({ content: [{ type: "text", text: `Sunny in ${city}` }] }),
+ * });
+ * const model = openai({ model: "gpt-test", baseURL: server.baseURL, apiKey: "test" });
+ * const agent = createAgent({ model, tools: [weather] });
+ * await agent.prompt("Weather in Paris?");
+ * equal(server.requests.length, 3); // the parsed JSON bodies, in order
+ * equal(server.requests[2].messages.at(-1).content, "Sunny in Paris");
+ * equal(server.calls[0].path, "/v1/chat/completions");
+ * ```
  *
  * @module
  */
@@ -386,6 +399,20 @@ function cutResponse(events: SseEvent[], turn: FakeTurn): Response {
  *
  * @param options The script (one turn per request) and the reported model id.
  * @returns The running server: `baseURL`, `requests`, `calls`, `push`, `close`.
+ *
+ * @example A scripted 500, seen by a bare client
+ * ```ts
+ * import { startFakeOpenAI } from "./fake_openai_server.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * await using server = await startFakeOpenAI({ turns: [{ fault: "500" }] });
+ * const response = await fetch(`${server.baseURL}/chat/completions`, {
+ *   method: "POST",
+ *   body: JSON.stringify({ model: "m", messages: [], stream: true }),
+ * });
+ * equal(response.status, 500);
+ * equal((await response.json()).error.type, "server_error");
+ * ```
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   const script: FakeStep[] = [...(options.turns ?? [])];

@@ -65,6 +65,8 @@ export interface OpenAIOptions {
   strictTools?: boolean;
   /** Per-request timeout in ms (the client's default is 10 minutes). */
   timeoutMs?: number;
+  /** The `fetch` to send requests with (a proxy, a recorder). Default: the global `fetch`. */
+  fetch?: typeof fetch;
 }
 
 /** Reads an environment variable, as `undefined` when unset or not permitted. */
@@ -100,6 +102,7 @@ function resolve(options: OpenAIOptions): Resolved {
     logLevel: "off", // failures end up in the message instead
     ...(options.headers ? { defaultHeaders: options.headers } : {}),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     settings: {
