@@ -43,9 +43,8 @@ export interface AssistantMessageEventStream extends AsyncIterable<AssistantMess
 export class AssistantMessageStream implements AssistantMessageEventStream {
   #queue: AssistantMessageEvent[] = [];
   #head = 0;
-  #waiting: ((result: IteratorResult<AssistantMessageEvent>) => void) | undefined;
+  #wake: (() => void) | undefined;
   #ended = false;
-  #final: AssistantMessage | undefined;
   #resolveFinal!: (message: AssistantMessage) => void;
   #finalPromise: Promise<AssistantMessage> = new Promise((resolve) => {
     this.#resolveFinal = resolve;
@@ -61,21 +60,44 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
     if (this.#ended) throw new Error(`Cannot push "${event.type}": the stream has ended`);
     if (event.type === "done" || event.type === "error") {
       this.#ended = true;
-      this.#final = event.type === "done" ? event.message : event.error;
-      this.#resolveFinal(this.#final);
+      this.#resolveFinal(event.type === "done" ? event.message : event.error);
     }
-    const waiting = this.#waiting;
-    if (waiting) {
-      this.#waiting = undefined;
-      waiting({ value: event, done: false });
-    } else {
-      this.#queue.push(event);
+    this.#queue.push(event);
+    const wake = this.#wake;
+    if (wake) {
+      this.#wake = undefined;
+      wake();
     }
   }
 
   /** Whether `done` or `error` has been pushed. */
   get ended(): boolean {
     return this.#ended;
+  }
+
+  /**
+   * Takes the next buffered event without waiting.
+   *
+   * @returns The event, or `undefined` when none is buffered yet (see {@linkcode ready}).
+   */
+  shift(): AssistantMessageEvent | undefined {
+    if (this.#head === this.#queue.length) return undefined;
+    const event = this.#queue[this.#head++];
+    if (this.#head === this.#queue.length) {
+      this.#queue.length = 0;
+      this.#head = 0;
+    }
+    return event;
+  }
+
+  /**
+   * Resolves once an event is buffered or the stream has ended.
+   *
+   * @returns A promise that resolves when there is something to take.
+   */
+  ready(): Promise<void> {
+    if (this.#head < this.#queue.length || this.#ended) return Promise.resolve();
+    return new Promise((resolve) => (this.#wake = resolve));
   }
 
   /** The final message (resolves once the stream has ended). */
@@ -85,17 +107,13 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
 
   [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
     return {
-      next: (): Promise<IteratorResult<AssistantMessageEvent>> => {
-        if (this.#head < this.#queue.length) {
-          const value = this.#queue[this.#head++];
-          if (this.#head === this.#queue.length) {
-            this.#queue.length = 0;
-            this.#head = 0;
-          }
-          return Promise.resolve({ value, done: false });
+      next: async (): Promise<IteratorResult<AssistantMessageEvent>> => {
+        for (;;) {
+          const value = this.shift();
+          if (value !== undefined) return { value, done: false };
+          if (this.#ended) return { value: undefined, done: true };
+          await this.ready();
         }
-        if (this.#ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (this.#waiting = resolve));
       },
     };
   }

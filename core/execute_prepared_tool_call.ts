@@ -5,9 +5,11 @@
  */
 
 import type { AgentEventSink } from "./agent_event.ts";
+import { CallWatch, type StopReason } from "./call_watch.ts";
+import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { PreparedToolCall } from "./prepare_tool_call.ts";
-import type { ToolResult } from "./tool.ts";
+import type { ToolExecuteContext, ToolResult } from "./tool.ts";
 
 /** The raw outcome of running a call, before `afterToolCall`. */
 export interface ExecutedToolCall {
@@ -47,15 +49,63 @@ function checkResult(name: string, value: unknown): ExecutedToolCall {
   };
 }
 
+function stoppedResult(toolName: string, why: StopReason, timeoutMs: number): ExecutedToolCall {
+  return why === "timeout"
+    ? {
+      result: createErrorToolResult(timedOutMessage(toolName, timeoutMs), {
+        reason: "timeout",
+        timeoutMs,
+      }),
+      isError: true,
+    }
+    : {
+      result: createErrorToolResult(abortedWhileRunningMessage(toolName), { reason: "aborted" }),
+      isError: true,
+    };
+}
+
+/** The context `execute` receives; its signal is made only if the tool reads it. */
+class CallContext implements ToolExecuteContext {
+  readonly toolCallId: string;
+  readonly update: (partial: ToolResult) => void;
+  #controller: AbortController | undefined;
+  #stopped: unknown;
+  readonly #runSignal: AbortSignal;
+
+  constructor(toolCallId: string, runSignal: AbortSignal, update: (partial: ToolResult) => void) {
+    this.toolCallId = toolCallId;
+    this.#runSignal = runSignal;
+    this.update = update;
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped !== undefined) this.#controller.abort(this.#stopped);
+      else if (this.#runSignal.aborted) this.#controller.abort(this.#runSignal.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  stop(reason: unknown): void {
+    this.#stopped = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
 /**
  * Executes a prepared call. Ends with a result whatever happens: the tool's result, its
  * thrown error, a timeout, or the run's abort. A stalled tool never holds the caller
  * beyond `timeoutMs`: its signal is aborted and the caller moves on.
  *
+ * A tool that answers synchronously gets its outcome back synchronously (no timer, no
+ * promise); an asynchronous one is watched by `watch` (shared by the calls of a batch).
+ *
  * @param prepared The call, its tool and validated arguments.
  * @param signal The run's abort signal.
  * @param timeoutMs The call's timeout (`Infinity` or 0 for none).
  * @param emit Receives `tool_execution_update` events while the call runs.
+ * @param watch The batch's watch; a private one is used when omitted.
  * @returns The result and whether it is an error; never rejects.
  *
  * @example A tool that throws
@@ -79,65 +129,52 @@ export function executePreparedToolCall(
   signal: AbortSignal,
   timeoutMs: number,
   emit: AgentEventSink,
-): Promise<ExecutedToolCall> {
+  watch?: CallWatch,
+): MaybePromise<ExecutedToolCall> {
   const { tool, toolCall } = prepared;
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let settled = false;
+  const context = new CallContext(toolCall.id, signal, (partialResult) => {
+    if (!settled) {
+      emit({
+        type: "tool_execution_update",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        partialResult,
+      });
+    }
+  });
+  let running: unknown;
+  try {
+    running = tool.execute(prepared.args, context);
+  } catch (error) {
+    settled = true;
+    return { result: errorToToolResult(error, "", tool.plugin), isError: true };
+  }
+  if (!isPromiseLike(running)) {
+    settled = true;
+    return checkResult(tool.name, running);
+  }
+  const ownWatch = watch ? undefined : new CallWatch(signal);
   return new Promise<ExecutedToolCall>((resolve) => {
     const settle = (outcome: ExecutedToolCall) => {
       if (settled) return;
       settled = true;
-      if (timer !== undefined) clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
+      unwatch();
+      ownWatch?.dispose();
       resolve(outcome);
     };
-    const onAbort = () => {
-      settle({
-        result: createErrorToolResult(abortedWhileRunningMessage(tool.name), { reason: "aborted" }),
-        isError: true,
-      });
-      controller.abort(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort);
-    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      timer = setTimeout(() => {
-        settle({
-          result: createErrorToolResult(timedOutMessage(tool.name, timeoutMs), {
-            reason: "timeout",
-            timeoutMs,
-          }),
-          isError: true,
-        });
-        controller.abort(new DOMException(`Tool ${tool.name} timed out`, "TimeoutError"));
-      }, timeoutMs);
-    }
-    const update = (partialResult: ToolResult) => {
-      if (!settled) {
-        emit({
-          type: "tool_execution_update",
-          toolCallId: toolCall.id,
-          toolName: toolCall.name,
-          partialResult,
-        });
-      }
-    };
-    try {
-      const running = tool.execute(prepared.args, {
-        toolCallId: toolCall.id,
-        signal: controller.signal,
-        update,
-      });
-      if (running instanceof Promise) {
-        running.then(
-          (value) => settle(checkResult(tool.name, value)),
-          (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
-        );
-      } else {
-        settle(checkResult(tool.name, running));
-      }
-    } catch (error) {
-      settle({ result: errorToToolResult(error, "", tool.plugin), isError: true });
-    }
+    const unwatch = (watch ?? ownWatch!).add(timeoutMs, (why) => {
+      settle(stoppedResult(tool.name, why, timeoutMs));
+      context.stop(
+        why === "timeout"
+          ? new DOMException(`Tool ${tool.name} timed out`, "TimeoutError")
+          : signal.reason,
+      );
+    });
+    if (signal.aborted) settle(stoppedResult(tool.name, "abort", timeoutMs));
+    running.then(
+      (value) => settle(checkResult(tool.name, value)),
+      (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
+    );
   });
 }

@@ -7,7 +7,9 @@
 import type { AgentEventSink } from "./agent_event.ts";
 import { applyResultBudget } from "./apply_result_budget.ts";
 import { createErrorToolResult } from "./create_error_tool_result.ts";
+import { CallWatch } from "./call_watch.ts";
 import { type ExecutedToolCall, executePreparedToolCall } from "./execute_prepared_tool_call.ts";
+import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 import type { AgentContext } from "./hooks.ts";
 import {
@@ -90,7 +92,11 @@ function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
   return { message, terminate: result.terminate === true };
 }
 
-async function run(input: ExecuteToolCallsInput, prepared: PreparedToolCall): Promise<Finished> {
+function run(
+  input: ExecuteToolCallsInput,
+  prepared: PreparedToolCall,
+  watch: CallWatch,
+): MaybePromise<Finished> {
   const { tool, toolCall } = prepared;
   if (input.signal.aborted) {
     return {
@@ -101,8 +107,18 @@ async function run(input: ExecuteToolCallsInput, prepared: PreparedToolCall): Pr
     };
   }
   const timeoutMs = tool.timeoutMs ?? input.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const executed = await executePreparedToolCall(prepared, input.signal, timeoutMs, input.emit);
-  const final = await finalizeExecutedToolCall(
+  const executed = executePreparedToolCall(prepared, input.signal, timeoutMs, input.emit, watch);
+  return isPromiseLike<ExecutedToolCall>(executed)
+    ? executed.then((done) => afterRun(input, prepared, done))
+    : afterRun(input, prepared, executed);
+}
+
+function afterRun(
+  input: ExecuteToolCallsInput,
+  prepared: PreparedToolCall,
+  executed: ExecutedToolCall,
+): MaybePromise<Finished> {
+  const final = finalizeExecutedToolCall(
     prepared,
     executed,
     input.assistantMessage,
@@ -110,10 +126,16 @@ async function run(input: ExecuteToolCallsInput, prepared: PreparedToolCall): Pr
     input.config.afterToolCall,
     input.signal,
   );
-  return { toolCall, tool, result: final.result, isError: final.isError };
+  const { toolCall, tool } = prepared;
+  return isPromiseLike<ExecutedToolCall>(final)
+    ? final.then((f) => ({ toolCall, tool, result: f.result, isError: f.isError }))
+    : { toolCall, tool, result: final.result, isError: final.isError };
 }
 
-function start(input: ExecuteToolCallsInput, toolCall: ToolCall): Promise<ToolCallPreparation> {
+function start(
+  input: ExecuteToolCallsInput,
+  toolCall: ToolCall,
+): MaybePromise<ToolCallPreparation> {
   input.emit({
     type: "tool_execution_start",
     toolCallId: toolCall.id,
@@ -121,12 +143,12 @@ function start(input: ExecuteToolCallsInput, toolCall: ToolCall): Promise<ToolCa
     args: toolCall.arguments,
   });
   if (input.assistantMessage.stopReason === "length") {
-    return Promise.resolve({
+    return {
       kind: "immediate",
       toolCall,
       result: createErrorToolResult(truncatedCallMessage(toolCall.name)),
       isError: true,
-    });
+    };
   }
   return prepareToolCall({
     toolCall,
@@ -153,12 +175,24 @@ function isSequential(input: ExecuteToolCallsInput): boolean {
 
 async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[]> {
   const settled: Settled[] = [];
-  for (const toolCall of input.toolCalls) {
-    const preparation = await start(input, toolCall);
-    const done = preparation.kind === "immediate" ? preparation : await run(input, preparation);
-    const one = finish(input, done);
-    emitResultMessage(input, one.message);
-    settled.push(one);
+  const watch = new CallWatch(input.signal);
+  try {
+    for (const toolCall of input.toolCalls) {
+      let preparation = start(input, toolCall);
+      if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+      let done: Finished;
+      if (preparation.kind === "immediate") done = preparation;
+      else {
+        const running = run(input, preparation, watch);
+        watch.seal();
+        done = isPromiseLike<Finished>(running) ? await running : running;
+      }
+      const one = finish(input, done);
+      emitResultMessage(input, one.message);
+      settled.push(one);
+    }
+  } finally {
+    watch.dispose();
   }
   return settled;
 }
@@ -166,14 +200,30 @@ async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[
 async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]> {
   const slots: (Settled | PreparedToolCall)[] = [];
   for (const toolCall of input.toolCalls) {
-    const preparation = await start(input, toolCall);
+    let preparation = start(input, toolCall);
+    if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
     slots.push(preparation.kind === "immediate" ? finish(input, preparation) : preparation);
   }
-  const settled = await Promise.all(
-    slots.map((slot) =>
-      "kind" in slot ? run(input, slot).then((done) => finish(input, done)) : slot
-    ),
-  );
+  const settled: Settled[] = new Array(slots.length);
+  const pending: Promise<void>[] = [];
+  const watch = new CallWatch(input.signal);
+  try {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i];
+      if (!("kind" in slot)) {
+        settled[i] = slot;
+        continue;
+      }
+      const done = run(input, slot, watch);
+      if (isPromiseLike<Finished>(done)) {
+        pending.push(done.then((d) => void (settled[i] = finish(input, d))));
+      } else settled[i] = finish(input, done);
+    }
+    watch.seal();
+    if (pending.length > 0) await Promise.all(pending);
+  } finally {
+    watch.dispose();
+  }
   for (const one of settled) emitResultMessage(input, one.message);
   return settled;
 }

@@ -9,6 +9,7 @@ import type { ExecutedToolCall } from "./execute_prepared_tool_call.ts";
 import type { AfterToolCallHook, AgentContext } from "./hooks.ts";
 import type { AssistantMessage } from "./messages.ts";
 import type { PreparedToolCall } from "./prepare_tool_call.ts";
+import type { MaybePromise } from "./maybe_promise.ts";
 
 /**
  * Applies `afterToolCall` to an executed call. Skipped when the run was aborted (the
@@ -20,7 +21,7 @@ import type { PreparedToolCall } from "./prepare_tool_call.ts";
  * @param context The run's state.
  * @param afterToolCall The (composed) hook, if any.
  * @param signal The run's abort signal.
- * @returns The final result and error flag; never rejects.
+ * @returns The final result and error flag (synchronously when there is no hook); never rejects.
  *
  * @example Without a hook the result passes through
  * ```ts
@@ -41,15 +42,26 @@ import type { PreparedToolCall } from "./prepare_tool_call.ts";
  * equal(final, executed);
  * ```
  */
-export async function finalizeExecutedToolCall(
+export function finalizeExecutedToolCall(
   prepared: PreparedToolCall,
   executed: ExecutedToolCall,
   assistantMessage: AssistantMessage,
   context: AgentContext,
   afterToolCall: AfterToolCallHook | undefined,
   signal: AbortSignal,
-): Promise<ExecutedToolCall> {
+): MaybePromise<ExecutedToolCall> {
   if (!afterToolCall || signal.aborted) return executed;
+  return applyAfterToolCall(prepared, executed, assistantMessage, context, afterToolCall, signal);
+}
+
+async function applyAfterToolCall(
+  prepared: PreparedToolCall,
+  executed: ExecutedToolCall,
+  assistantMessage: AssistantMessage,
+  context: AgentContext,
+  afterToolCall: AfterToolCallHook,
+  signal: AbortSignal,
+): Promise<ExecutedToolCall> {
   try {
     const override = await afterToolCall({
       assistantMessage,

@@ -76,6 +76,8 @@ export {
   timedOutMessage,
 } from "./execute_prepared_tool_call.ts";
 export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
+export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";
+export { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 export {
   executeToolCalls,
   type ExecuteToolCallsInput,

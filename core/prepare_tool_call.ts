@@ -10,6 +10,7 @@ import type { AgentContext, BeforeToolCallHook } from "./hooks.ts";
 import type { ToolIndex } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall } from "./messages.ts";
 import type { AgentTool, ToolResult } from "./tool.ts";
+import type { MaybePromise } from "./maybe_promise.ts";
 import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
 
 /** A call that passed every gate and may execute. */
@@ -65,9 +66,10 @@ function notFoundMessage(name: string, tools: ToolIndex): string {
 
 /**
  * Runs a call through the four gates. Pure: reads its input, writes nothing, never throws.
+ * Synchronous unless a `beforeToolCall` hook has to be awaited.
  *
  * @param input The call, the tools, the context and the hook.
- * @returns `{ kind: "prepared", args }` or `{ kind: "immediate", result }`.
+ * @returns `{ kind: "prepared", args }` or `{ kind: "immediate", result }` (now, or a promise of it).
  *
  * @example An unknown tool ends at the first gate
  * ```ts
@@ -86,7 +88,7 @@ function notFoundMessage(name: string, tools: ToolIndex): string {
  * equal(outcome.kind, "immediate");
  * ```
  */
-export async function prepareToolCall(input: PrepareToolCallInput): Promise<ToolCallPreparation> {
+export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolCallPreparation> {
   const { toolCall, tools, signal } = input;
   if (signal.aborted) {
     return immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)));
@@ -111,14 +113,23 @@ export async function prepareToolCall(input: PrepareToolCallInput): Promise<Tool
   const validated = validateToolArguments(tool.name, tool.parameters, raw);
   if (!validated.ok) return immediate(toolCall, createErrorToolResult(validated.message), tool);
   if (!input.beforeToolCall) return { kind: "prepared", toolCall, tool, args: validated.value };
+  return passBeforeToolCall(input, input.beforeToolCall, tool, validated.value);
+}
 
+async function passBeforeToolCall(
+  input: PrepareToolCallInput,
+  beforeToolCall: BeforeToolCallHook,
+  tool: AgentTool,
+  args: Record<string, unknown>,
+): Promise<ToolCallPreparation> {
+  const { toolCall, signal } = input;
   let decision;
   try {
-    decision = await input.beforeToolCall({
+    decision = await beforeToolCall({
       assistantMessage: input.assistantMessage,
       toolCall,
       tool,
-      args: validated.value,
+      args,
       context: input.context,
     }, signal);
   } catch (error) {
@@ -131,7 +142,7 @@ export async function prepareToolCall(input: PrepareToolCallInput): Promise<Tool
       tool,
     );
   }
-  if (!decision) return { kind: "prepared", toolCall, tool, args: validated.value };
+  if (!decision) return { kind: "prepared", toolCall, tool, args };
   if (decision.block) {
     return immediate(
       toolCall,
@@ -139,14 +150,10 @@ export async function prepareToolCall(input: PrepareToolCallInput): Promise<Tool
       tool,
     );
   }
-  if (!decision.args || decision.args === validated.value) {
-    return { kind: "prepared", toolCall, tool, args: validated.value };
-  }
+  if (!decision.args || decision.args === args) return { kind: "prepared", toolCall, tool, args };
   const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
   if (!rewritten.ok) {
-    const by = decision.rewrittenBy
-      ? ` (arguments rewritten by ${decision.rewrittenBy})`
-      : " (arguments rewritten by beforeToolCall)";
+    const by = ` (arguments rewritten by ${decision.rewrittenBy ?? "beforeToolCall"})`;
     return immediate(
       toolCall,
       createErrorToolResult(

@@ -6,6 +6,11 @@
  */
 
 import type { AgentEventSink } from "./agent_event.ts";
+import type { AssistantMessageEvent } from "./assistant_message_event.ts";
+import {
+  type AssistantMessageEventStream,
+  AssistantMessageStream,
+} from "./assistant_message_stream.ts";
 import { executeToolCalls } from "./execute_tool_calls.ts";
 import { DEFAULT_MAX_TURNS, indexTools, type LoopConfig, type ToolIndex } from "./loop_config.ts";
 import {
@@ -72,6 +77,24 @@ export function maxTurnsMessage(maxTurns: number): string {
     `Send another prompt to let it go on, or raise maxTurns.`;
 }
 
+async function* eventsOf(
+  stream: AssistantMessageEventStream,
+): AsyncGenerator<AssistantMessageEvent[]> {
+  if (stream instanceof AssistantMessageStream) {
+    // Our own stream: take every buffered event at once, and wait only when it is empty.
+    while (true) {
+      const batch: AssistantMessageEvent[] = [];
+      for (let event = stream.shift(); event !== undefined; event = stream.shift()) {
+        batch.push(event);
+      }
+      if (batch.length > 0) yield batch;
+      else if (stream.ended) return;
+      else await stream.ready();
+    }
+  }
+  for await (const event of stream) yield [event];
+}
+
 async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMessage> {
   const { state, config, signal, emit } = input;
   const messages = config.transformContext
@@ -84,20 +107,21 @@ async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMe
       { systemPrompt: state.systemPrompt, messages, tools: state.tools },
       { signal },
     );
-    for await (const event of stream) {
-      if (event.type === "done") final = event.message;
-      else if (event.type === "error") final = event.error;
-      else if (event.type === "start") {
-        started = true;
-        emit({ type: "message_start", message: event.partial });
-      } else {
-        if (!started) {
-          started = true;
-          emit({ type: "message_start", message: event.partial });
+    outer: for await (const batch of eventsOf(stream)) {
+      for (const event of batch) {
+        if (event.type === "done") final = event.message;
+        else if (event.type === "error") final = event.error;
+        else {
+          if (!started) {
+            started = true;
+            emit({ type: "message_start", message: event.partial });
+          }
+          if (event.type !== "start") {
+            emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+          }
         }
-        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+        if (final) break outer;
       }
-      if (final) break;
     }
     final ??= await stream.result();
   } catch (error) {
