@@ -136,7 +136,7 @@ export class SandboxConnection {
           case "manifest":
             return resolveReady(message.manifest);
           case "fatal":
-            live.fault = message.message;
+            live.fault = `failed to load its module: ${message.message}`;
             return live.child.kill();
           case "update":
             return live.pending.get(message.id)?.update?.(message.partial);

@@ -1,0 +1,31 @@
+// The worker isolation: same protocol, same denials, in a Worker with exactly the
+// plugin's permissions (the host needs --unstable-worker-options, so it runs as a
+// subprocess here).
+import { deepEqual } from "node:assert/strict";
+import { NOT_CONFINED_WARNING } from "../../sdk/sandbox/mod.ts";
+
+Deno.test("isolation: worker denies what the plugin was not granted and serves what it was", async () => {
+  const root = await Deno.makeTempDir({ prefix: "tack-worker-" });
+  try {
+    await Deno.mkdir(`${root}/ws`);
+    await Deno.writeTextFile(`${root}/ws/notes.txt`, "inside");
+    const host = new URL("../fixtures/sandbox/worker_host.ts", import.meta.url).pathname;
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--unstable-worker-options", host, root],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const lines = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) =>
+      JSON.parse(line)
+    );
+    deepEqual(lines, [
+      { warning: `plugin "escaper": ${NOT_CONFINED_WARNING}` },
+      {
+        error: 'Permission denied: read access to "/etc/passwd" is not granted to plugin "escaper"',
+      },
+      { ok: [{ type: "text", text: 'escaped: "inside"' }] },
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
