@@ -1,0 +1,173 @@
+/**
+ * Runs one shell command in its own process group: output merged and capped, a timeout,
+ * and the whole group killed on timeout, abort, or when the command ends.
+ *
+ * @module
+ */
+
+import { createOutputBuffer } from "./output_buffer.ts";
+
+/** What {@linkcode runCommand} takes. */
+export interface RunCommandOptions {
+  /** The shell binary (`bash`). */
+  shell: string;
+  /** The command, passed as `shell -c command`. */
+  command: string;
+  /** Working directory. */
+  cwd: string;
+  /** Added to the inherited environment. */
+  env?: Record<string, string>;
+  /** Kill the command after this many ms. */
+  timeoutMs: number;
+  /** Characters of output to keep (head and tail). */
+  maxOutputChars: number;
+  /** Kills the command when aborted. */
+  signal: AbortSignal;
+  /** Receives the output so far, at most every `progressIntervalMs`. */
+  onProgress?: (output: string) => void;
+  /** Default 100 ms. */
+  progressIntervalMs?: number;
+}
+
+/** How a command ended. */
+export interface CommandOutcome {
+  /** The combined stdout and stderr, capped. */
+  output: string;
+  /** The exit code, or `null` when a signal ended it. */
+  exitCode: number | null;
+  /** The signal that ended it, if any. */
+  signal: string | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Output characters the command wrote. */
+  totalChars: number;
+  /** Characters left out of `output`. */
+  elidedChars: number;
+}
+
+/** How long the pipes may stay open after the command exits (held by escaped processes). */
+const DRAIN_MS = 250;
+
+function killGroup(child: Deno.ChildProcess): void {
+  try {
+    // A negative pid signals the whole group; the child leads its own (detached: setsid).
+    Deno.kill(-child.pid, "SIGKILL");
+  } catch {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+}
+
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  onText: (text: string) => void,
+  stop: Promise<void>,
+): Promise<void> {
+  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+  let stopped = false;
+  stop.then(() => {
+    stopped = true;
+    reader.cancel().catch(() => {});
+  });
+  try {
+    while (!stopped) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      onText(value);
+    }
+  } catch {
+    /* cancelled */
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Runs `shell -c command` with stdin closed, stdout and stderr merged in arrival order,
+ * in a new process group. The group is killed with SIGKILL on timeout or abort, and
+ * after the command exits (so background jobs it left do not linger or hold the pipes).
+ *
+ * @param options The command, its directory, limits and signal.
+ * @returns How it ended; never rejects for a failing command.
+ * @throws {Deno.errors.NotFound} When the shell is not installed.
+ *
+ * @example Running a command
+ * ```ts
+ * import { runCommand } from "@tack/agent/plugins/shell";
+ * import { equal } from "node:assert/strict";
+ *
+ * const outcome = await runCommand({
+ *   shell: "bash", command: "echo hi; exit 3", cwd: ".", timeoutMs: 5000,
+ *   maxOutputChars: 1000, signal: new AbortController().signal,
+ * });
+ * equal(outcome.output, "hi\n");
+ * equal(outcome.exitCode, 3);
+ * ```
+ */
+export async function runCommand(options: RunCommandOptions): Promise<CommandOutcome> {
+  const buffer = createOutputBuffer(options.maxOutputChars);
+  const child = new Deno.Command(options.shell, {
+    args: ["-c", options.command, options.shell.slice(options.shell.lastIndexOf("/") + 1)],
+    cwd: options.cwd,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+  let timedOut = false;
+  let aborted = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child);
+  }, options.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup(child);
+  };
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+
+  const interval = options.progressIntervalMs ?? 100;
+  let lastProgress = 0;
+  const onText = (text: string) => {
+    buffer.append(text);
+    const now = Date.now();
+    if (options.onProgress && now - lastProgress >= interval) {
+      lastProgress = now;
+      options.onProgress(buffer.text());
+    }
+  };
+  let stopReading!: () => void;
+  const stop = new Promise<void>((resolve) => (stopReading = resolve));
+  const reading = Promise.all([
+    pump(child.stdout, onText, stop),
+    pump(child.stderr, onText, stop),
+  ]);
+  try {
+    const status = await child.status;
+    killGroup(child);
+    let drainTimer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      reading,
+      new Promise<void>((resolve) => (drainTimer = setTimeout(resolve, DRAIN_MS))),
+    ]);
+    clearTimeout(drainTimer);
+    stopReading();
+    await reading;
+    return {
+      output: buffer.text(),
+      exitCode: status.signal ? null : status.code,
+      signal: status.signal,
+      timedOut,
+      aborted,
+      totalChars: buffer.totalChars,
+      elidedChars: buffer.elidedChars,
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", onAbort);
+    stopReading();
+  }
+}

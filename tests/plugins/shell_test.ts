@@ -1,0 +1,280 @@
+/**
+ * The shell plugin on real bash processes: exit codes, timeouts and aborts that kill the
+ * whole process group, capped output, progress, sequential batches, bad arguments.
+ */
+
+import {
+  type AgentEvent,
+  createAgent,
+  type Plugin,
+  scriptedModel,
+  text,
+  type ToolCall,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import { createOutputBuffer, shell, type ShellOptions } from "@tack/agent/plugins/shell";
+import { deepEqual, equal, ok, throws } from "node:assert/strict";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage[]> {
+  const agent = createAgent({ model: scriptedModel([calls, [text("done")]]), plugins: [plugin] });
+  try {
+    return resultsOf(await agent.prompt("go"));
+  } finally {
+    await agent.dispose();
+  }
+}
+
+async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_shell_" }));
+  try {
+    await body(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+async function bash(
+  root: string,
+  args: Record<string, unknown>,
+  options: ShellOptions = {},
+): Promise<{ text: string; isError: boolean; details: unknown }> {
+  const [result] = await run(shell({ root, ...options }), [toolCall("bash", args)]);
+  return { text: textOf(result), isError: result.isError, details: result.details };
+}
+
+/** Whether a process is gone (or a zombie nobody reaped), waiting up to 2 s for it. */
+async function isDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+Deno.test("bash: a command's output and exit code, in the root", async () => {
+  await withRoot(async (root) => {
+    const ok1 = await bash(root, { command: "pwd; echo hi > made.txt" });
+    deepEqual(ok1, {
+      text: `${root}\n`,
+      isError: false,
+      details: { exitCode: 0, outputChars: root.length + 1, elidedChars: 0 },
+    });
+    equal(await Deno.readTextFile(`${root}/made.txt`), "hi\n");
+    const silent = await bash(root, { command: "true" });
+    equal(silent.text, "(no output)");
+  });
+});
+
+Deno.test("bash: a non-zero exit is an error result with the exit code in details", async () => {
+  await withRoot(async (root) => {
+    const failed = await bash(root, { command: "echo out; sleep 0.1; echo err >&2; exit 3" });
+    deepEqual(failed, {
+      text: "out\nerr\n\nCommand exited with code 3",
+      isError: true,
+      details: { exitCode: 3, outputChars: 8, elidedChars: 0 },
+    });
+    const missing = await bash(root, { command: "no_such_command_tack" });
+    equal(missing.isError, true);
+    equal(
+      missing.text,
+      "bash: line 1: no_such_command_tack: command not found\n\nCommand exited with code 127",
+    );
+  });
+});
+
+Deno.test("bash: a command killed by a signal is an error result naming it", async () => {
+  await withRoot(async (root) => {
+    const killed = await bash(root, { command: "kill -SEGV $$" });
+    deepEqual(killed, {
+      text: "(no output)\n\nCommand was killed by SIGSEGV",
+      isError: true,
+      details: { exitCode: null, signal: "SIGSEGV", outputChars: 0, elidedChars: 0 },
+    });
+  });
+});
+
+Deno.test("bash: the timeout kills the whole process group", async () => {
+  await withRoot(async (root) => {
+    const timedOut = await bash(root, {
+      command: "sleep 30 & echo $! > child.pid; echo started; wait",
+      timeout: 0.5,
+    });
+    equal(timedOut.isError, true);
+    equal(timedOut.text, "started\n\nCommand timed out after 0.5 seconds and was killed");
+    deepEqual(timedOut.details, {
+      exitCode: null,
+      signal: "SIGKILL",
+      timedOut: true,
+      outputChars: 8,
+      elidedChars: 0,
+    });
+    const pid = Number(await Deno.readTextFile(`${root}/child.pid`));
+    ok(await isDead(pid), `background child ${pid} survived the timeout`);
+  });
+});
+
+Deno.test("bash: the default timeout comes from the options", async () => {
+  await withRoot(async (root) => {
+    const timedOut = await bash(root, { command: "sleep 30" }, { timeoutSeconds: 0.3 });
+    equal(timedOut.text, "(no output)\n\nCommand timed out after 0.3 seconds and was killed");
+  });
+});
+
+Deno.test("bash: background jobs left behind do not hold the call, and are killed", async () => {
+  await withRoot(async (root) => {
+    const started = Date.now();
+    const result = await bash(root, { command: "sleep 30 & echo $!" });
+    equal(result.isError, false);
+    ok(Date.now() - started < 10_000, "the call waited for the background job");
+    const pid = Number(result.text.trim());
+    ok(await isDead(pid), `background job ${pid} outlived the command`);
+  });
+});
+
+Deno.test("bash: abort kills the running command and ends with an aborted result", async () => {
+  await withRoot(async (root) => {
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("bash", { command: "echo $$ > shell.pid; echo started; sleep 30" })],
+        [text("never")],
+      ]),
+      plugins: [shell({ root })],
+    });
+    agent.subscribe((event: AgentEvent) => {
+      if (event.type === "tool_execution_update") agent.abort();
+    });
+    const [result] = resultsOf(await agent.prompt("go"));
+    await agent.dispose();
+    equal(result.isError, true);
+    ok(textOf(result).includes("aborted"), textOf(result));
+    const pid = Number(await Deno.readTextFile(`${root}/shell.pid`));
+    ok(await isDead(pid), `the aborted shell ${pid} is still running`);
+  });
+});
+
+Deno.test("bash: progress streams through tool_execution_update", async () => {
+  await withRoot(async (root) => {
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("bash", { command: "echo one; sleep 0.3; echo two" })],
+        [text("done")],
+      ]),
+      plugins: [shell({ root })],
+    });
+    const updates: string[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
+    });
+    const [result] = resultsOf(await agent.prompt("go"));
+    await agent.dispose();
+    equal(textOf(result), "one\ntwo\n");
+    equal(updates[0], "one\n");
+  });
+});
+
+Deno.test("bash: long output keeps its head and tail and counts what was elided", async () => {
+  await withRoot(async (root) => {
+    const long = await bash(root, { command: "head -c 1000 /dev/zero | tr '\\0' x" }, {
+      maxOutputChars: 100,
+    });
+    equal(long.text, `${"x".repeat(50)}\n[… 900 characters elided …]\n${"x".repeat(50)}`);
+    deepEqual(long.details, { exitCode: 0, outputChars: 1000, elidedChars: 900 });
+  });
+});
+
+Deno.test("bash: calls in one batch run one after the other", async () => {
+  await withRoot(async (root) => {
+    const results = await run(shell({ root }), [
+      toolCall("bash", { command: "sleep 0.2; echo first > order.txt" }),
+      toolCall("bash", { command: "cat order.txt" }),
+    ]);
+    deepEqual(results.map((r) => [textOf(r), r.isError]), [["(no output)", false], [
+      "first\n",
+      false,
+    ]]);
+  });
+});
+
+Deno.test("bash: bad arguments are error results naming the field", async () => {
+  await withRoot(async (root) => {
+    const results = await run(shell({ root, maxTimeoutSeconds: 60 }), [
+      toolCall("bash", { command: "" }),
+      toolCall("bash", { command: "true", timeout: 61 }),
+      toolCall("bash", { command: "true", timeout: 0 }),
+      toolCall("bash", {}),
+    ]);
+    deepEqual(results.map((r) => [textOf(r), r.isError]), [
+      [
+        'Invalid arguments for tool "bash":\n  - command: must not have fewer than 1 characters ' +
+        '(received "")\nReceived arguments: {"command":""}',
+        true,
+      ],
+      [
+        'Invalid arguments for tool "bash":\n  - timeout: must be <= 60 (received 61)\n' +
+        'Received arguments: {"command":"true","timeout":61}',
+        true,
+      ],
+      [
+        'Invalid arguments for tool "bash":\n  - timeout: must be > 0 (received 0)\n' +
+        'Received arguments: {"command":"true","timeout":0}',
+        true,
+      ],
+      [
+        'Invalid arguments for tool "bash":\n  - command: is required\nReceived arguments: {}',
+        true,
+      ],
+    ]);
+  });
+});
+
+Deno.test("bash: a missing shell binary is an error result", async () => {
+  await withRoot(async (root) => {
+    const missing = await bash(root, { command: "true" }, { shell: "/nonexistent/bash" });
+    deepEqual(missing, {
+      text: "Cannot run /nonexistent/bash: it is not installed or not on PATH",
+      isError: true,
+      details: {},
+    });
+  });
+});
+
+Deno.test("shell: options are checked at creation", async () => {
+  await withRoot((root) => {
+    throws(() => shell({ root: `${root}/missing` }), {
+      message: `Cannot create shell plugin: root ${root}/missing does not exist`,
+    });
+    throws(() => shell({ root, timeoutSeconds: 700 }), {
+      name: "TypeError",
+      message: "Cannot create shell plugin: timeoutSeconds (700) is over maxTimeoutSeconds (600)",
+    });
+    throws(() => shell({ root, maxOutputChars: -1 }), {
+      name: "TypeError",
+      message: "Cannot create shell plugin: maxOutputChars must be a positive number, got -1",
+    });
+    const plugin = shell({ root });
+    deepEqual(plugin.permissions, { run: true, read: [root] });
+    deepEqual(plugin.tools?.map((t) => [t.name, t.effects, t.executionMode]), [
+      ["bash", ["exec"], "sequential"],
+    ]);
+    return Promise.resolve();
+  });
+});
+
+Deno.test("output buffer: small output is kept whole, large output stays bounded", () => {
+  const small = createOutputBuffer(10);
+  small.append("abc");
+  small.append("def");
+  equal(small.text(), "abcdef");
+  equal(small.elidedChars, 0);
+  const large = createOutputBuffer(6);
+  for (let i = 0; i < 100; i++) large.append(String(i % 10));
+  equal(large.text(), "012\n[… 94 characters elided …]\n789");
+  equal(large.totalChars, 100);
+});
