@@ -16,17 +16,25 @@ import { SandboxConnection } from "./sandbox_connection.ts";
 
 /** One tool, as `inspect` shows it. */
 export interface InspectedTool {
+  /** The name the model calls it by. */
   name: string;
+  /** What it tells the model it does. */
   description: string;
+  /** What it declares it does to the world. */
   effects?: ToolEffect[];
+  /** `"sequential"` when it makes its batch sequential. */
   executionMode?: ToolExecutionMode;
 }
 
 /** What a plugin is and asks for. */
 export interface PluginInspection {
+  /** The plugin's name. */
   name: string;
+  /** Its version, if it gives one. */
   version?: string;
+  /** Its description, if it gives one. */
   description?: string;
+  /** The tools it registers. */
   tools: InspectedTool[];
   /** The permissions it declares, paths resolved against the root. */
   permissions: PluginPermissions;

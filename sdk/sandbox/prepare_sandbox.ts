@@ -109,7 +109,6 @@ export async function prepareSandbox(
   options: SandboxOptions,
   readGrant: readonly string[] = [],
 ): Promise<PreparedSandbox> {
-  const root = resolve(options.root ?? Deno.cwd());
   const url = moduleUrl(specifier, Deno.cwd());
   const label = `Cannot load plugin ${JSON.stringify(specifier)}`;
   const base = (grants: Required<PluginPermissions>) => ({
