@@ -9,8 +9,11 @@ import type { ToolSpec } from "../../../core/model.ts";
 
 /** A function tool in the shape both OpenAI APIs share. */
 export interface FunctionTool {
+  /** The tool's name. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** The JSON Schema of its arguments (normalized when `strict`). */
   parameters: Record<string, unknown>;
   /** Whether the provider is asked to hold the model to the schema exactly. */
   strict: boolean;

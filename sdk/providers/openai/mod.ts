@@ -19,7 +19,29 @@
  * @module
  */
 
-export type { Model } from "../../../core/model.ts";
+export type {
+  Model,
+  ModelRequest,
+  StreamFn,
+  StreamOptions,
+  ToolSpec,
+} from "../../../core/model.ts";
+export type {
+  AssistantMessage,
+  ImageContent,
+  Message,
+  ResultTruncation,
+  StopReason,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "../../../core/messages.ts";
+export type { JsonSchema } from "../../../core/schema.ts";
+export type { AssistantMessageEventStream } from "../../../core/assistant_message_stream.ts";
+export type { AssistantMessageEvent } from "../../../core/assistant_message_event.ts";
 export {
   ABORTED_MESSAGE,
   openai,
@@ -27,7 +49,7 @@ export {
   type OpenAIOptions,
   PLACEHOLDER_API_KEY,
 } from "./openai.ts";
-export type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
+export type { MaxTokensField, ReasoningEffort } from "./settings.ts";
 export {
   type ChatMessage,
   dataUrl,
@@ -51,10 +73,4 @@ export {
 } from "./retry.ts";
 export { describeError, type ErrorContext } from "./describe_error.ts";
 export { IncompleteStreamError } from "./stream_error.ts";
-export {
-  chatCompletionParams,
-  mapFinishReason,
-  streamChatCompletions,
-} from "./stream_chat_completions.ts";
-export { responsesParams, streamResponses } from "./stream_responses.ts";
-export { type ReportedUsage, StreamingMessage } from "./streaming_message.ts";
+export { mapFinishReason } from "./stream_chat_completions.ts";

@@ -14,12 +14,20 @@ export type MaxTokensField = "max_completion_tokens" | "max_tokens";
 
 /** What a streaming function needs besides the request: the client and the model's knobs. */
 export interface RequestSettings {
+  /** The `openai` client, with its own retries off. */
   readonly client: OpenAI;
+  /** The model name at the server. */
   readonly model: string;
+  /** The base URL, without a trailing slash (for error texts). */
   readonly baseURL: string;
+  /** Sampling temperature, if set. */
   readonly temperature?: number;
+  /** Output token limit, if set. */
   readonly maxTokens?: number;
+  /** Chat only: the field that carries `maxTokens`. */
   readonly maxTokensField: MaxTokensField;
+  /** Reasoning effort, if set. */
   readonly reasoningEffort?: ReasoningEffort;
+  /** Ask for strict function calling where a schema allows it. */
   readonly strictTools: boolean;
 }

@@ -28,7 +28,7 @@ const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as
  *
  * @example
  * ```ts
- * import { chatCompletionParams } from "@tack/agent/sdk/providers/openai";
+ * import { chatCompletionParams } from "./stream_chat_completions.ts";
  * import OpenAI from "@openai/openai";
  * import { equal } from "node:assert/strict";
  *

@@ -28,7 +28,7 @@ type Response = OpenAI.Responses.Response;
  *
  * @example
  * ```ts
- * import { responsesParams } from "@tack/agent/sdk/providers/openai";
+ * import { responsesParams } from "./stream_responses.ts";
  * import OpenAI from "@openai/openai";
  * import { equal } from "node:assert/strict";
  *

@@ -25,6 +25,7 @@ type OpenBlock =
 export interface ReportedUsage {
   /** Prompt tokens, cached ones included. */
   input: number;
+  /** Completion tokens (reasoning included). */
   output: number;
   /** Prompt tokens served from the cache. */
   cached: number;
@@ -34,6 +35,27 @@ export interface ReportedUsage {
  * An assistant message under construction. Blocks are opened by a key the mapping
  * chooses (a chat tool call's index, a Responses item id); deltas for an open key extend
  * its block; ending a key pushes its `*_end` event. `finish` and `fail` end the stream.
+ *
+ * @example Text, then a tool call whose arguments stream
+ * ```ts
+ * import { AssistantMessageStream } from "@tack/agent";
+ * import { StreamingMessage } from "./streaming_message.ts";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const stream = new AssistantMessageStream();
+ * const out = new StreamingMessage(stream, "m");
+ * out.appendText("t", "text", "Checking.");
+ * out.openToolCall("c", "call_1", "get_weather");
+ * out.appendArguments("c", '{"city": "Pa');
+ * deepEqual(out.message.content[1], {
+ *   type: "toolCall", id: "call_1", name: "get_weather", arguments: { city: "Pa" },
+ * });
+ * out.appendArguments("c", 'ris"}');
+ * out.finish("toolUse");
+ * const types: string[] = [];
+ * for await (const event of stream) types.push(event.type);
+ * equal(types.join(), "start,text_start,text_delta,toolcall_start,toolcall_delta,toolcall_delta,text_end,toolcall_end,done");
+ * ```
  */
 export class StreamingMessage {
   /** The message so far (the `partial` of every event). */
@@ -44,6 +66,8 @@ export class StreamingMessage {
   #ended = false;
 
   /**
+   * Starts an empty message (`stopReason: "stop"` until it ends).
+   *
    * @param stream The stream to push events into.
    * @param model The model id to record.
    */
@@ -209,11 +233,6 @@ export class StreamingMessage {
   endAll(): void {
     const keys = [...this.#open.entries()].sort((a, b) => a[1].index - b[1].index);
     for (const [key] of keys) this.end(key);
-  }
-
-  /** Keys of the open blocks of one kind. */
-  openKeys(kind: OpenBlock["kind"]): string[] {
-    return [...this.#open.entries()].filter(([, open]) => open.kind === kind).map(([key]) => key);
   }
 
   /**
