@@ -111,7 +111,11 @@ export class SandboxConnection {
         new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`),
       );
     }
-    return (this.#live ??= this.#launch()).ready;
+    try {
+      return (this.#live ??= this.#launch()).ready;
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   #launch(): Live {

@@ -39,6 +39,32 @@ export function workerPermissions(grants: PluginPermissions): Deno.PermissionOpt
 }
 
 /**
+ * Whether this process was started with `--unstable-worker-options`, read from
+ * `/proc/self/cmdline` on Linux. Without the flag, Deno ends the whole process (exit 70)
+ * at `new Worker(…, { deno: { permissions } })` instead of throwing, so `loadPlugin`
+ * asks first. Where the command line cannot be read, the answer is `true` (unknown).
+ *
+ * @returns `false` only when the flag is known to be missing.
+ *
+ * @example
+ * ```ts
+ * import { workerOptionsEnabled } from "./worker_isolation.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof workerOptionsEnabled(), "boolean");
+ * ```
+ */
+export function workerOptionsEnabled(): boolean {
+  if (Deno.build.os !== "linux") return true;
+  try {
+    const args = Deno.readTextFileSync("/proc/self/cmdline").split("\0");
+    return args.some((arg) => arg === "--unstable-worker-options" || arg === "--unstable");
+  } catch {
+    return true;
+  }
+}
+
+/**
  * A spawner of worker sandboxes for a {@linkcode SandboxConnection}.
  *
  * @param entry The entry module's URL (imports the worker runner and the plugin).
@@ -63,6 +89,11 @@ export function spawnWorker(
   grants: PluginPermissions,
 ): SpawnChild {
   return function spawn(handlers): SandboxChild {
+    if (!workerOptionsEnabled()) {
+      throw new Error(
+        'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options',
+      );
+    }
     let worker: Worker;
     try {
       worker = new Worker(entry, {

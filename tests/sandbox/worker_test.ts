@@ -29,3 +29,16 @@ Deno.test("isolation: worker denies what the plugin was not granted and serves w
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("isolation: worker without --unstable-worker-options is a load error, not an exit", async () => {
+  const host = new URL("../fixtures/sandbox/worker_host.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", host, "/nonexistent"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
+    loadError:
+      'Cannot load plugin "./tests/fixtures/sandbox/escape_plugin.ts": Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options',
+  });
+});
