@@ -10,7 +10,9 @@ import type { ToolResult } from "./tool.ts";
 
 /** A result after the budget, with what was kept back if anything was. */
 export interface BudgetedResult {
+  /** The result the model sees. */
   result: ToolResult;
+  /** What was kept back, when the result went over the budget. */
   truncation?: ResultTruncation;
 }
 

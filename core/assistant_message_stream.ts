@@ -105,6 +105,7 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
     return this.#finalPromise;
   }
 
+  /** Iterates the events once, in order, until `done` or `error`. */
   [Symbol.asyncIterator](): AsyncIterator<AssistantMessageEvent> {
     return {
       next: async (): Promise<IteratorResult<AssistantMessageEvent>> => {

@@ -46,7 +46,11 @@ export class CallWatch {
   readonly #all = new Set<TimerGroup>();
   #listening = false;
 
-  /** @param signal The run's abort signal. */
+  /**
+   * Creates the watch of one batch.
+   *
+   * @param signal The run's abort signal.
+   */
   constructor(signal: AbortSignal) {
     this.#signal = signal;
   }

@@ -13,7 +13,9 @@ import type { ToolExecuteContext, ToolResult } from "./tool.ts";
 
 /** The raw outcome of running a call, before `afterToolCall`. */
 export interface ExecutedToolCall {
+  /** The tool's result, or an error result. */
   result: ToolResult;
+  /** Whether the result is an error. */
   isError: boolean;
 }
 

@@ -29,17 +29,25 @@ import type { AgentTool } from "./tool.ts";
 
 /** What `executeToolCalls` reads. It writes nothing but events. */
 export interface ExecuteToolCallsInput {
+  /** The message that asked for the calls. */
   assistantMessage: AssistantMessage;
+  /** Its `toolCall` blocks, in order. */
   toolCalls: readonly ToolCall[];
+  /** The run's tools by name. */
   tools: ToolIndex;
+  /** The run's state, for hooks. */
   context: AgentContext;
+  /** Execution mode, timeouts, budget and hooks. */
   config: LoopConfig;
+  /** The run's abort signal. */
   signal: AbortSignal;
+  /** Receives the tool events. */
   emit: AgentEventSink;
 }
 
 /** The outcome of a batch: one result message per call, in call order. */
 export interface ToolBatch {
+  /** One result message per call, in call order. */
   messages: ToolResultMessage[];
   /** Every result asked to stop after this batch. */
   terminate: boolean;

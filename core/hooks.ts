@@ -9,8 +9,11 @@ import type { AgentTool, ToolResult } from "./tool.ts";
 
 /** The state a run works on. The loop appends to `messages`; hooks only read it. */
 export interface AgentContext {
+  /** The system prompt of the run. */
   readonly systemPrompt: string;
+  /** The transcript so far. */
   readonly messages: readonly Message[];
+  /** The tools of the run. */
   readonly tools: readonly AgentTool[];
 }
 
@@ -58,9 +61,13 @@ export interface AfterToolCallContext extends BeforeToolCallContext {
 
 /** A field-by-field override of a result: omitted fields keep their value. */
 export interface AfterToolCallResult {
+  /** Replaces the content in full. */
   content?: ToolResult["content"];
+  /** Replaces the details in full. */
   details?: unknown;
+  /** Replaces the error flag. */
   isError?: boolean;
+  /** Replaces the early-termination hint. */
   terminate?: boolean;
 }
 
@@ -77,9 +84,13 @@ export type AfterToolCallHook = (
 
 /** What `shouldStopAfterTurn` sees. */
 export interface ShouldStopAfterTurnContext {
+  /** The assistant message that completed the turn. */
   message: AssistantMessage;
+  /** The turn's tool results. */
   toolResults: ToolResultMessage[];
+  /** The run's state, after the turn was appended. */
   context: AgentContext;
+  /** The messages this run has added so far. */
   newMessages: readonly Message[];
 }
 

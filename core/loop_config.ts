@@ -18,6 +18,7 @@ export const DEFAULT_MAX_TURNS = 50;
 
 /** What the loop runs with; only `model` is required. */
 export interface LoopConfig {
+  /** The model to stream turns from. */
   model: Model;
   /** Default `"parallel"`; any called tool with `executionMode: "sequential"` overrides it. */
   toolExecution?: ToolExecutionMode;
@@ -27,8 +28,11 @@ export interface LoopConfig {
   maxResultChars?: number;
   /** Model turns before the run ends with a clear message (default 50). */
   maxTurns?: number;
+  /** Runs after validation, before execution; may block or rewrite. */
   beforeToolCall?: BeforeToolCallHook;
+  /** Runs after execution; may override the result. */
   afterToolCall?: AfterToolCallHook;
+  /** Asked after each turn; `true` ends the run. */
   shouldStopAfterTurn?: ShouldStopAfterTurnHook;
   /** Messages to inject after the current turn (steering). Contract: must not throw. */
   getSteeringMessages?: () => UserMessage[];

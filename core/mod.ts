@@ -25,7 +25,7 @@ export {
   AssistantMessageStream,
 } from "./assistant_message_stream.ts";
 export type { Model, ModelRequest, StreamFn, StreamOptions, ToolSpec } from "./model.ts";
-export type { JsonSchema, SchemaType } from "./schema.ts";
+export type { JsonSchema, SchemaType, Static } from "./schema.ts";
 export {
   type AgentTool,
   type ToolEffect,

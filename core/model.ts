@@ -10,8 +10,11 @@ import type { JsonSchema } from "./schema.ts";
 
 /** A tool as the model sees it: name, description and JSON Schema of its parameters. */
 export interface ToolSpec {
+  /** The tool's name (`^[a-zA-Z0-9_-]{1,64}$`). */
   readonly name: string;
+  /** What the tool does, for the model. */
   readonly description: string;
+  /** The JSON Schema of its parameters. */
   readonly parameters: JsonSchema;
 }
 
@@ -22,8 +25,11 @@ export interface ToolSpec {
  * past the call (the loop does not copy it per turn, so cost stays flat as it grows).
  */
 export interface ModelRequest {
+  /** The system prompt. */
   readonly systemPrompt: string;
+  /** The transcript (live: copy it to keep it). */
   readonly messages: readonly Message[];
+  /** The tools the model may call. */
   readonly tools: readonly ToolSpec[];
 }
 

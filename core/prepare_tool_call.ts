@@ -15,18 +15,27 @@ import { describeInvalidArguments, validateToolArguments } from "./validate_tool
 
 /** A call that passed every gate and may execute. */
 export interface PreparedToolCall {
+  /** Tag: the call may run. */
   kind: "prepared";
+  /** The call as the model sent it. */
   toolCall: ToolCall;
+  /** The tool that will run it. */
   tool: AgentTool;
+  /** The validated (possibly rewritten and coerced) arguments. */
   args: Record<string, unknown>;
 }
 
 /** A call that ended at a gate: its (error) result is already known. */
 export interface ImmediateToolCall {
+  /** Tag: the call ended at a gate. */
   kind: "immediate";
+  /** The call as the model sent it. */
   toolCall: ToolCall;
+  /** The tool, when it exists. */
   tool?: AgentTool;
+  /** The error result. */
   result: ToolResult;
+  /** Always an error. */
   isError: true;
 }
 
@@ -35,11 +44,17 @@ export type ToolCallPreparation = PreparedToolCall | ImmediateToolCall;
 
 /** Everything preparation reads; nothing in it is written. */
 export interface PrepareToolCallInput {
+  /** The call to prepare. */
   toolCall: ToolCall;
+  /** The message that asked for it. */
   assistantMessage: AssistantMessage;
+  /** The run's tools by name. */
   tools: ToolIndex;
+  /** The run's state. */
   context: AgentContext;
+  /** The composed `beforeToolCall` hook, if any. */
   beforeToolCall?: BeforeToolCallHook;
+  /** The run's abort signal. */
   signal: AbortSignal;
 }
 

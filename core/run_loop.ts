@@ -24,18 +24,25 @@ import type { AgentTool } from "./tool.ts";
 
 /** The state a run owns: the loop appends to `messages` and nothing else writes it. */
 export interface LoopState {
+  /** The system prompt sent every turn. */
   systemPrompt: string;
+  /** The transcript; the loop appends to it. */
   messages: Message[];
+  /** The tools of the run. */
   tools: readonly AgentTool[];
 }
 
 /** What {@linkcode runLoop} runs on. */
 export interface RunLoopInput {
+  /** The state the run owns. */
   state: LoopState;
   /** Messages that start the run (usually one user message); may be empty to continue. */
   prompts: Message[];
+  /** The model, limits and hooks. */
   config: LoopConfig;
+  /** Aborts the run. */
   signal: AbortSignal;
+  /** Receives every event. */
   emit: AgentEventSink;
   /** The tools indexed by name; built from `state.tools` when omitted. */
   toolIndex?: ToolIndex;

@@ -4,10 +4,12 @@
  * @module
  */
 
-import type { Static, TSchema } from "typebox";
+import type { Static } from "typebox";
+
+export type { Static };
 
 /** A tool's parameter schema: a TypeBox schema or a plain JSON Schema object. */
-export type JsonSchema = TSchema;
+export type JsonSchema = object;
 
 /**
  * The static type of the values a schema accepts (TypeBox `Static`). Works for TypeBox

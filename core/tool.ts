@@ -80,6 +80,12 @@ export class ToolError extends Error {
    * @param message The text the model reads.
    * @param options `details` for the result, `cause` for the host.
    */
+  /**
+   * Creates a tool error.
+   *
+   * @param message The text the model reads.
+   * @param options `details` for the result, `cause` for the host.
+   */
   constructor(message: string, options: { details?: unknown; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = "ToolError";

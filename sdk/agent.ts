@@ -18,14 +18,23 @@ export type QueueMode = "one-at-a-time" | "all";
 
 /** What the `Agent` is built from; `createAgent` assembles it. */
 export interface AgentInit {
+  /** The system prompt sent every turn. */
   systemPrompt: string;
+  /** Every tool, plugin tools first. */
   tools: readonly AgentTool[];
+  /** The tools by name. */
   toolIndex: ToolIndex;
+  /** The loop's configuration (composed hooks, limits). */
   config: LoopConfig;
+  /** A transcript to start from. */
   messages?: readonly Message[];
+  /** Listeners subscribed from the start (plugins' `onEvent`). */
   listeners?: readonly AgentListener[];
+  /** How steering messages are drained. */
   steeringMode?: QueueMode;
+  /** How follow-up messages are drained. */
   followUpMode?: QueueMode;
+  /** Releases plugins and the model. */
   dispose?: () => Promise<void>;
 }
 
@@ -67,7 +76,11 @@ export class Agent {
   #init: AgentInit;
   #config: LoopConfig;
 
-  /** @param init What `createAgent` assembled. */
+  /**
+   * Builds an agent; use `createAgent` instead, which composes plugins and hooks.
+   *
+   * @param init What `createAgent` assembled.
+   */
   constructor(init: AgentInit) {
     this.#init = init;
     this.#messages = init.messages ? [...init.messages] : [];

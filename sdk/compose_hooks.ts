@@ -18,7 +18,9 @@ import type { ToolResult } from "../core/tool.ts";
 
 /** A hook tagged with who registered it (a plugin's name, or `createAgent`). */
 export interface TaggedHook<H> {
+  /** A plugin's name, or `createAgent` for the agent's own hooks. */
   owner: string;
+  /** The hook. */
   hook: H;
 }
 

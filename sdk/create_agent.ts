@@ -24,7 +24,9 @@ import type { Plugin } from "./define_plugin.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
+  /** The model to talk to. */
   model: Model;
+  /** Sent with every turn. */
   systemPrompt?: string;
   /** Plugins, in hook order. */
   plugins?: readonly Plugin[];
@@ -48,7 +50,9 @@ export interface AgentOptions {
   transformContext?: LoopConfig["transformContext"];
   /** A transcript to start from (a resumed session). */
   messages?: readonly Message[];
+  /** How steering messages are drained (default one per turn). */
   steeringMode?: QueueMode;
+  /** How follow-up messages are drained (default one per turn). */
   followUpMode?: QueueMode;
 }
 

@@ -20,7 +20,9 @@ import type { PluginPermissions } from "./permissions.ts";
 export interface Plugin {
   /** Unique among the agent's plugins. */
   readonly name: string;
+  /** The plugin's version, for `inspect` and audits. */
   readonly version?: string;
+  /** What the plugin does. */
   readonly description?: string;
   /** Tools the plugin registers. */
   readonly tools?: readonly AgentTool[];

@@ -25,6 +25,7 @@ export interface ToolDefinition<S extends JsonSchema, D = unknown> {
   description: string;
   /** A TypeBox schema or a plain JSON Schema (`as const` for typed params). */
   parameters: S;
+  /** A human-readable name for UIs. */
   label?: string;
   /** Default `"parallel"`; `"sequential"` makes the whole batch it is in sequential. */
   executionMode?: ToolExecutionMode;

@@ -21,6 +21,7 @@ export type ScriptedBlock = TextContent | ThinkingContent | ToolCall;
 
 /** A turn with a stop reason of its own (`"length"`, `"error"`), or a delay. */
 export interface ScriptedTurn {
+  /** The blocks of the turn. */
   content?: ScriptedBlock[];
   /** Default: `"toolUse"` when there are tool calls, else `"stop"`. */
   stopReason?: StopReason;
@@ -40,8 +41,11 @@ export type ScriptStep =
 
 /** A request as the scripted model recorded it (`messages` is a snapshot of that turn). */
 export interface RecordedRequest {
+  /** The system prompt. */
   readonly systemPrompt: string;
+  /** The transcript as it was on that turn. */
   readonly messages: readonly ModelRequest["messages"][number][];
+  /** The tools offered. */
   readonly tools: ModelRequest["tools"];
 }
 
