@@ -36,7 +36,7 @@ export interface AskHooks {
  * @param request What the confirm plugin asks about.
  * @returns One line: the tool, its arguments, and why it needs a yes.
  *
- * @example
+ * @example The question for a shell command
  * ```ts
  * import { confirmQuestion } from "./ask.ts";
  * import { equal } from "node:assert/strict";

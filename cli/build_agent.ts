@@ -25,7 +25,7 @@ export const DEFAULT_PLUGINS: readonly string[] = ["fs", "shell"];
  * @param cwd The folder the agent works in.
  * @returns The prompt.
  *
- * @example
+ * @example The prompt names the folder
  * ```ts
  * import { defaultSystemPrompt } from "./build_agent.ts";
  * import { match } from "node:assert/strict";

@@ -45,7 +45,7 @@ function env(name: string): string | undefined {
  * @param added The messages the run added.
  * @returns The exit code.
  *
- * @example
+ * @example A run that added nothing
  * ```ts
  * import { exitCodeOf } from "./main.ts";
  * import { equal } from "node:assert/strict";

@@ -62,7 +62,7 @@ function clip(text: string, max: number): string {
  * @param args The arguments.
  * @returns Them, clipped to fit one line.
  *
- * @example
+ * @example Short values bare, long ones quoted
  * ```ts
  * import { formatArgs } from "./render.ts";
  * import { equal } from "node:assert/strict";
@@ -93,7 +93,7 @@ function resultText(result: ToolResult): string {
  * @param isError Whether it is an error.
  * @returns The summary.
  *
- * @example
+ * @example A three-line output
  * ```ts
  * import { summarizeResult } from "./render.ts";
  * import { equal } from "node:assert/strict";
@@ -118,6 +118,7 @@ export class Renderer {
   #atLineStart = true;
   #running = new Map<string, string>();
   #paused = false;
+  #hinted = false;
 
   /** @param io Where to write, and how to show a spinner. */
   constructor(io: RenderIO) {
@@ -220,14 +221,23 @@ export class Renderer {
       }
       case "tool_execution_end": {
         this.#running.delete(event.toolCallId);
+        if (this.#running.size === 0) this.#stopSpinner();
         const summary = summarizeResult(event.result, event.isError);
         this.line(
           event.isError
             ? this.#paint("31", `✗ ${event.toolName}: ${summary}`)
             : this.#paint("32", `✓ ${event.toolName}`) + `: ${summary}`,
         );
-        if (this.#running.size === 0) this.#stopSpinner();
-        else this.#spin(`running ${[...this.#running.values()].join(", ")}`);
+        if (event.isError && !this.#hinted && summary.includes("(non-interactive)")) {
+          this.#hinted = true;
+          this.line(
+            this.#paint(
+              "2",
+              "  (no terminal to ask on: run in a terminal to be asked, or pass --yes)",
+            ),
+          );
+        }
+        if (this.#running.size > 0) this.#spin(`running ${[...this.#running.values()].join(", ")}`);
         break;
       }
       case "agent_end":

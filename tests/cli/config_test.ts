@@ -1,0 +1,188 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { join } from "node:path";
+import { loadConfig, parseConfig } from "../../cli/config.ts";
+
+function fails(text: string): string {
+  const result = parseConfig(text, "tack.jsonc");
+  if (result.kind !== "error") throw new Error(`expected an error for ${text}`);
+  return result.message;
+}
+
+Deno.test("a full config file with comments and trailing commas", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "tack.jsonc");
+    await Deno.writeTextFile(
+      file,
+      `{
+  // the model
+  "model": "llama3.2",
+  "baseURL": "http://127.0.0.1:11434/v1",
+  "systemPrompt": "Be brief.", /* block comment */
+  "sessionDir": "state/sessions",
+  "maxTurns": 12,
+  "plugins": [
+    "fs",
+    { "specifier": "./my_plugin.ts", "options": { "level": 3, "tags": ["a"] } },
+    { "specifier": "npm:some-plugin", "sandbox": true, "permissions": { "net": ["api.x.com"], "env": false } },
+  ],
+  "rules": [{ "name": "no-push", "action": "deny", "tool": "bash", "args": { "command": { "regex": "git push" } } }],
+}`,
+    );
+    const result = await loadConfig(file, true);
+    if (result.kind !== "ok") throw new Error(result.message);
+    const config = result.config;
+    equal(config.path, file);
+    equal(config.model, "llama3.2");
+    equal(config.baseURL, "http://127.0.0.1:11434/v1");
+    equal(config.systemPrompt, "Be brief.");
+    equal(config.sessionDir, join(dir, "state/sessions"));
+    equal(config.maxTurns, 12);
+    deepEqual(config.plugins, [
+      { specifier: "fs", baseDir: dir, source: `${file}:9:5` },
+      {
+        specifier: "./my_plugin.ts",
+        options: { level: 3, tags: ["a"] },
+        baseDir: dir,
+        source: `${file}:10:5`,
+      },
+      {
+        specifier: "npm:some-plugin",
+        sandbox: true,
+        permissions: { net: ["api.x.com"], env: false },
+        baseDir: dir,
+        source: `${file}:11:5`,
+      },
+    ]);
+    equal(config.rules?.[0].name, "no-push");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an empty file and an empty object are empty configs", () => {
+  deepEqual(parseConfig("", "t.jsonc"), { kind: "ok", config: { path: "t.jsonc" } });
+  deepEqual(parseConfig("// nothing\n{}", "t.jsonc"), { kind: "ok", config: { path: "t.jsonc" } });
+});
+
+Deno.test("syntax errors name the file, line and column", () => {
+  equal(
+    fails('{\n  "model": "a"\n  "baseURL": "b"\n}'),
+    'Cannot load config: tack.jsonc:3:3: invalid JSONC: expected ","',
+  );
+  equal(
+    fails('{ "model": }'),
+    "Cannot load config: tack.jsonc:1:12: invalid JSONC: expected a value",
+  );
+  equal(
+    fails('{ "model": "x'),
+    "Cannot load config: tack.jsonc:1:12: invalid JSONC: unterminated string",
+  );
+  equal(fails("[1, 2"), 'Cannot load config: tack.jsonc:1:6: invalid JSONC: expected "]"');
+});
+
+Deno.test("shape errors name the file, line, column and key", () => {
+  equal(
+    fails("[]"),
+    'Cannot load config: tack.jsonc:1:1: "" must be an object, got an array',
+  );
+  equal(
+    fails('{\n  "modle": "gpt"\n}'),
+    'Cannot load config: tack.jsonc:2:3: "modle" is not a known key (expected one of: $schema, ' +
+      "model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules)",
+  );
+  equal(
+    fails('{ "model": "" }'),
+    'Cannot load config: tack.jsonc:1:12: "model" must be a non-empty string, got a string ("")',
+  );
+  equal(
+    fails('{ "baseURL": null }'),
+    'Cannot load config: tack.jsonc:1:14: "baseURL" must be a non-empty string, got null',
+  );
+  equal(
+    fails('{ "maxTurns": 1.5 }'),
+    'Cannot load config: tack.jsonc:1:15: "maxTurns" must be a positive integer, got a number (1.5)',
+  );
+  equal(
+    fails('{ "plugins": "fs" }'),
+    'Cannot load config: tack.jsonc:1:14: "plugins" must be an array, got a string ("fs")',
+  );
+  equal(
+    fails('{ "plugins": [\n  "fs",\n  42\n] }'),
+    'Cannot load config: tack.jsonc:3:3: "plugins[1]" must be a specifier string or ' +
+      '{ "specifier": … }, got a number (42)',
+  );
+  equal(
+    fails('{ "plugins": [{ "options": {} }] }'),
+    'Cannot load config: tack.jsonc:1:15: "plugins[0].specifier" is missing',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "sandboxed": true }] }'),
+    'Cannot load config: tack.jsonc:1:36: "plugins[0].sandboxed" is not a known key ' +
+      "(expected one of: specifier, options, sandbox, permissions)",
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "sandbox": "yes" }] }'),
+    'Cannot load config: tack.jsonc:1:47: "plugins[0].sandbox" must be true or false, got a string ("yes")',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "options": [1] }] }'),
+    'Cannot load config: tack.jsonc:1:47: "plugins[0].options" must be an object, got an array',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "permissions": { "disk": true } }] }'),
+    'Cannot load config: tack.jsonc:1:53: "plugins[0].permissions.disk" is not a known key ' +
+      "(expected one of: read, write, net, env, run, ffi, sys, import)",
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "permissions": { "net": [1] } }] }'),
+    'Cannot load config: tack.jsonc:1:61: "plugins[0].permissions.net[0]" must be a non-empty ' +
+      "string, got a number (1)",
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "fs", "permissions": { "net": "all" } }] }'),
+    'Cannot load config: tack.jsonc:1:60: "plugins[0].permissions.net" must be true, false or ' +
+      'a list of strings, got a string ("all")',
+  );
+});
+
+Deno.test("bad rules name the rule's line and what is wrong with it", () => {
+  equal(
+    fails('{ "rules": {} }'),
+    'Cannot load config: tack.jsonc:1:12: "rules" must be an array, got an object',
+  );
+  equal(
+    fails(
+      '{ "rules": [\n  { "name": "a", "action": "deny", "tool": "x" },\n  { "name": "b", "action": "nope", "tool": "y" }\n] }',
+    ),
+    'Cannot load config: tack.jsonc:3:3: "rules[1]" action must be "allow", "deny" or "ask", got "nope"',
+  );
+  equal(
+    fails(
+      '{ "rules": [\n  { "name": "a", "action": "deny", "tool": "x" },\n  { "name": "a", "action": "ask", "tool": "y" }\n] }',
+    ),
+    'Cannot load config: tack.jsonc:3:3: "rules[1]" another rule has the same name',
+  );
+});
+
+Deno.test("a missing file is an empty config unless it was asked for", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = join(dir, "tack.jsonc");
+    deepEqual(await loadConfig(file, false), { kind: "ok", config: {} });
+    deepEqual(await loadConfig(file, true), {
+      kind: "error",
+      message: `Cannot load config: ${file}: no such file`,
+    });
+    await Deno.mkdir(join(dir, "folder.jsonc"));
+    const folder = await loadConfig(join(dir, "folder.jsonc"), true);
+    equal(folder.kind, "error");
+    equal(
+      folder.kind === "error" &&
+        folder.message.startsWith(`Cannot load config: ${dir}/folder.jsonc: `),
+      true,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
