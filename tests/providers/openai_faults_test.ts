@@ -1,6 +1,6 @@
 import { createAgent } from "@tack/agent";
 import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { type FakeOpenAIServer, startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { ask, closedPort, runTurn, within } from "./stream_helpers.ts";
 
@@ -165,7 +165,10 @@ Deno.test("a refused connection is retried, then reported with the address", asy
   equal(turn.message.stopReason, "error");
   match(
     turn.message.errorMessage ?? "",
-    new RegExp(`^Cannot connect to ${baseURL}: .+ \\(after 2 attempts\\)$`),
+    new RegExp(
+      `^Cannot connect to ${baseURL}: .*Connection refused.* ` +
+        "\\(is the server running\\?\\) \\(after 2 attempts\\)$",
+    ),
   );
 });
 
@@ -237,4 +240,62 @@ Deno.test("agent.abort() mid-stream ends the run with an aborted message", async
   await within(5_000, agent.prompt("hi"));
   const last = agent.messages.at(-1);
   equal(last?.role === "assistant" && last.stopReason, "aborted");
+});
+
+Deno.test("a cut in the middle of a tool call keeps what parsed, and no tool runs", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{
+      toolCalls: [{ name: "get_weather", arguments: { city: "Paris" }, id: "c1" }],
+      chunkSize: 3,
+      fault: "cut",
+      faultAfter: 5, // role, the call's start, then '{"c', 'ity', '":"'
+    }],
+  });
+  let ran = false;
+  const agent = createAgent({
+    model: model(server),
+    tools: [{
+      name: "get_weather",
+      description: "Weather",
+      parameters: { type: "object", properties: {} } as never,
+      execute: () => {
+        ran = true;
+        return { content: [] };
+      },
+    }],
+  });
+  await agent.prompt("Weather?");
+  const last = agent.messages.at(-1);
+  equal(last?.role === "assistant" && last.stopReason, "error");
+  deepEqual(last?.role === "assistant" && last.content, [
+    { type: "toolCall", id: "c1", name: "get_weather", arguments: { city: "" } },
+  ]);
+  equal(ran, false);
+  equal(server.requests.length, 1);
+});
+
+Deno.test("host mistakes throw at creation; a bad OPENAI_BASE_URL is reported in the turn", async () => {
+  throws(
+    () => openai({ model: "" }),
+    new TypeError("Cannot create the openai model: `model` is empty"),
+  );
+  throws(
+    () => openai({ model: "m", baseURL: "localhost:11434" }),
+    new TypeError(
+      'Cannot create the openai model: baseURL "localhost:11434" is not an http(s) URL',
+    ),
+  );
+  const saved = Deno.env.get("OPENAI_BASE_URL");
+  Deno.env.set("OPENAI_BASE_URL", "::bad");
+  try {
+    const turn = await runTurn(openai({ model: "m", apiKey: "k" }), ask("hi"));
+    equal(turn.message.stopReason, "error");
+    equal(
+      turn.message.errorMessage,
+      'OPENAI_BASE_URL "::bad" is not an http(s) URL (like http://127.0.0.1:11434/v1)',
+    );
+  } finally {
+    if (saved === undefined) Deno.env.delete("OPENAI_BASE_URL");
+    else Deno.env.set("OPENAI_BASE_URL", saved);
+  }
 });

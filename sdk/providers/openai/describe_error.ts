@@ -71,8 +71,10 @@ export function describeError(error: unknown, context: ErrorContext): string {
   }
   if (error instanceof APIUserAbortError) return "The request was aborted";
   if (error instanceof APIConnectionError) {
-    const cause = causeText(error);
-    return `Cannot connect to ${where}${cause ? `: ${cause}` : ""}`;
+    // A timeout has no cause: its own message ("Request timed out.") says it.
+    const detail = causeText(error) || error.message;
+    const hint = /connection refused/i.test(detail) ? " (is the server running?)" : "";
+    return `Cannot connect to ${where}: ${detail}${hint}`;
   }
   if (error instanceof APIError) {
     const text = providerText(error);

@@ -69,6 +69,12 @@ export interface OpenAIOptions {
   fetch?: typeof fetch;
 }
 
+/** Whether `value` is an absolute http: or https: URL (`localhost:11434` is not). */
+function isHttpURL(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === "http:" || url.protocol === "https:");
+}
+
 /** Reads an environment variable, as `undefined` when unset or not permitted. */
 function readEnv(name: string): string | undefined {
   try {
@@ -84,6 +90,11 @@ type Resolved = { settings: RequestSettings } | { error: string };
 function resolve(options: OpenAIOptions): Resolved {
   const envBase = options.baseURL === undefined ? readEnv("OPENAI_BASE_URL") : undefined;
   const baseURL = (options.baseURL ?? envBase ?? OPENAI_BASE_URL).replace(/\/+$/, "");
+  if (!isHttpURL(baseURL)) {
+    return {
+      error: `OPENAI_BASE_URL "${envBase}" is not an http(s) URL (like http://127.0.0.1:11434/v1)`,
+    };
+  }
   const official = new URL(baseURL).host === "api.openai.com";
   let apiKey = options.apiKey ?? readEnv("OPENAI_API_KEY");
   if (apiKey === undefined) {
@@ -133,7 +144,7 @@ function resolve(options: OpenAIOptions): Resolved {
  *
  * @param options The model, endpoint, key and knobs.
  * @returns The model, for `createAgent`.
- * @throws {TypeError} When `model` is empty or `baseURL` is not a URL (a bad
+ * @throws {TypeError} When `model` is empty or `baseURL` is not an http(s) URL (a bad
  *   `OPENAI_BASE_URL` is reported in the first turn's message instead).
  *
  * @example A local Ollama model
@@ -150,9 +161,9 @@ function resolve(options: OpenAIOptions): Resolved {
  */
 export function openai(options: OpenAIOptions): Model {
   if (!options.model) throw new TypeError("Cannot create the openai model: `model` is empty");
-  if (options.baseURL !== undefined && !URL.canParse(options.baseURL)) {
+  if (options.baseURL !== undefined && !isHttpURL(options.baseURL)) {
     throw new TypeError(
-      `Cannot create the openai model: baseURL "${options.baseURL}" is not a URL`,
+      `Cannot create the openai model: baseURL "${options.baseURL}" is not an http(s) URL`,
     );
   }
   const policy: RetryPolicy = {
