@@ -223,3 +223,47 @@ Deno.test("a plugin asking for more than the host has is refused, listing asked 
     `Cannot load plugin "${plugin}": it asks for read: ["${Deno.cwd()}"], net: true; the host process lacks net: true`,
   );
 });
+
+Deno.test({
+  name: "what is granted works under bubblewrap: write, net to one host, one env var",
+  ignore: !linux,
+  async fn() {
+    const root = await workspace();
+    const server = loopback();
+    Deno.env.set("TACK_SANDBOX_VISIBLE", "visible");
+    const plugin = await loadPlugin(FIXTURE, {
+      sandbox: true,
+      root,
+      permissions: {
+        read: ["./ws"],
+        write: ["./ws"],
+        net: [`127.0.0.1:${server.port}`],
+        env: ["TACK_SANDBOX_VISIBLE"],
+      },
+      stderr: "capture",
+    });
+    try {
+      const [tool] = plugin.tools!;
+      const run = (kind: string, target: string, id: string) =>
+        tool.execute({ kind, target }, { toolCallId: id, signal: new AbortController().signal });
+      await run("write", `${root}/ws/new.txt`, "w");
+      equal(await Deno.readTextFile(`${root}/ws/new.txt`), "pwned");
+      await run("connect", `127.0.0.1:${server.port}`, "c");
+      equal(server.connections(), 1);
+      deepEqual((await run("env", "TACK_SANDBOX_VISIBLE", "e")).content, [
+        { type: "text", text: 'escaped: "visible"' },
+      ]);
+      await rejects(Promise.resolve(run("env", "HOME", "h")), {
+        message: denied("env", "HOME").text,
+      });
+      await rejects(Promise.resolve(run("write", `${root}/outside/secret.txt`, "o")), {
+        message: denied("write", `${root}/outside/secret.txt`).text,
+      });
+    } finally {
+      Deno.env.delete("TACK_SANDBOX_VISIBLE");
+      await plugin.dispose?.();
+      await server.close();
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
