@@ -84,7 +84,12 @@ export function pluginEntries(
   cwd: string,
 ): PluginEntry[] {
   const listed = config.plugins ??
-    DEFAULT_PLUGINS.map((specifier) => ({ specifier, baseDir: cwd, source: "default" }));
+    DEFAULT_PLUGINS.map((specifier) => ({
+      specifier,
+      options: { root: cwd },
+      baseDir: cwd,
+      source: "default",
+    }));
   return [
     ...listed,
     ...flagPlugins.map((specifier) => ({ specifier, baseDir: cwd, source: "--plugin" })),
