@@ -1,0 +1,223 @@
+/**
+ * The `fetch_url` tool: one HTTP request, allowlisted, size-capped and timed out, its
+ * body rendered for a model.
+ *
+ * @module
+ */
+
+import { Type } from "typebox";
+import type { ImageContent, TextContent } from "../../core/messages.ts";
+import { type AgentTool, ToolError } from "../../core/tool.ts";
+import { defineTool } from "../../sdk/define_tool.ts";
+import type { HostAllowlist } from "./host_allowlist.ts";
+import { readCappedBody } from "./read_body.ts";
+import { type BodyKind, renderBody } from "./render_body.ts";
+
+/** The resolved settings of one `http` plugin. */
+export interface FetchSettings {
+  allowlist: HostAllowlist;
+  /** Bytes of body read at most. */
+  maxResponseBytes: number;
+  /** Whole-request timeout (connect, redirects and body), in seconds. */
+  timeoutSeconds: number;
+  /** Redirects followed at most. */
+  maxRedirects: number;
+  /** Headers sent with every request (the call's headers win). */
+  headers: Record<string, string>;
+}
+
+/** What `fetch_url` puts in `details` (on success and on HTTP errors). */
+export interface FetchDetails {
+  /** The URL asked for. */
+  url: string;
+  /** The URL that answered, after redirects. */
+  finalUrl: string;
+  status: number;
+  contentType: string;
+  /** Body bytes read. */
+  bytes: number;
+  /** Whether the body was cut at the cap. */
+  truncated: boolean;
+  kind: BodyKind;
+  /** Redirects followed. */
+  redirects: number;
+}
+
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+function parseUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`Invalid URL: ${raw}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new Error(`Only http and https URLs can be fetched, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/**
+ * Creates the `fetch_url` tool. Every URL, and every redirect target, must pass the
+ * allowlist; redirects are followed by hand (at most `maxRedirects`; credentials are
+ * dropped when the origin changes); the body is read up to `maxResponseBytes`; the
+ * whole request is bounded by `timeoutSeconds`. A status of 400 or more is an error
+ * result that still shows the body.
+ *
+ * @param settings The allowlist, caps, timeout and default headers.
+ * @returns The tool (effect `net`).
+ *
+ * @example Refusing a host that is not allowed
+ * ```ts
+ * import { compileHostAllowlist, createFetchUrlTool } from "@tack/agent/plugins/http";
+ * import { rejects } from "node:assert/strict";
+ *
+ * const fetchUrl = createFetchUrlTool({
+ *   allowlist: compileHostAllowlist(["example.com"]), maxResponseBytes: 1000,
+ *   timeoutSeconds: 5, maxRedirects: 5, headers: {},
+ * });
+ * await rejects(
+ *   Promise.resolve(fetchUrl.execute({ url: "https://evil.test/" }, {
+ *     toolCallId: "1", signal: new AbortController().signal,
+ *   })),
+ *   { message: "Host evil.test is not in the allowlist (allowed: example.com)" },
+ * );
+ * ```
+ */
+export function createFetchUrlTool(settings: FetchSettings): AgentTool {
+  const allowed = settings.allowlist.any
+    ? "any public host"
+    : settings.allowlist.patterns.join(", ");
+  return defineTool({
+    name: "fetch_url",
+    label: "Fetch URL",
+    description: `Make an HTTP request and read the response (hosts allowed: ${allowed}). ` +
+      "HTML comes back as text, JSON pretty-printed, images as images; bodies over " +
+      `${settings.maxResponseBytes} bytes are cut. Times out after ${settings.timeoutSeconds} s.`,
+    parameters: Type.Object({
+      url: Type.String({ description: "Absolute http(s) URL" }),
+      method: Type.Optional(
+        Type.Union(METHODS.map((m) => Type.Literal(m)), { description: "Default GET" }),
+      ),
+      headers: Type.Optional(
+        Type.Record(Type.String(), Type.String(), { description: "Request headers" }),
+      ),
+      body: Type.Optional(Type.String({ description: "Request body (not for GET or HEAD)" })),
+    }),
+    effects: ["net"],
+    timeoutMs: (settings.timeoutSeconds + 5) * 1000,
+    async execute(params, { signal }) {
+      const method = params.method ?? "GET";
+      if (params.body !== undefined && (method === "GET" || method === "HEAD")) {
+        throw new Error(`A ${method} request cannot have a body`);
+      }
+      let url = parseUrl(params.url);
+      const refused = settings.allowlist.refusal(url);
+      if (refused) throw new Error(refused);
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort(new DOMException("fetch_url timed out", "TimeoutError"));
+      }, settings.timeoutSeconds * 1000);
+      const forward = () => controller.abort(signal.reason);
+      signal.addEventListener("abort", forward, { once: true });
+      if (signal.aborted) forward();
+      const fail = (error: unknown): never => {
+        if (timedOut) {
+          throw new Error(
+            `Request to ${params.url} timed out after ${settings.timeoutSeconds} seconds`,
+          );
+        }
+        if (signal.aborted) throw error;
+        if (error instanceof TypeError && error.cause instanceof Deno.errors.NotCapable) {
+          throw error.cause;
+        }
+        throw new Error(`Cannot fetch ${url.href}: ${(error as Error).message ?? error}`);
+      };
+      try {
+        const headers = new Headers({ ...settings.headers, ...params.headers });
+        let currentMethod: string = method;
+        let body: string | undefined = params.body;
+        let redirects = 0;
+        let response: Response;
+        while (true) {
+          response = await fetch(url, {
+            method: currentMethod,
+            headers,
+            body,
+            redirect: "manual",
+            signal: controller.signal,
+          }).catch(fail);
+          const location = response.headers.get("location");
+          if (!REDIRECTS.has(response.status) || location === null) break;
+          await response.body?.cancel();
+          if (++redirects > settings.maxRedirects) {
+            throw new Error(
+              `Too many redirects fetching ${params.url} (more than ${settings.maxRedirects})`,
+            );
+          }
+          let next: URL;
+          try {
+            next = parseUrl(new URL(location, url).href);
+          } catch (error) {
+            throw new Error(`Redirect from ${url.href} refused: ${(error as Error).message}`);
+          }
+          const nextRefused = settings.allowlist.refusal(next);
+          if (nextRefused) {
+            throw new Error(`Redirect from ${url.href} to ${next.href} refused: ${nextRefused}`);
+          }
+          if (next.origin !== url.origin) {
+            for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+          }
+          if (
+            response.status === 303 ||
+            ((response.status === 301 || response.status === 302) && currentMethod === "POST")
+          ) {
+            currentMethod = currentMethod === "HEAD" ? "HEAD" : "GET";
+            body = undefined;
+            headers.delete("content-type");
+          }
+          url = next;
+        }
+        const { bytes, truncated } = await readCappedBody(response, settings.maxResponseBytes)
+          .catch(fail);
+        const contentType = response.headers.get("content-type") ?? "";
+        const rendered = currentMethod === "HEAD"
+          ? {
+            kind: "empty" as const,
+            text: [...response.headers].map(([k, v]) => `${k}: ${v}`).join("\n"),
+          }
+          : renderBody(bytes, contentType, truncated);
+        let text = `HTTP ${response.status} ${response.statusText}`.trimEnd() +
+          (contentType ? ` (${contentType})` : "") +
+          (redirects > 0 ? `\nURL: ${url.href}` : "") + `\n\n${rendered.text}`;
+        if (truncated) {
+          const length = Number(response.headers.get("content-length"));
+          const of = length > bytes.length ? ` of ${length}` : "";
+          text += `\n\n[Response cut at ${bytes.length}${of} bytes; the rest was not downloaded.]`;
+        }
+        const details: FetchDetails = {
+          url: params.url,
+          finalUrl: url.href,
+          status: response.status,
+          contentType,
+          bytes: bytes.length,
+          truncated,
+          kind: rendered.kind,
+          redirects,
+        };
+        const content: (TextContent | ImageContent)[] = [{ type: "text", text }];
+        if ("image" in rendered && rendered.image) content.push(rendered.image);
+        if (response.status >= 400) throw new ToolError(text, { details });
+        return { content, details };
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", forward);
+      }
+    },
+  }) as AgentTool;
+}

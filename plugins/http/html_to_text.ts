@@ -1,0 +1,171 @@
+/**
+ * A small HTML-to-text converter for pages an agent fetches: scripts, styles and tags
+ * go, entities are decoded, links keep their text, structure becomes line breaks.
+ *
+ * @module
+ */
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  copy: "©",
+  reg: "®",
+  trade: "™",
+  hellip: "…",
+  mdash: "—",
+  ndash: "–",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  laquo: "«",
+  raquo: "»",
+  bull: "•",
+  middot: "·",
+  deg: "°",
+  times: "×",
+  divide: "÷",
+  euro: "€",
+  pound: "£",
+  yen: "¥",
+  cent: "¢",
+  sect: "§",
+  para: "¶",
+  shy: "",
+  zwj: "",
+  zwnj: "",
+};
+
+/**
+ * Decodes HTML character references: the common named ones and every numeric one.
+ * Unknown names are left as they are.
+ *
+ * @param text Text with references such as `&amp;`, `&#233;`, `&#x1F600;`.
+ * @returns The decoded text.
+ *
+ * @example Decoding entities
+ * ```ts
+ * import { decodeEntities } from "@tack/agent/plugins/http";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(decodeEntities("Fish &amp; chips &#8211; &#x263A; &unknown;"), "Fish & chips – ☺ &unknown;");
+ * ```
+ */
+export function decodeEntities(text: string): string {
+  return text.replace(
+    /&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z][a-zA-Z0-9]*);/g,
+    (whole, ref: string) => {
+      if (ref[0] === "#") {
+        const code = ref[1] === "x" || ref[1] === "X"
+          ? parseInt(ref.slice(2), 16)
+          : parseInt(ref.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      }
+      return NAMED_ENTITIES[ref] ?? NAMED_ENTITIES[ref.toLowerCase()] ?? whole;
+    },
+  );
+}
+
+const DROPPED = /<(script|style|noscript|template|svg|iframe|object|canvas)\b[\s\S]*?<\/\1\s*>/gi;
+const TAG =
+  /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*\s*\/?>/g;
+const BLOCKS = new Set([
+  "address",
+  "article",
+  "aside",
+  "blockquote",
+  "body",
+  "dd",
+  "details",
+  "div",
+  "dl",
+  "dt",
+  "fieldset",
+  "figcaption",
+  "figure",
+  "footer",
+  "form",
+  "header",
+  "hr",
+  "html",
+  "main",
+  "nav",
+  "ol",
+  "p",
+  "section",
+  "summary",
+  "table",
+  "tbody",
+  "thead",
+  "tfoot",
+  "tr",
+  "ul",
+]);
+
+function tagText(closing: boolean, name: string): string {
+  if (name === "br") return "\n";
+  if (name === "li") return closing ? "" : "\n- ";
+  if (/^h[1-6]$/.test(name)) return closing ? "\n\n" : `\n\n${"#".repeat(Number(name[1]))} `;
+  if (name === "p" || name === "blockquote" || name === "table") return "\n\n";
+  if (name === "td" || name === "th") return closing ? "" : " ";
+  if (name === "tr") return closing ? "" : "\n";
+  return BLOCKS.has(name) ? "\n" : "";
+}
+
+/**
+ * Converts an HTML document or fragment to readable text. Comments, `<head>` (but its
+ * `<title>`, which becomes the first line), scripts, styles and other non-text elements
+ * are dropped; tags are removed; links keep their text; headings become `#` lines, list
+ * items `- ` lines, blocks and `<br>` line breaks; `<pre>` keeps its whitespace;
+ * entities are decoded; runs of blank lines are collapsed.
+ *
+ * @param html The HTML.
+ * @returns The text.
+ *
+ * @example A small page
+ * ```ts
+ * import { htmlToText } from "@tack/agent/plugins/http";
+ * import { equal } from "node:assert/strict";
+ *
+ * const html = `<html><head><title>Docs</title><style>p{}</style></head>
+ *   <body><h1>Tack</h1><p>Read <a href="/guide">the guide</a> &amp; enjoy.</p>
+ *   <script>alert(1)</script><ul><li>fs</li><li>shell</li></ul></body></html>`;
+ * equal(htmlToText(html), "Docs\n\n# Tack\n\nRead the guide & enjoy.\n\n- fs\n- shell");
+ * ```
+ */
+export function htmlToText(html: string): string {
+  let source = html.replace(/<!--[\s\S]*?-->/g, "").replace(/<!DOCTYPE[^>]*>/gi, "");
+  const title = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(source)?.[1];
+  source = source.replace(/<head\b[\s\S]*?<\/head\s*>/gi, "").replace(DROPPED, "");
+  const preserved: string[] = [];
+  source = source.replace(/<pre\b[^>]*>([\s\S]*?)<\/pre\s*>/gi, (_, body: string) => {
+    preserved.push(decodeEntities(body.replace(TAG, "")));
+    return `\n\n\uE000${preserved.length - 1}\uE000\n\n`;
+  });
+  let out = "";
+  let last = 0;
+  for (const match of source.matchAll(TAG)) {
+    out += decodeEntities(source.slice(last, match.index).replace(/\s+/g, " "));
+    out += tagText(match[1] === "/", match[2].toLowerCase());
+    last = match.index + match[0].length;
+  }
+  out += decodeEntities(source.slice(last).replace(/\s+/g, " "));
+  if (title !== undefined) {
+    const heading = decodeEntities(title.replace(/\s+/g, " ")).trim();
+    if (heading) out = `${heading}\n\n${out}`;
+  }
+  const text = out
+    .split("\n")
+    .map((line) => line.replace(/[ \t]+/g, " ").trim())
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return text.replace(
+    /\uE000(\d+)\uE000/g,
+    (_, i: string) => preserved[Number(i)].replace(/^\n|\n$/g, ""),
+  );
+}

@@ -1,0 +1,393 @@
+/**
+ * The http plugin against a real server on 127.0.0.1: rendering, the allowlist (also
+ * on redirects), the size cap, timeouts, HTTP errors and bad arguments.
+ */
+
+import {
+  createAgent,
+  type Plugin,
+  scriptedModel,
+  text,
+  type ToolCall,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import { compileHostAllowlist, htmlToText, http, type HttpOptions } from "@tack/agent/plugins/http";
+import { deepEqual, equal, throws } from "node:assert/strict";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+const PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+interface TestServer {
+  base: string;
+  host: string;
+  port: number;
+}
+
+async function withServer(body: (server: TestServer) => Promise<void>): Promise<void> {
+  const gates: (() => void)[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const url = new URL(req.url);
+    const here = `http://127.0.0.1:${url.port}`;
+    switch (url.pathname) {
+      case "/json":
+        return new Response('{"name":"tack","tools":["fs","shell"]}', {
+          headers: { "content-type": "application/json; charset=utf-8" },
+        });
+      case "/html":
+        return new Response(
+          "<!DOCTYPE html><html><head><title>Tack &amp; friends</title>" +
+            "<script>var x = '<p>not text</p>';</script></head><body><nav>Home</nav>" +
+            '<h2>Plugins</h2><p>See <a href="/fs">the fs plugin</a>.</p><pre>  a\n  b</pre></body></html>',
+          { headers: { "content-type": "text/html" } },
+        );
+      case "/latin1":
+        return new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), {
+          headers: { "content-type": "text/plain; charset=iso-8859-1" },
+        });
+      case "/big":
+        return new Response("y".repeat(5000), { headers: { "content-type": "text/plain" } });
+      case "/endless": {
+        let sent = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent++ > 10_000) controller.close();
+            else controller.enqueue(new TextEncoder().encode("z".repeat(1000)));
+          },
+        });
+        return new Response(stream, { headers: { "content-type": "text/plain" } });
+      }
+      case "/slow":
+        await new Promise<void>((resolve) => gates.push(resolve));
+        return new Response("late");
+      case "/missing":
+        return new Response("no such page", { status: 404, statusText: "Not Found" });
+      case "/png":
+        return new Response(PNG, { headers: { "content-type": "image/png" } });
+      case "/bin":
+        return new Response(new Uint8Array([0, 1, 2, 3]), {
+          headers: { "content-type": "application/octet-stream" },
+        });
+      case "/echo":
+        return Response.json({
+          method: req.method,
+          body: await req.text(),
+          authorization: req.headers.get("authorization"),
+          custom: req.headers.get("x-custom"),
+        });
+      case "/to-json":
+        return Response.redirect(`${here}/json`, 302);
+      case "/loop":
+        return Response.redirect(`${here}/loop`, 302);
+      case "/to-evil":
+        return Response.redirect("http://evil.test/steal", 302);
+      case "/to-file":
+        return new Response(null, { status: 302, headers: { location: "file:///etc/passwd" } });
+      case "/post-303":
+        return Response.redirect(`${here}/echo`, 303);
+      case "/to-other-origin":
+        return Response.redirect(`http://localhost:${url.port}/echo`, 307);
+      default:
+        return new Response("?", { status: 500 });
+    }
+  });
+  const port = server.addr.port;
+  try {
+    await body({ base: `http://127.0.0.1:${port}`, host: `127.0.0.1:${port}`, port });
+  } finally {
+    for (const open of gates) open();
+    await server.shutdown();
+  }
+}
+
+async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage[]> {
+  const agent = createAgent({ model: scriptedModel([calls, [text("done")]]), plugins: [plugin] });
+  return resultsOf(await agent.prompt("go"));
+}
+
+function plugin(server: TestServer, options: HttpOptions = {}): Plugin {
+  return http({ allowedHosts: [server.host], ...options });
+}
+
+const outcome = (r: ToolResultMessage) => [textOf(r), r.isError];
+
+Deno.test("fetch_url: JSON is pretty-printed, HTML becomes text, charsets are honoured", async () => {
+  await withServer(async (server) => {
+    const results = await run(plugin(server), [
+      toolCall("fetch_url", { url: `${server.base}/json` }),
+      toolCall("fetch_url", { url: `${server.base}/html` }),
+      toolCall("fetch_url", { url: `${server.base}/latin1` }),
+    ]);
+    deepEqual(results.map(outcome), [
+      [
+        'HTTP 200 OK (application/json; charset=utf-8)\n\n{\n  "name": "tack",\n  "tools": [\n' +
+        '    "fs",\n    "shell"\n  ]\n}',
+        false,
+      ],
+      [
+        "HTTP 200 OK (text/html)\n\nTack & friends\n\nHome\n\n## Plugins\n\nSee the fs plugin.\n\n  a\n  b",
+        false,
+      ],
+      ["HTTP 200 OK (text/plain; charset=iso-8859-1)\n\ncafé", false],
+    ]);
+    deepEqual(results[0].details, {
+      url: `${server.base}/json`,
+      finalUrl: `${server.base}/json`,
+      status: 200,
+      contentType: "application/json; charset=utf-8",
+      bytes: 38,
+      truncated: false,
+      kind: "json",
+      redirects: 0,
+    });
+  });
+});
+
+Deno.test("fetch_url: images come back as image content, other binaries as a note", async () => {
+  await withServer(async (server) => {
+    const results = await run(plugin(server), [
+      toolCall("fetch_url", { url: `${server.base}/png` }),
+      toolCall("fetch_url", { url: `${server.base}/bin` }),
+    ]);
+    deepEqual(results[0].content, [
+      { type: "text", text: `HTTP 200 OK (image/png)\n\n[image/png image, ${PNG.length} bytes]` },
+      { type: "image", mimeType: "image/png", data: btoa(String.fromCharCode(...PNG)) },
+    ]);
+    deepEqual(outcome(results[1]), [
+      "HTTP 200 OK (application/octet-stream)\n\n[application/octet-stream content, 4 bytes, not shown]",
+      false,
+    ]);
+  });
+});
+
+Deno.test("fetch_url: bodies over the cap are cut and not downloaded further", async () => {
+  await withServer(async (server) => {
+    const results = await run(plugin(server, { maxResponseBytes: 100 }), [
+      toolCall("fetch_url", { url: `${server.base}/big` }),
+      toolCall("fetch_url", { url: `${server.base}/endless` }),
+    ]);
+    deepEqual(results.map(outcome), [
+      [
+        `HTTP 200 OK (text/plain)\n\n${"y".repeat(100)}\n\n` +
+        "[Response cut at 100 of 5000 bytes; the rest was not downloaded.]",
+        false,
+      ],
+      [
+        `HTTP 200 OK (text/plain)\n\n${"z".repeat(100)}\n\n` +
+        "[Response cut at 100 bytes; the rest was not downloaded.]",
+        false,
+      ],
+    ]);
+  });
+});
+
+Deno.test("fetch_url: hosts outside the allowlist are refused, also on redirects", async () => {
+  await withServer(async (server) => {
+    const results = await run(plugin(server), [
+      toolCall("fetch_url", { url: "http://evil.test/" }),
+      toolCall("fetch_url", { url: `http://127.0.0.1:${server.port + 1}/` }),
+      toolCall("fetch_url", { url: `${server.base}/to-evil` }),
+      toolCall("fetch_url", { url: `${server.base}/to-file` }),
+    ]);
+    deepEqual(results.map(outcome), [
+      [`Host evil.test is not in the allowlist (allowed: ${server.host})`, true],
+      [`Host 127.0.0.1:${server.port + 1} is not in the allowlist (allowed: ${server.host})`, true],
+      [
+        `Redirect from ${server.base}/to-evil to http://evil.test/steal refused: Host evil.test ` +
+        `is not in the allowlist (allowed: ${server.host})`,
+        true,
+      ],
+      [
+        `Redirect from ${server.base}/to-file refused: Only http and https URLs can be fetched, not file:`,
+        true,
+      ],
+    ]);
+  });
+});
+
+Deno.test('fetch_url: "*" does not reach loopback unless it is listed', async () => {
+  await withServer(async (server) => {
+    const results = await run(http(), [toolCall("fetch_url", { url: `${server.base}/json` })]);
+    deepEqual(results.map(outcome), [[
+      `Host ${server.host} is a local or private address, which "*" does not cover; list it ` +
+      "in allowedHosts to allow it",
+      true,
+    ]]);
+  });
+});
+
+Deno.test("fetch_url: redirects are followed, counted and bounded", async () => {
+  await withServer(async (server) => {
+    const results = await run(plugin(server, { maxRedirects: 3 }), [
+      toolCall("fetch_url", { url: `${server.base}/to-json` }),
+      toolCall("fetch_url", { url: `${server.base}/loop` }),
+      toolCall("fetch_url", { url: `${server.base}/post-303`, method: "POST", body: "hi" }),
+    ]);
+    equal(
+      textOf(results[0]).split("\n").slice(0, 2).join("\n"),
+      [
+        "HTTP 200 OK (application/json; charset=utf-8)",
+        `URL: ${server.base}/json`,
+      ].join("\n"),
+    );
+    equal((results[0].details as { redirects: number }).redirects, 1);
+    deepEqual(outcome(results[1]), [
+      `Too many redirects fetching ${server.base}/loop (more than 3)`,
+      true,
+    ]);
+    const echoed = JSON.parse(textOf(results[2]).split("\n\n").slice(1).join("\n\n"));
+    deepEqual([echoed.method, echoed.body], ["GET", ""]);
+  });
+});
+
+Deno.test("fetch_url: credentials are dropped when a redirect changes origin", async () => {
+  await withServer(async (server) => {
+    const results = await run(
+      http({ allowedHosts: [server.host, `localhost:${server.port}`] }),
+      [
+        toolCall("fetch_url", {
+          url: `${server.base}/to-other-origin`,
+          method: "POST",
+          body: "data",
+          headers: { authorization: "Bearer secret", "x-custom": "kept" },
+        }),
+        toolCall("fetch_url", {
+          url: `${server.base}/echo`,
+          method: "PUT",
+          body: "data",
+          headers: { authorization: "Bearer secret" },
+        }),
+      ],
+    );
+    const echoed = (r: ToolResultMessage) =>
+      JSON.parse(textOf(r).split("\n\n").slice(1).join("\n\n"));
+    deepEqual(echoed(results[0]), {
+      method: "POST",
+      body: "data",
+      authorization: null,
+      custom: "kept",
+    });
+    deepEqual(echoed(results[1]), {
+      method: "PUT",
+      body: "data",
+      authorization: "Bearer secret",
+      custom: null,
+    });
+  });
+});
+
+Deno.test("fetch_url: an HTTP error status is an error result that shows the body", async () => {
+  await withServer(async (server) => {
+    const [result] = await run(plugin(server), [
+      toolCall("fetch_url", { url: `${server.base}/missing` }),
+    ]);
+    deepEqual(outcome(result), [
+      "HTTP 404 Not Found (text/plain;charset=UTF-8)\n\nno such page",
+      true,
+    ]);
+    equal((result.details as { status: number }).status, 404);
+  });
+});
+
+Deno.test("fetch_url: a slow server ends in a timeout error result", async () => {
+  await withServer(async (server) => {
+    const [result] = await run(plugin(server, { timeoutSeconds: 0.3 }), [
+      toolCall("fetch_url", { url: `${server.base}/slow` }),
+    ]);
+    deepEqual(outcome(result), [
+      `Request to ${server.base}/slow timed out after 0.3 seconds`,
+      true,
+    ]);
+  });
+});
+
+Deno.test("fetch_url: HEAD shows the response headers", async () => {
+  await withServer(async (server) => {
+    const [result] = await run(plugin(server), [
+      toolCall("fetch_url", { url: `${server.base}/big`, method: "HEAD" }),
+    ]);
+    equal(result.isError, false);
+    equal(textOf(result).split("\n")[0], "HTTP 200 OK (text/plain)");
+    equal(textOf(result).includes("content-type: text/plain"), true);
+  });
+});
+
+Deno.test("fetch_url: bad arguments and unreachable servers are exact error results", async () => {
+  await withServer(async (server) => {
+    const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const deadPort = (closed.addr as Deno.NetAddr).port;
+    closed.close();
+    const results = await run(
+      http({ allowedHosts: [server.host, `127.0.0.1:${deadPort}`] }),
+      [
+        toolCall("fetch_url", { url: "not a url" }),
+        toolCall("fetch_url", { url: "ftp://example.com/x" }),
+        toolCall("fetch_url", { url: `${server.base}/echo`, body: "x" }),
+        toolCall("fetch_url", { url: `${server.base}/echo`, method: "FETCH" }),
+        toolCall("fetch_url", {}),
+      ],
+    );
+    deepEqual(results.map(outcome).slice(0, 3), [
+      ["Invalid URL: not a url", true],
+      ["Only http and https URLs can be fetched, not ftp:", true],
+      ["A GET request cannot have a body", true],
+    ]);
+    equal(results[3].isError, true);
+    equal(
+      textOf(results[3]).startsWith('Invalid arguments for tool "fetch_url":\n  - method:'),
+      true,
+    );
+    deepEqual(outcome(results[4]), [
+      'Invalid arguments for tool "fetch_url":\n  - url: is required\nReceived arguments: {}',
+      true,
+    ]);
+    const [refused] = await run(http({ allowedHosts: [`127.0.0.1:${deadPort}`] }), [
+      toolCall("fetch_url", { url: `http://127.0.0.1:${deadPort}/` }),
+    ]);
+    equal(refused.isError, true);
+    equal(textOf(refused).startsWith(`Cannot fetch http://127.0.0.1:${deadPort}/: `), true);
+  });
+});
+
+Deno.test("http: options and permissions", () => {
+  throws(() => http({ allowedHosts: ["https://example.com/"] }), {
+    name: "TypeError",
+    message: 'Cannot create http plugin: "https://example.com/" is not a host pattern ' +
+      '(use "example.com", "*.example.com", "host:port" or "*")',
+  });
+  throws(() => http({ timeoutSeconds: 0 }), {
+    message: "Cannot create http plugin: timeoutSeconds must be a positive number, got 0",
+  });
+  deepEqual(http({ allowedHosts: ["API.example.com", "127.0.0.1:8080"] }).permissions, {
+    net: ["api.example.com", "127.0.0.1:8080"],
+  });
+  deepEqual(http({ allowedHosts: ["*.example.com"] }).permissions, { net: true });
+  deepEqual(http().tools?.map((t) => [t.name, t.effects]), [["fetch_url", ["net"]]]);
+  const list = compileHostAllowlist(["example.com:8443", "*.internal.test", "[::1]"]);
+  deepEqual(
+    [
+      "https://example.com:8443/",
+      "https://example.com/",
+      "http://a.b.internal.test/",
+      "http://internal.test/",
+      "http://[::1]:9/",
+    ].map((u) => list.allows(new URL(u))),
+    [true, false, true, false, true],
+  );
+});
+
+Deno.test("htmlToText: entities, lists, tables, comments and scripts", () => {
+  equal(
+    htmlToText(
+      "<!-- note --><div>A&nbsp;&lt;b&gt; &#233;&#x2014;ok</div><ul><li>one<li>two</ul>" +
+        "<table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>" +
+        "<style>.x{}</style><p>end<br>line</p>",
+    ),
+    "A <b> é—ok\n\n- one\n- two\n\nk v\na 1\n\nend\nline",
+  );
+});
