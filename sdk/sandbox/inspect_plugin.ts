@@ -81,6 +81,7 @@ export async function inspectPlugin(
   const connection = new SandboxConnection(
     specifier,
     prepared.spawnFor(resolveGrants({}, root)),
+    options.startTimeoutMs,
   );
   try {
     let manifest;

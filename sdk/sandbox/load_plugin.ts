@@ -54,8 +54,13 @@ async function start(
   specifier: string,
   prepared: PreparedSandbox,
   grants: Required<PluginPermissions>,
+  startTimeoutMs: number | undefined,
 ): Promise<{ connection: SandboxConnection; manifest: PluginManifest }> {
-  const connection = new SandboxConnection(specifier, prepared.spawnFor(grants));
+  const connection = new SandboxConnection(
+    specifier,
+    prepared.spawnFor(grants),
+    startTimeoutMs,
+  );
   try {
     const manifest = await connection.start();
     connection.label = manifest.name;
@@ -139,7 +144,7 @@ export async function loadPlugin(
     let grants = given;
     let live: Awaited<ReturnType<typeof start>> | undefined;
     if (grants === undefined) {
-      live = await start(specifier, prepared, NOTHING);
+      live = await start(specifier, prepared, NOTHING, options.startTimeoutMs);
       grants = resolveGrants(live.manifest.permissions, root);
       if (!grantsNothing(grants)) {
         await live.connection.dispose();
@@ -147,7 +152,7 @@ export async function loadPlugin(
       }
     }
     const escaping = check(grants);
-    live ??= await start(specifier, prepared, grants);
+    live ??= await start(specifier, prepared, grants, options.startTimeoutMs);
     const name = live.manifest.name;
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {

@@ -165,7 +165,8 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     "--no-prompt",
     "--no-config",
     "--no-lock",
-    "--cached-only",
+    // Without an `import` grant nothing new can be fetched: the host cached the graph.
+    ...(grants.import === false ? ["--cached-only"] : []),
     `--import-map=${input.importMapPath}`,
     ...permissionFlags(grants, [...input.graph.remoteHosts, ...remoteRunner]),
     input.entryPath,

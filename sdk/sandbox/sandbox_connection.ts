@@ -63,6 +63,9 @@ function wakeIfQuiet(live: Live, force = false): void {
 /** The sandbox went away while a hook was waiting for it (not the hook's own failure). */
 class SandboxFault extends Error {}
 
+/** How long a child may take to load its module and report its manifest, by default. */
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+
 /** How long a cancelled call may take to stop before its child is killed. */
 export const CANCEL_GRACE_MS = 200;
 
@@ -84,14 +87,18 @@ export class SandboxConnection {
   #nextId = 1;
   #disposed = false;
   #stopping = new Set<Promise<void>>();
+  #startTimeoutMs: number;
 
   /**
    * @param label The plugin's name (or specifier, until the manifest names it).
    * @param spawn Starts a child.
+   * @param startTimeoutMs How long a child may take to report its manifest before it is
+   * killed (its module's top level may hang).
    */
-  constructor(label: string, spawn: SpawnChild) {
+  constructor(label: string, spawn: SpawnChild, startTimeoutMs = DEFAULT_START_TIMEOUT_MS) {
     this.#label = label;
     this.#spawn = spawn;
+    this.#startTimeoutMs = startTimeoutMs;
   }
 
   /** Names the plugin in error texts. */
@@ -138,6 +145,7 @@ export class SandboxConnection {
       onMessage: (message) => {
         switch (message.type) {
           case "manifest":
+            clearTimeout(startTimer);
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
@@ -163,6 +171,7 @@ export class SandboxConnection {
         live.child.kill();
       },
       onExit: (reason) => {
+        clearTimeout(startTimer);
         if (this.#live === live) this.#live = undefined;
         const tail = live.child.stderrTail().trim();
         const why = live.fault ?? `crashed (${reason})`;
@@ -181,6 +190,10 @@ export class SandboxConnection {
         wakeIfQuiet(live, true);
       },
     });
+    const startTimer = setTimeout(() => {
+      live.fault ??= `did not report its manifest within ${this.#startTimeoutMs} ms`;
+      live.child.kill();
+    }, this.#startTimeoutMs);
     const closed = live.child.closed;
     this.#stopping.add(closed);
     closed.finally(() => this.#stopping.delete(closed));
@@ -290,7 +303,10 @@ export class SandboxConnection {
   /** Stops the child for good and waits until it is gone. */
   async dispose(): Promise<void> {
     this.#disposed = true;
-    this.#live?.child.kill();
+    if (this.#live !== undefined) {
+      this.#live.fault ??= "was disposed";
+      this.#live.child.kill();
+    }
     while (this.#stopping.size > 0) await Promise.all([...this.#stopping]);
   }
 }

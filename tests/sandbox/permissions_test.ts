@@ -128,3 +128,10 @@ Deno.test("a knowingly allowed run escape loads, with a warning", async () => {
   await plugin.dispose?.();
   deepEqual(warnings, ['plugin "faulty": has run access to sh and can escape its sandbox']);
 });
+
+Deno.test("a module that never finishes loading is killed at the start timeout", async () => {
+  const fixture = "./tests/fixtures/sandbox/hanging_plugin.ts";
+  await rejects(loadPlugin(fixture, { sandbox: true, startTimeoutMs: 300, stderr: "capture" }), {
+    message: `Cannot load plugin "${fixture}": it did not report its manifest within 300 ms`,
+  });
+});
