@@ -59,7 +59,7 @@ function probe(key: string, command: string, args: string[]): Promise<boolean> {
  *
  * @returns Whether the bubblewrap layer is available.
  *
- * @example
+ * @example Probing bubblewrap
  * ```ts
  * import { bwrapAvailable } from "./bwrap.ts";
  * import { equal } from "node:assert/strict";
@@ -84,7 +84,7 @@ export function bwrapAvailable(): Promise<boolean> {
  *
  * @returns Whether `unshare -n` is available.
  *
- * @example
+ * @example Probing unshare -n
  * ```ts
  * import { unshareNetAvailable } from "./bwrap.ts";
  * import { equal } from "node:assert/strict";

@@ -55,7 +55,7 @@ let denoDir: Promise<string> | undefined;
  * @returns Its absolute path.
  * @throws {Error} When `deno info` fails.
  *
- * @example
+ * @example The cache directory
  * ```ts
  * import { denoCacheDir } from "./module_graph.ts";
  * import { equal } from "node:assert/strict";

@@ -103,7 +103,7 @@ export function permissionFlags(
  * @param grants Grants (resolved or not).
  * @returns One `name: value` per granted permission, or `nothing` when none is granted.
  *
- * @example
+ * @example Describing grants
  * ```ts
  * import { describeGrants } from "./permission_flags.ts";
  * import { equal } from "node:assert/strict";

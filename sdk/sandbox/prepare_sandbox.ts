@@ -67,7 +67,7 @@ export const NOT_CONFINED_WARNING =
  * @param root The workspace root.
  * @returns The URL.
  *
- * @example
+ * @example Paths and URLs
  * ```ts
  * import { moduleUrl } from "./prepare_sandbox.ts";
  * import { equal } from "node:assert/strict";

@@ -47,7 +47,7 @@ export const WORKER_RUNNER_URL: URL = new URL("./worker_runner.ts", import.meta.
  * @param worker Whether the entry starts a worker (else a process).
  * @returns The module's source.
  *
- * @example
+ * @example The entry of a plugin
  * ```ts
  * import { entrySource } from "./sandbox_command.ts";
  * import { equal } from "node:assert/strict";
@@ -209,7 +209,7 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
  * @param url The plugin's module URL.
  * @returns The folder's path, or `undefined` for a remote module.
  *
- * @example
+ * @example A plugin folder
  * ```ts
  * import { pluginFolder } from "./sandbox_command.ts";
  * import { equal } from "node:assert/strict";

@@ -17,7 +17,7 @@ import type { SandboxChild, SpawnChild } from "./sandbox_connection.ts";
  * @param grants Resolved grants.
  * @returns The permissions object of `new Worker(…, { deno: { permissions } })`.
  *
- * @example
+ * @example Worker permissions
  * ```ts
  * import { workerPermissions } from "./worker_isolation.ts";
  * import { equal } from "node:assert/strict";
@@ -46,7 +46,7 @@ export function workerPermissions(grants: PluginPermissions): Deno.PermissionOpt
  *
  * @returns `false` only when the flag is known to be missing.
  *
- * @example
+ * @example Checking the flag
  * ```ts
  * import { workerOptionsEnabled } from "./worker_isolation.ts";
  * import { equal } from "node:assert/strict";
@@ -74,7 +74,7 @@ export function workerOptionsEnabled(): boolean {
  * @throws {Error} From the returned function, when the host runs without
  * `--unstable-worker-options`.
  *
- * @example
+ * @example A worker spawner
  * ```ts
  * import { spawnWorker } from "./worker_isolation.ts";
  * import { equal } from "node:assert/strict";
