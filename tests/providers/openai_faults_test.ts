@@ -299,3 +299,32 @@ Deno.test("host mistakes throw at creation; a bad OPENAI_BASE_URL is reported in
     else Deno.env.set("OPENAI_BASE_URL", saved);
   }
 });
+
+Deno.test("a stream that stalls after output ends after idleTimeoutMs", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "abcdefgh", fault: "stall", faultAfter: 2 }, { text: "never" }],
+  });
+  const turn = await within(5_000, runTurn(model(server, { idleTimeoutMs: 50 }), ask("hi")));
+  equal(turn.message.stopReason, "error");
+  equal(turn.message.errorMessage, `${server.baseURL}: no data arrived for 50 ms (idleTimeoutMs)`);
+  deepEqual(turn.message.content, [{ type: "text", text: "abcd" }]);
+  equal(server.requests.length, 1);
+});
+
+Deno.test("a stream that stalls before any output is retried", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "lost", fault: "stall", faultAfter: 1 }, { text: "ok" }],
+  });
+  const turn = await within(5_000, runTurn(model(server, { idleTimeoutMs: 50 }), ask("hi")));
+  deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  equal(server.requests.length, 2);
+});
+
+Deno.test("a slow but steady stream is not cut by the idle timeout", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ text: "one two three four", chunkSize: 2, delayMs: 25 }],
+  });
+  const turn = await runTurn(model(server, { idleTimeoutMs: 250 }), ask("hi"));
+  equal(turn.message.stopReason, "stop");
+  deepEqual(turn.message.content, [{ type: "text", text: "one two three four" }]);
+});

@@ -8,7 +8,8 @@
  * error (`retryAfter` sets `Retry-After`); `status` gives any other HTTP error; `"cut"`
  * sends `faultAfter` events (default 2) and then breaks the connection (Deno's HTTP server
  * logs the broken body to stderr: expected); `"truncate"` sends
- * them and then ends the response cleanly, without the final events; `"malformed"`
+ * them and then ends the response cleanly, without the final events; `"stall"` sends them and then
+ * nothing more, keeping the response open until the client gives up; `"malformed"`
  * sends them and then a chunk that is not JSON; `"error_event"` sends them and then an
  * in-stream error event. `delayMs` waits before every event (slow chunks). A request past
  * the end of the script gets a 400 whose message says so.
@@ -54,7 +55,14 @@ export interface FakeToolCall {
 }
 
 /** A fault to inject instead of (or in the middle of) a normal answer. */
-export type FakeFault = "500" | "429" | "cut" | "truncate" | "malformed" | "error_event";
+export type FakeFault =
+  | "500"
+  | "429"
+  | "cut"
+  | "truncate"
+  | "stall"
+  | "malformed"
+  | "error_event";
 
 /** Token counts the fake reports (defaults: input 10, output 5, cached 0). */
 export interface FakeUsage {
@@ -84,7 +92,7 @@ export interface FakeTurn {
   retryAfter?: number | string;
   /** The error text the provider sends with a fault (default: a generic one). */
   errorMessage?: string;
-  /** For `"cut"`, `"truncate"`, `"malformed"`, `"error_event"`: events sent first (default 2). */
+  /** For the mid-stream faults: how many events are sent first (default 2). */
   faultAfter?: number;
 }
 
@@ -348,6 +356,10 @@ function streamResponse(events: SseEvent[], turn: FakeTurn): Response {
     async pull(controller) {
       if (delayMs > 0) await sleep();
       if (next === -1) return;
+      if (next >= events.length && turn.fault === "stall") {
+        // Hold the response open until the client cancels it.
+        return new Promise<void>((resolve) => (wake = resolve));
+      }
       if (next >= events.length) return controller.close();
       controller.enqueue(encode(events[next++]));
     },

@@ -6,7 +6,7 @@
  */
 
 import { APIConnectionError, APIError, APIUserAbortError } from "@openai/openai";
-import { IncompleteStreamError } from "./stream_error.ts";
+import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** Where the request went, for the message. */
 export interface ErrorContext {
@@ -86,7 +86,9 @@ export function describeError(error: unknown, context: ErrorContext): string {
     return `${where} answered ${error.status} for model ${context.model}: ${text}` +
       (hint ? ` (${hint})` : "");
   }
-  if (error instanceof IncompleteStreamError) return `${where}: ${error.message}`;
+  if (error instanceof IncompleteStreamError || error instanceof StalledStreamError) {
+    return `${where}: ${error.message}`;
+  }
   if (error instanceof SyntaxError) {
     return `${where} sent a malformed stream chunk (not JSON): ${error.message}`;
   }

@@ -42,13 +42,8 @@ export type {
 export type { JsonSchema } from "../../../core/schema.ts";
 export type { AssistantMessageEventStream } from "../../../core/assistant_message_stream.ts";
 export type { AssistantMessageEvent } from "../../../core/assistant_message_event.ts";
-export {
-  ABORTED_MESSAGE,
-  openai,
-  OPENAI_BASE_URL,
-  type OpenAIOptions,
-  PLACEHOLDER_API_KEY,
-} from "./openai.ts";
+export { ABORTED_MESSAGE } from "./stream_turn.ts";
+export { openai, OPENAI_BASE_URL, type OpenAIOptions, PLACEHOLDER_API_KEY } from "./openai.ts";
 export type { MaxTokensField, ReasoningEffort } from "./settings.ts";
 export {
   type ChatMessage,
@@ -72,5 +67,5 @@ export {
   sleep,
 } from "./retry.ts";
 export { describeError, type ErrorContext } from "./describe_error.ts";
-export { IncompleteStreamError } from "./stream_error.ts";
+export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

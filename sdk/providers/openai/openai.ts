@@ -8,18 +8,12 @@
 import OpenAI from "@openai/openai";
 import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
 import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
-import { describeError } from "./describe_error.ts";
-import {
-  DEFAULT_RETRY_POLICY,
-  isRetryable,
-  retryDelayMs,
-  type RetryPolicy,
-  sleep,
-} from "./retry.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.ts";
 import type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
 import { streamChatCompletions } from "./stream_chat_completions.ts";
 import { streamResponses } from "./stream_responses.ts";
 import { StreamingMessage } from "./streaming_message.ts";
+import { streamTurn } from "./stream_turn.ts";
 
 /** The official endpoint, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -29,9 +23,6 @@ export const OPENAI_BASE_URL = "https://api.openai.com/v1";
  * vLLM, LM Studio) ignore it, and the client needs one.
  */
 export const PLACEHOLDER_API_KEY = "tack-no-key";
-
-/** The message of a turn that was aborted. */
-export const ABORTED_MESSAGE = "The request was aborted";
 
 /** Options of {@linkcode openai}. */
 export interface OpenAIOptions {
@@ -65,6 +56,12 @@ export interface OpenAIOptions {
   strictTools?: boolean;
   /** Per-request timeout in ms (the client's default is 10 minutes). */
   timeoutMs?: number;
+  /**
+   * Abort an attempt when no data has arrived for this long (ms), and report (or retry,
+   * before any output) a stalled stream. Off by default: reasoning models can be silent
+   * for minutes before their first token.
+   */
+  idleTimeoutMs?: number;
   /** The `fetch` to send requests with (a proxy, a recorder). Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -187,36 +184,13 @@ export function openai(options: OpenAIOptions): Model {
       return out.fail("error", `Cannot configure the openai model: ${text}`);
     }
     if ("error" in resolved) return out.fail("error", resolved.error);
-    const settings = resolved.settings;
-    // One controller per turn, so the HTTP request is cancelled however the caller aborts.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort(signal?.reason);
-    if (signal?.aborted) return out.fail("aborted", ABORTED_MESSAGE);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      for (let retry = 0;; retry++) {
-        try {
-          await attempt(request, settings, out, controller.signal);
-          // The client ends its iteration quietly on abort, leaving the message open.
-          if (!out.ended) out.fail("aborted", ABORTED_MESSAGE);
-          return;
-        } catch (error) {
-          if (controller.signal.aborted) return out.fail("aborted", ABORTED_MESSAGE);
-          const context = { baseURL: settings.baseURL, model: settings.model };
-          const canRetry = !out.hasOutput && retry < policy.maxRetries && isRetryable(error);
-          const delay = canRetry ? retryDelayMs(retry, error, policy) : undefined;
-          if (delay === undefined) {
-            const tries = retry > 0 ? ` (after ${retry + 1} attempts)` : "";
-            return out.fail("error", describeError(error, context) + tries);
-          }
-          if (!(await sleep(delay, controller.signal))) {
-            return out.fail("aborted", ABORTED_MESSAGE);
-          }
-        }
-      }
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-    }
+    const plan = {
+      attempt,
+      settings: resolved.settings,
+      policy,
+      idleTimeoutMs: options.idleTimeoutMs,
+    };
+    await streamTurn(request, signal, out, plan);
   }
 
   return {

@@ -5,7 +5,7 @@
  */
 
 import { APIConnectionError, APIError } from "@openai/openai";
-import { IncompleteStreamError } from "./stream_error.ts";
+import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** How the provider retries a request that failed before any output arrived. */
 export interface RetryPolicy {
@@ -30,7 +30,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 /**
  * Whether a failed request is worth retrying: rate limits (429), server errors (5xx),
  * timeouts (408), conflicts (409), and connections that failed, broke or closed early
- * ({@linkcode IncompleteStreamError}). A response the
+ * ({@linkcode IncompleteStreamError}) or stalled ({@linkcode StalledStreamError}). A response the
  * server rejected (400, 401, 404, …) is not, nor an abort, nor an in-stream error event.
  *
  * @param error What the request failed with.
@@ -46,7 +46,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * ```
  */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof IncompleteStreamError) return true;
+  if (error instanceof IncompleteStreamError || error instanceof StalledStreamError) return true;
   if (error instanceof APIConnectionError) return !(error.cause instanceof Deno.errors.NotCapable);
   if (error instanceof APIError) {
     const status = error.status;

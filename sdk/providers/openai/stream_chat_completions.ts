@@ -176,6 +176,7 @@ class ChatMapping {
  * @param settings Client, model and knobs.
  * @param out The message being built.
  * @param signal Cancels the HTTP request.
+ * @param onChunk Called for every chunk that arrives (the idle watchdog).
  * @returns Once the message has ended, or the stream stopped on abort.
  * @throws {Error} The client's error (HTTP status, connection, malformed chunk), or
  *   {@linkcode IncompleteStreamError} when the stream stopped without a finish reason.
@@ -185,6 +186,7 @@ export async function streamChatCompletions(
   settings: RequestSettings,
   out: StreamingMessage,
   signal: AbortSignal,
+  onChunk: () => void = () => {},
 ): Promise<void> {
   const stream = await settings.client.chat.completions.create(
     chatCompletionParams(request, settings),
@@ -192,7 +194,10 @@ export async function streamChatCompletions(
   );
   out.start();
   const mapping = new ChatMapping(out);
-  for await (const chunk of stream) mapping.chunk(chunk);
+  for await (const chunk of stream) {
+    onChunk();
+    mapping.chunk(chunk);
+  }
   if (signal.aborted) return;
   if (mapping.finishReason === undefined) throw new IncompleteStreamError();
   const hasToolCalls = out.message.content.some((block) => block.type === "toolCall");

@@ -24,3 +24,27 @@ export class IncompleteStreamError extends Error {
     this.name = "IncompleteStreamError";
   }
 }
+
+/**
+ * No data arrived for `idleTimeoutMs`: the server or the network stalled. Retried like
+ * a broken connection when no output had arrived.
+ *
+ * @example
+ * ```ts
+ * import { StalledStreamError } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(new StalledStreamError(50).message, "no data arrived for 50 ms (idleTimeoutMs)");
+ * ```
+ */
+export class StalledStreamError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param ms The idle timeout that passed.
+   */
+  constructor(ms: number) {
+    super(`no data arrived for ${ms} ms (idleTimeoutMs)`);
+    this.name = "StalledStreamError";
+  }
+}

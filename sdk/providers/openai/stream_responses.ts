@@ -143,6 +143,7 @@ function mapEvent(event: Event, out: StreamingMessage, baseURL: string): boolean
  * @param settings Client, model and knobs.
  * @param out The message being built.
  * @param signal Cancels the HTTP request.
+ * @param onChunk Called for every chunk that arrives (the idle watchdog).
  * @returns Once the message has ended, or the stream stopped on abort.
  * @throws {Error} The client's error (HTTP status, connection, malformed chunk, an
  *   `error` or `response.failed` event), or {@linkcode IncompleteStreamError}.
@@ -152,12 +153,14 @@ export async function streamResponses(
   settings: RequestSettings,
   out: StreamingMessage,
   signal: AbortSignal,
+  onChunk: () => void = () => {},
 ): Promise<void> {
   const stream = await settings.client.responses.create(responsesParams(request, settings), {
     signal,
   });
   out.start();
   for await (const event of stream) {
+    onChunk();
     if (mapEvent(event, out, settings.baseURL)) return;
   }
   if (signal.aborted) return;
