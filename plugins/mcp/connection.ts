@@ -9,7 +9,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Progress,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { McpLimits, McpServerConfig } from "./options.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
@@ -203,26 +209,42 @@ export class McpConnection {
         onprogress: options.onprogress,
       }) as CallToolResult;
     } catch (error) {
-      if ((error as { code?: unknown }).code === -32001) this.#check(live);
+      if (error instanceof McpError) {
+        if ((error as McpError).code === ErrorCode.RequestTimeout) this.#check(live);
+      } else if (!signal?.aborted) {
+        // A transport failure (an HTTP server that went away or lost our session, a
+        // broken pipe): start afresh on the next call.
+        this.#maintain(() => this.#retire(live));
+      }
       throw error;
     } finally {
       signal?.removeEventListener("abort", onAbort);
     }
   }
 
+  /** Runs one maintenance task at a time; calls and `close()` wait for it. */
+  #maintain(task: () => Promise<void>): void {
+    this.#checking ??= task().finally(() => {
+      this.#checking = undefined;
+    });
+  }
+
   /** Pings the server once; a server that does not answer in time is restarted. */
   #check(live: Live): void {
-    this.#checking ??= (async () => {
+    this.#maintain(async () => {
       try {
         await live.client.ping({ timeout: this.#pingTimeoutMs });
       } catch {
-        if (this.#live === live) this.#live = undefined;
-        terminate(live.transport);
-        await live.client.close().catch(() => {});
+        await this.#retire(live);
       }
-    })().finally(() => {
-      this.#checking = undefined;
     });
+  }
+
+  /** Forgets a connection and ends its server; the next call connects again. */
+  async #retire(live: Live): Promise<void> {
+    if (this.#live === live) this.#live = undefined;
+    terminate(live.transport);
+    await live.client.close().catch(() => {});
   }
 
   /**

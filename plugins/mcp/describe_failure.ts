@@ -50,5 +50,7 @@ export function describeFailure(
   if (typeof code === "number") {
     return `MCP server "${server}" rejected tool "${tool}": ${message}`;
   }
-  return `MCP tool "${tool}" on server "${server}" failed: ${message}`;
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+  const detail = cause && !message.includes(cause) ? `${message} (${cause})` : message;
+  return `MCP tool "${tool}" on server "${server}" failed: ${detail}; it is reconnected on the next call`;
 }

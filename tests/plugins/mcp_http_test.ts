@@ -1,0 +1,95 @@
+import { toolCall } from "@tack/agent";
+import mcp from "@tack/agent/plugins/mcp";
+import { deepEqual, equal, match } from "node:assert/strict";
+import { startHttpServer } from "../fixtures/mcp/http_server.ts";
+import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+
+Deno.test("mcp over streamable HTTP: tools listed and called, headers sent", async () => {
+  const server = startHttpServer();
+  const plugin = await mcp({
+    name: "web",
+    url: server.url,
+    headers: { Authorization: "Bearer secret" },
+    tools: ["echo", "fail", "add"],
+  });
+  try {
+    deepEqual(plugin.tools.map((tool) => tool.name), ["web_echo", "web_add", "web_fail"]);
+    deepEqual(plugin.permissions, { net: [new URL(server.url).host] });
+    const { results } = await run(plugin, [
+      toolCall("web_echo", { text: "over http" }),
+      toolCall("web_fail", {}),
+      toolCall("web_add", { a: 1, b: 2 }),
+    ]);
+    equal(firstText(results[0]), "echo: over http");
+    deepEqual([results[1].isError, firstText(results[1])], [true, "the server says no"]);
+    deepEqual(results[2].details, { server: "web", tool: "add", structuredContent: { sum: 3 } });
+    equal(server.authorizations.length > 0, true);
+    deepEqual(new Set(server.authorizations), new Set(["Bearer secret"]));
+  } finally {
+    await plugin.dispose();
+    await server.close();
+  }
+});
+
+Deno.test("mcp over HTTP: a server that went away gives error results, then reconnects", async () => {
+  const server = startHttpServer();
+  const plugin = await mcp({ name: "web", url: server.url, tools: ["echo"] });
+  let again: ReturnType<typeof startHttpServer> | undefined;
+  try {
+    await server.close();
+    const { results } = await run(plugin, [toolCall("web_echo", { text: "anyone?" })]);
+    equal(results[0].isError, true);
+    match(
+      firstText(results[0])!,
+      /^MCP tool "echo" on server "web" failed: fetch failed \(.*Connection refused.*\); it is reconnected on the next call$/,
+    );
+    again = startHttpServer(Number(new URL(server.url).port));
+    const after = await run(plugin, [toolCall("web_echo", { text: "back" })]);
+    equal(firstText(after.results[0]), "echo: back");
+    equal(plugin.servers.get("web")?.starts, 2);
+  } finally {
+    await plugin.dispose();
+    await again?.close();
+  }
+});
+
+Deno.test("mcp with several servers: one plugin, tools prefixed by server name", async () => {
+  const server = startHttpServer();
+  const plugin = await mcp({
+    name: "tools",
+    servers: {
+      local: { ...STDIO_SERVER, tools: ["echo", "pid"] },
+      remote: { url: server.url, tools: ["echo"] },
+      again: { url: server.url, tools: ["echo"], toolPrefix: "local" },
+    },
+  });
+  try {
+    equal(plugin.name, "tools");
+    equal(plugin.description, "Tools of the MCP servers local, remote, again");
+    deepEqual(plugin.tools.map((tool) => tool.name), [
+      "local_echo",
+      "local_pid",
+      "remote_echo",
+      "local_echo_2",
+    ]);
+    deepEqual(plugin.permissions, {
+      run: [STDIO_SERVER.command],
+      env: true,
+      net: [new URL(server.url).host],
+    });
+    const { results } = await run(plugin, [
+      toolCall("local_echo", { text: "a" }),
+      toolCall("remote_echo", { text: "b" }),
+      toolCall("local_echo_2", { text: "c" }),
+    ]);
+    deepEqual(results.map(firstText), ["echo: a", "echo: b", "echo: c"]);
+    deepEqual(results.map((r) => (r.details as { server: string }).server), [
+      "local",
+      "remote",
+      "again",
+    ]);
+  } finally {
+    await plugin.dispose();
+    await server.close();
+  }
+});
