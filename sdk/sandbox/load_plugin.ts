@@ -75,6 +75,15 @@ async function start(
   }
 }
 
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function grantsNothing(grants: Required<PluginPermissions>): boolean {
   return describeGrants(grants) === "nothing";
 }
@@ -157,6 +166,15 @@ export async function loadPlugin(
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {
       warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
+    }
+    if (prepared.confined && Array.isArray(grants.write)) {
+      for (const path of grants.write.filter((path) => !exists(path))) {
+        warn(
+          `plugin "${name}": its write grant ${
+            JSON.stringify(path)
+          } does not exist, so bubblewrap cannot mount it: writes there will fail`,
+        );
+      }
     }
     const plugin = sandboxedPlugin(live.manifest, live.connection, grants);
     const stop = plugin.dispose!;

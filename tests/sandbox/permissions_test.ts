@@ -135,3 +135,27 @@ Deno.test("a module that never finishes loading is killed at the start timeout",
     message: `Cannot load plugin "${fixture}": it did not report its manifest within 300 ms`,
   });
 });
+
+Deno.test({
+  name: "a write grant that does not exist is reported: bubblewrap cannot mount it",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const root = await Deno.makeTempDir({ prefix: "tack-write-" });
+    const warnings: string[] = [];
+    try {
+      const plugin = await loadPlugin("./tests/fixtures/sandbox/faulty_plugin.ts", {
+        sandbox: true,
+        root,
+        permissions: { write: ["./out"] },
+        stderr: "capture",
+        onWarning: (warning) => warnings.push(warning),
+      });
+      await plugin.dispose?.();
+      deepEqual(warnings, [
+        `plugin "faulty": its write grant "${root}/out" does not exist, so bubblewrap cannot mount it: writes there will fail`,
+      ]);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
