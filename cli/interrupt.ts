@@ -19,11 +19,19 @@ export interface InterruptActions {
   now?: () => number;
 }
 
+/** The SIGINT handler, and a way to forget an earlier press. */
+export interface InterruptHandler {
+  /** For `Deno.addSignalListener("SIGINT", handle)`. */
+  handle(): void;
+  /** Forgets the last press (call it when a new run starts: a press then is a first one). */
+  reset(): void;
+}
+
 /**
  * Builds the SIGINT handler.
  *
  * @param actions What to abort, how to exit and where to say so.
- * @returns The handler, for `Deno.addSignalListener("SIGINT", handler)`.
+ * @returns The handler and its reset.
  *
  * @example Two presses
  * ```ts
@@ -31,31 +39,36 @@ export interface InterruptActions {
  * import { deepEqual } from "node:assert/strict";
  *
  * const calls: string[] = [];
- * const onInterrupt = createInterruptHandler({
+ * const interrupt = createInterruptHandler({
  *   abort: () => (calls.push("abort"), true),
  *   exit: () => calls.push("exit"),
  *   notice: () => {},
  *   now: () => 0,
  * });
- * onInterrupt();
- * onInterrupt();
+ * interrupt.handle();
+ * interrupt.handle();
  * deepEqual(calls, ["abort", "exit"]);
  * ```
  */
-export function createInterruptHandler(actions: InterruptActions): () => void {
+export function createInterruptHandler(actions: InterruptActions): InterruptHandler {
   const windowMs = actions.windowMs ?? 2000;
   const now = actions.now ?? Date.now;
   let last = -Infinity;
-  return function onInterrupt() {
-    const at = now();
-    if (at - last <= windowMs) {
-      actions.exit();
-      return;
-    }
-    last = at;
-    const aborted = actions.abort();
-    actions.notice(
-      aborted ? "Aborting the run. Press Ctrl-C again to exit." : "Press Ctrl-C again to exit.",
-    );
+  return {
+    handle: function onInterrupt() {
+      const at = now();
+      if (at - last <= windowMs) {
+        actions.exit();
+        return;
+      }
+      last = at;
+      const aborted = actions.abort();
+      actions.notice(
+        aborted ? "Aborting the run. Press Ctrl-C again to exit." : "Press Ctrl-C again to exit.",
+      );
+    },
+    reset() {
+      last = -Infinity;
+    },
   };
 }

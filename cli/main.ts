@@ -114,6 +114,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     spinner: terminal && !args.json ? daxSpinner : undefined,
     color,
   });
+  const promptText = color ? "\x1b[1m› \x1b[0m" : "› ";
   const show = (relativeTo: string) => relative(cwd, relativeTo) || relativeTo;
 
   const sessionDir = config.sessionDir ?? resolve(cwd, DEFAULT_SESSION_DIR);
@@ -172,16 +173,18 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   agent.subscribe(args.json ? jsonOutput(out) : renderer.listener);
 
-  const onInterrupt = createInterruptHandler({
+  const interrupt = createInterruptHandler({
     abort: () => {
       const running = agent.isRunning;
       agent.abort();
       return running;
     },
     exit: () => Deno.exit(EXIT_ABORTED),
-    notice: (text) => renderer.line(text),
+    // At the prompt, the cursor is after "› ": put the notice on its own line.
+    notice: (text) =>
+      interactive && !agent.isRunning ? err(`\n${text}\n${promptText}`) : renderer.line(text),
   });
-  Deno.addSignalListener("SIGINT", onInterrupt);
+  Deno.addSignalListener("SIGINT", interrupt.handle);
   try {
     if (!interactive) return exitCodeOf(await agent.prompt(args.prompt!));
     if (session.value.messages.length > 0) {
@@ -197,13 +200,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     const reader = new LineReader(Deno.stdin);
     await runInteractive({
       readLine: () => reader.readLine(),
-      showPrompt: () => err(color ? "\x1b[1m› \x1b[0m" : "› "),
+      showPrompt: () => err(promptText),
       print: (text) => renderer.line(text),
-      run: async (prompt) => void (await agent.prompt(prompt)),
+      run: async (prompt) => {
+        interrupt.reset();
+        await agent.prompt(prompt);
+      },
     });
     return 0;
   } finally {
-    Deno.removeSignalListener("SIGINT", onInterrupt);
+    Deno.removeSignalListener("SIGINT", interrupt.handle);
     try {
       await agent.dispose();
     } catch (error) {

@@ -14,7 +14,12 @@ function harness(running: boolean) {
     windowMs: 2000,
     now: () => clock,
   });
-  return { calls, handler, advance: (ms: number) => (clock += ms) };
+  return {
+    calls,
+    handler: handler.handle,
+    reset: handler.reset,
+    advance: (ms: number) => (clock += ms),
+  };
 }
 
 Deno.test("the first Ctrl-C aborts the run and says a second one exits", () => {
@@ -43,4 +48,13 @@ Deno.test("a second Ctrl-C after the window is a first one again", () => {
     "abort",
     "notice:Press Ctrl-C again to exit.",
   ]);
+});
+
+Deno.test("after a reset (a new run started) the next press is a first one", () => {
+  const { calls, handler, reset } = harness(true);
+  handler();
+  reset();
+  handler();
+  deepEqual(calls.filter((c) => c === "exit"), []);
+  deepEqual(calls.filter((c) => c === "abort").length, 2);
 });

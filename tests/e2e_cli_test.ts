@@ -1,0 +1,342 @@
+// Drives the real `tack` CLI as a subprocess, under the "cli" permission set of deno.json,
+// against the fake OpenAI server on loopback.
+
+import { deepEqual, equal, match } from "node:assert/strict";
+import { join } from "node:path";
+import { startFakeOpenAI } from "./support/fake_openai_server.ts";
+import { NO_MODEL_MESSAGE } from "../cli/model_settings.ts";
+
+const REPO = new URL("..", import.meta.url).pathname;
+const MAIN = join(REPO, "cli", "main.ts");
+const DENO_JSON = join(REPO, "deno.json");
+
+/** A workspace inside the repo: the "cli" permission set grants the repo's folder. */
+async function withWorkspace(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ dir: join(REPO, "tests", "cli"), prefix: ".tmp_e2e_" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function childEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = { NO_COLOR: "1", ...extra };
+  for (const name of ["HOME", "PATH", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+function command(
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin: "null" | "piped",
+) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-P=cli", "--config", DENO_JSON, "--no-prompt", MAIN, ...args],
+    cwd,
+    env: childEnv(env),
+    clearEnv: true,
+    stdin,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** The CLI's stderr without Deno's notice that config permissions are experimental. */
+function cleanStderr(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes).split("\n")
+    .filter((line) => !line.includes("Permissions in the config file is an experimental feature"))
+    .join("\n");
+}
+
+async function cli(cwd: string, args: string[], env: Record<string, string> = {}) {
+  const output = await command(cwd, args, env, "null").output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: cleanStderr(output.stderr),
+  };
+}
+
+async function sessionFiles(cwd: string): Promise<string[]> {
+  const dir = join(cwd, ".tack", "sessions");
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) files.push(join(dir, entry.name));
+  return files;
+}
+
+async function sessionLines(path: string) {
+  return (await Deno.readTextFile(path)).trimEnd().split("\n").map((line) => JSON.parse(line));
+}
+
+/** Reads a child's stdout until `until` matches what came so far. */
+async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  until: (text: string) => boolean,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!until(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`stdout ended before the expected output; got:\n${text}`);
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
+
+Deno.test("one-shot: streams the answer, shows the tool, saves the session", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(join(cwd, "a.txt"), "alpha");
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "ls", arguments: { path: "." } }] },
+        { text: "There is one file: a.txt." },
+      ],
+    });
+    const run = await cli(cwd, ["--base-url", server.baseURL, "what files are here?"]);
+    // The session folder exists from the prompt on, so ls sees it.
+    equal(run.stderr, "→ ls path=.\n✓ ls: .tack/ (2 lines)\n");
+    equal(run.stdout, "There is one file: a.txt.\n");
+    equal(run.code, 0);
+    equal(server.requests.length, 2);
+    const toolMessage = server.requests[1].messages.find((m: { role: string }) =>
+      m.role === "tool"
+    );
+    equal(toolMessage.content, ".tack/\na.txt");
+    const [file] = await sessionFiles(cwd);
+    deepEqual((await sessionLines(file)).map((m) => m.role), [
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant",
+    ]);
+  }));
+
+Deno.test("--json: one AgentEvent a line on stdout and nothing else", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({ turns: [{ text: "Hello there, friend." }] });
+    const run = await cli(cwd, ["--json", "--base-url", server.baseURL, "hi"]);
+    equal(run.code, 0);
+    equal(run.stderr, "");
+    const events = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
+    equal(events[0].type, "agent_start");
+    equal(events.at(-1).type, "agent_end");
+    const updates = events.filter((e) => e.type === "message_update");
+    equal(updates.length > 2, true);
+    for (const update of updates) deepEqual(Object.keys(update), ["type", "assistantMessageEvent"]);
+    const text = updates
+      .filter((u) => u.assistantMessageEvent.type === "text_delta")
+      .map((u) => u.assistantMessageEvent.delta)
+      .join("");
+    equal(text, "Hello there, friend.");
+    const end = events.filter((e) => e.type === "message_end").at(-1);
+    equal(end.message.content[0].text, "Hello there, friend.");
+  }));
+
+Deno.test("--resume continues the last session, skipping a torn last line with a warning", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [{ text: "Noted: 42." }, { text: "It was 42." }],
+    });
+    const first = await cli(cwd, ["--base-url", server.baseURL, "remember 42"]);
+    equal(first.code, 0);
+    const [file] = await sessionFiles(cwd);
+    await Deno.writeTextFile(file, '{"role":"user","conte', { append: true });
+    const second = await cli(cwd, ["--resume", "--base-url", server.baseURL, "what was it?"]);
+    equal(second.code, 0);
+    equal(second.stdout, "It was 42.\n");
+    match(
+      second.stderr,
+      /^warning: Skipped the last line of .*\.jsonl \(line 3\): it is not valid JSON .*probably cut off by a crash\n$/,
+    );
+    const sent = server.requests[1].messages.map((m: { role: string; content: unknown }) => [
+      m.role,
+      m.content,
+    ]);
+    deepEqual(sent.slice(1), [
+      ["user", "remember 42"],
+      ["assistant", "Noted: 42."],
+      ["user", "what was it?"],
+    ]);
+    equal((await sessionFiles(cwd)).length, 1);
+    equal((await sessionLines(file)).length, 4);
+  }));
+
+Deno.test("--resume with no session yet and --session with a named file", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({ turns: [{ text: "one" }, { text: "two" }] });
+    const none = await cli(cwd, ["--resume", "--base-url", server.baseURL, "x"]);
+    equal(none.code, 2);
+    equal(
+      none.stderr,
+      "Cannot resume: there are no sessions in .tack/sessions yet (start one first)\n",
+    );
+    equal(server.requests.length, 0);
+    await cli(cwd, ["--session", "mine.jsonl", "--base-url", server.baseURL, "first"]);
+    await cli(cwd, ["--session", "mine.jsonl", "--base-url", server.baseURL, "second"]);
+    deepEqual(
+      (await sessionLines(join(cwd, "mine.jsonl"))).map((m) => m.content?.[0]?.text ?? m.content),
+      ["first", "one", "second", "two"],
+    );
+  }));
+
+Deno.test("a tool that needs confirmation is blocked without a terminal, and says why", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] },
+        { text: "I could not run it." },
+      ],
+    });
+    const run = await cli(cwd, ["--base-url", server.baseURL, "make a file"]);
+    equal(run.code, 0);
+    const reason = "Tool bash needs the user's confirmation (bash has effect exec), but no one " +
+      'can be asked (non-interactive), and whenNonInteractive is "deny"';
+    equal(
+      run.stderr,
+      '→ bash command="touch made.txt"\n' +
+        `✗ bash: ${reason}\n` +
+        "  (no terminal to ask on: run in a terminal to be asked, or pass --yes)\n",
+    );
+    equal(await Deno.stat(join(cwd, "made.txt")).then(() => true, () => false), false);
+    const toolMessage = server.requests[1].messages.find((m: { role: string }) =>
+      m.role === "tool"
+    );
+    equal(toolMessage.content, reason);
+  }));
+
+Deno.test("--yes runs it, under the CLI's permission set", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo made > made.txt" } }] },
+        { text: "Done." },
+      ],
+    });
+    const run = await cli(cwd, ["--yes", "--base-url", server.baseURL, "make a file"]);
+    equal(run.code, 0);
+    equal(await Deno.readTextFile(join(cwd, "made.txt")), "made\n");
+  }));
+
+Deno.test("Ctrl-C aborts the run; the session keeps the aborted message; exit 130", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [{ text: "a long answer ".repeat(200), delayMs: 20 }],
+    });
+    const child = command(cwd, ["--json", "--base-url", server.baseURL, "talk"], {}, "null")
+      .spawn();
+    const reader = child.stdout.getReader();
+    await readUntil(reader, (text) => text.includes('"text_delta"'));
+    child.kill("SIGINT");
+    const rest = await readUntil(reader, (text) => text.includes('"agent_end"'));
+    reader.releaseLock();
+    const [status, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stderr).bytes(),
+    ]);
+    equal(status.code, 130);
+    equal(cleanStderr(stderr), "Aborting the run. Press Ctrl-C again to exit.\n");
+    match(rest, /"stopReason":"aborted"/);
+    const [file] = await sessionFiles(cwd);
+    const last = (await sessionLines(file)).at(-1);
+    equal(last.role, "assistant");
+    equal(last.stopReason, "aborted");
+  }));
+
+Deno.test("interactive: Ctrl-C aborts the run, not the session; twice at the prompt exits", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [{ text: "slow ".repeat(400), delayMs: 20 }, { text: "Quick answer." }],
+    });
+    const child = command(cwd, ["--base-url", server.baseURL], {}, "piped").spawn();
+    const writer = child.stdin.getWriter();
+    const encoder = new TextEncoder();
+    const reader = child.stdout.getReader();
+    await writer.write(encoder.encode("first\n"));
+    await readUntil(reader, (text) => text.includes("slow"));
+    child.kill("SIGINT");
+    // Still alive: the next prompt runs.
+    await writer.write(encoder.encode("second\n"));
+    await readUntil(reader, (text) => text.includes("Quick answer."));
+    child.kill("SIGINT");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill("SIGINT");
+    reader.releaseLock();
+    const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+    await writer.close().catch(() => {});
+    equal(status.code, 130);
+    match(stderr, /Aborting the run\. Press Ctrl-C again to exit\./);
+    match(stderr, /■ aborted/);
+    match(stderr, /› \nPress Ctrl-C again to exit\.\n› $/);
+    equal(server.requests.length, 2);
+    const [file] = await sessionFiles(cwd);
+    deepEqual(
+      (await sessionLines(file)).map((m) => `${m.role}:${m.stopReason ?? ""}`),
+      ["user:", "assistant:aborted", "user:", "assistant:stop"],
+    );
+  }));
+
+Deno.test("interactive: /exit and end of input leave with 0", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({ turns: [{ text: "Hi!" }] });
+    const child = command(cwd, ["--base-url", server.baseURL], {}, "piped").spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("hello\n/help\n/exit\n"));
+    await writer.close();
+    const output = await child.output();
+    equal(output.code, 0);
+    equal(new TextDecoder().decode(output.stdout), "Hi!\n");
+    match(cleanStderr(output.stderr), /\/exit, \/quit {3}leave/);
+  }));
+
+Deno.test("no key and no base URL: says how to set one, exit 2, no request", () =>
+  withWorkspace(async (cwd) => {
+    const run = await cli(cwd, ["hello"]);
+    equal(run.code, 2);
+    equal(run.stdout, "");
+    equal(run.stderr, NO_MODEL_MESSAGE + "\n");
+    equal(await Deno.stat(join(cwd, ".tack")).then(() => true, () => false), false);
+  }));
+
+Deno.test("a bad config names file, line and key; exit 2", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(join(cwd, "tack.jsonc"), '{\n  // my config\n  "modle": "x"\n}\n');
+    const run = await cli(cwd, ["--base-url", "http://127.0.0.1:9/v1", "hello"]);
+    equal(run.code, 2);
+    equal(
+      run.stderr,
+      'Cannot load config: tack.jsonc:3:3: "modle" is not a known key (expected one of: ' +
+        "$schema, model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules)\n",
+    );
+    const missing = await cli(cwd, ["--config", "other.jsonc", "hello"]);
+    equal(missing.code, 2);
+    equal(missing.stderr, "Cannot load config: other.jsonc: no such file\n");
+  }));
+
+Deno.test("a model error ends the run with exit 1 and the provider's message", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [{ status: 401, errorMessage: "Incorrect API key provided" }],
+    });
+    const run = await cli(cwd, ["--base-url", server.baseURL, "hello"], { OPENAI_API_KEY: "bad" });
+    equal(run.code, 1);
+    equal(run.stdout, "");
+    match(run.stderr, /^✗ error: .*Incorrect API key provided/);
+  }));
+
+Deno.test("usage errors exit 2; --help and --version exit 0", () =>
+  withWorkspace(async (cwd) => {
+    const bad = await cli(cwd, ["--frobnicate"]);
+    equal(bad.code, 2);
+    equal(bad.stderr, "Unknown option '--frobnicate'\nRun \"tack --help\" for usage.\n");
+    const help = await cli(cwd, ["--help"]);
+    equal(help.code, 0);
+    match(help.stdout, /^tack: a Deno-native agent in your terminal\n/);
+    const version = await cli(cwd, ["--version"]);
+    equal(version.code, 0);
+    match(version.stdout, /^tack \d+\.\d+\.\d+\n$/);
+  }));
