@@ -170,27 +170,30 @@ export function openai(options: OpenAIOptions): Model {
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   };
   const attempt = options.api === "responses" ? streamResponses : streamChatCompletions;
-  let resolved: Resolved | undefined;
+  let settings: RequestSettings | undefined; // kept once resolved; errors are retried next turn
 
   async function run(
     request: ModelRequest,
     signal: AbortSignal | undefined,
     out: StreamingMessage,
   ): Promise<void> {
-    try {
-      resolved ??= resolve(options);
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      return out.fail("error", `Cannot configure the openai model: ${text}`);
+    if (!settings) {
+      let resolved: Resolved;
+      try {
+        resolved = resolve(options);
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        return out.fail("error", `Cannot configure the openai model: ${text}`);
+      }
+      if ("error" in resolved) return out.fail("error", resolved.error);
+      settings = resolved.settings;
     }
-    if ("error" in resolved) return out.fail("error", resolved.error);
-    const plan = {
+    await streamTurn(request, signal, out, {
       attempt,
-      settings: resolved.settings,
+      settings,
       policy,
       idleTimeoutMs: options.idleTimeoutMs,
-    };
-    await streamTurn(request, signal, out, plan);
+    });
   }
 
   return {
