@@ -83,7 +83,7 @@ export function createEditTool(context: FsContext): AgentTool {
       if (oldText === newText) {
         throw new Error("oldText and newText are the same; the edit would change nothing");
       }
-      const target = await resolveInRoot(context.root, path);
+      const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
       return await context.locks.run(target.real, async () => {
         let text: string;

@@ -65,7 +65,8 @@ export function createFindTool(context: FsContext): AgentTool {
     effects: ["read"],
     async execute({ pattern, path, limit }, { signal }) {
       const glob = compileGlob(pattern);
-      const target = await resolveInRoot(context.root, path ?? ".");
+      const root = await context.realRoot();
+      const target = await resolveInRoot(root, path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Directory not found: ${target.display}`);
       if (!info.isDirectory) throw new Error(`${target.display} is not a directory`);
@@ -78,7 +79,7 @@ export function createFindTool(context: FsContext): AgentTool {
           limitReached = true;
           break;
         }
-        const shown = relative(context.root, entry.path);
+        const shown = relative(root, entry.path);
         found.push(entry.isDirectory ? `${shown}/` : shown);
       }
       let text = found.length === 0

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { createFileLocks, type FileLocks } from "./file_lock.ts";
 
 /** Options of the `fs` plugin. Every limit has a default suited to a coding agent. */
@@ -28,8 +29,18 @@ export interface FsOptions {
 
 /** The resolved options and shared state of one `fs` plugin instance. */
 export interface FsContext {
-  /** The real, absolute path of the root. */
+  /** The root as given, made absolute (what the permissions name). */
   readonly root: string;
+  /**
+   * The real path of the root (symlinks resolved), once it could be read: at creation,
+   * or at the first call when the plugin was created without read access (a sandbox
+   * discovering its permissions).
+   *
+   * @throws {Error} When the root does not exist or is not a directory.
+   */
+  realRoot(): Promise<string>;
+  /** The real path of the root if it is known already. */
+  readonly knownRealRoot: string | undefined;
   /** Serializes writes to the same file. */
   readonly locks: FileLocks;
   readonly maxReadLines: number;
@@ -50,8 +61,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 }
 
 /**
- * Resolves the options: the root's real path (it must be an existing directory) and
- * every limit, defaulted.
+ * Resolves the options: the root (it must be an existing directory; its real path is
+ * taken now if it can be read, else at the first call) and every limit, defaulted.
  *
  * @param options The plugin's options.
  * @returns The context the tools run with.
@@ -64,23 +75,54 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * import { equal } from "node:assert/strict";
  *
  * const context = createFsContext({ root: "." });
- * equal(context.root, Deno.realPathSync("."));
+ * equal(await context.realRoot(), Deno.realPathSync("."));
  * equal(context.maxReadLines, 2000);
  * ```
  */
 export function createFsContext(options: FsOptions = {}): FsContext {
   const given = options.root ?? ".";
-  let root: string;
+  const root = resolve(given);
+  let real: string | undefined;
+  const check = (path: string): string => {
+    if (!Deno.statSync(path).isDirectory) {
+      throw new Error(`Cannot create fs plugin: root ${given} is not a directory`);
+    }
+    return path;
+  };
   try {
-    root = Deno.realPathSync(given);
+    real = check(Deno.realPathSync(root));
   } catch (error) {
-    throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
-  }
-  if (!Deno.statSync(root).isDirectory) {
-    throw new Error(`Cannot create fs plugin: root ${given} is not a directory`);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
+    }
+    if (
+      !(error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied)
+    ) {
+      throw error;
+    }
+    // No read access yet (a sandbox asking for the declared permissions): resolve later.
   }
   return {
     root,
+    get knownRealRoot() {
+      return real;
+    },
+    async realRoot(): Promise<string> {
+      if (real !== undefined) return real;
+      let path: string;
+      try {
+        path = await Deno.realPath(root);
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) {
+          throw new Error(`The root ${root} does not exist`, { cause: error });
+        }
+        throw error;
+      }
+      if (!(await Deno.stat(path)).isDirectory) {
+        throw new Error(`The root ${root} is not a directory`);
+      }
+      return (real = path);
+    },
     locks: createFileLocks(),
     maxReadLines: positive("maxReadLines", options.maxReadLines, 2000),
     maxReadBytes: positive("maxReadBytes", options.maxReadBytes, 50 * 1024),

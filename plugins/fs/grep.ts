@@ -140,7 +140,8 @@ export function createGrepTool(context: FsContext): AgentTool {
       );
       let filter: Glob | undefined;
       if (params.glob !== undefined) filter = compileGlob(params.glob);
-      const target = await resolveInRoot(context.root, params.path ?? ".");
+      const root = await context.realRoot();
+      const target = await resolveInRoot(root, params.path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Path not found: ${target.display}`);
       const max = params.limit ?? context.maxGrepMatches;
@@ -166,7 +167,7 @@ export function createGrepTool(context: FsContext): AgentTool {
           skippedFiles++;
           continue;
         }
-        const name = relative(context.root, entry.path);
+        const name = relative(root, entry.path);
         if (searchFile(search, name, new TextDecoder().decode(bytes))) files++;
       }
       let text = search.out.length === 0

@@ -58,7 +58,7 @@ export function createLsTool(context: FsContext): AgentTool {
     }),
     effects: ["read"],
     async execute({ path, limit }) {
-      const target = await resolveInRoot(context.root, path ?? ".");
+      const target = await resolveInRoot(await context.realRoot(), path ?? ".");
       const name = target.display;
       const entries: Deno.DirEntry[] = [];
       try {

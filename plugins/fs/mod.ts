@@ -48,7 +48,8 @@ export { createFileLocks, type FileLocks } from "./file_lock.ts";
  * content}`, `edit {path, oldText, newText}`, `ls {path?, limit?}`, `find {pattern, path?,
  * limit?}` and `grep {pattern, path?, glob?, context?, ignoreCase?, literal?, limit?}`.
  * `write` and `edit` carry the effect `write`, the others `read`. It declares read and
- * write permission on the root.
+ * write permission on the root (as given, made absolute, and its real path when that
+ * differs and can be read).
  *
  * @param options The root (default `"."`) and limits.
  * @returns The plugin, named `"fs"`.
@@ -67,6 +68,8 @@ export { createFileLocks, type FileLocks } from "./file_lock.ts";
  */
 export function fs(options: FsOptions = {}): Plugin {
   const context = createFsContext(options);
+  const real = context.knownRealRoot;
+  const paths = real === undefined || real === context.root ? [context.root] : [context.root, real];
   return definePlugin({
     name: "fs",
     description: `File tools confined to ${context.root}`,
@@ -78,7 +81,7 @@ export function fs(options: FsOptions = {}): Plugin {
       createFindTool(context),
       createGrepTool(context),
     ],
-    permissions: { read: [context.root], write: [context.root] },
+    permissions: { read: paths, write: paths },
   });
 }
 

@@ -92,7 +92,7 @@ export function createReadTool(context: FsContext): AgentTool {
     }),
     effects: ["read"],
     async execute({ path, offset, limit }) {
-      const target = await resolveInRoot(context.root, path);
+      const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
       let info: Deno.FileInfo;
       try {

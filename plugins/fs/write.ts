@@ -55,7 +55,7 @@ export function createWriteTool(context: FsContext): AgentTool {
     }),
     effects: ["write"],
     async execute({ path, content }) {
-      const target = await resolveInRoot(context.root, path);
+      const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
       return await context.locks.run(target.real, async () => {
         let created = false;

@@ -22,6 +22,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { definePlugin, type Plugin } from "../../sdk/define_plugin.ts";
 import { createBashTool, type ShellSettings } from "./bash_tool.ts";
 
@@ -81,14 +82,18 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  */
 export function shell(options: ShellOptions = {}): Plugin {
   const given = options.root ?? ".";
-  let root: string;
+  let root = resolve(given);
   try {
-    root = Deno.realPathSync(given);
+    root = Deno.realPathSync(root);
+    if (!Deno.statSync(root).isDirectory) {
+      throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
+    }
   } catch (error) {
-    throw new Error(`Cannot create shell plugin: root ${given} does not exist`, { cause: error });
-  }
-  if (!Deno.statSync(root).isDirectory) {
-    throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot create shell plugin: root ${given} does not exist`, { cause: error });
+    }
+    // Without read access (a sandbox asking for the declared permissions) keep the path.
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
   }
   const maxTimeoutSeconds = positive("maxTimeoutSeconds", options.maxTimeoutSeconds, 600);
   const timeoutSeconds = positive(

@@ -14,6 +14,7 @@ import {
 import { fs, resolveInRoot } from "@tack/agent/plugins/fs";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { loadPlugin } from "../../sdk/sandbox/load_plugin.ts";
 
 interface Outcome {
   text: string;
@@ -163,7 +164,7 @@ Deno.test("fs: a root given through a symlink is confined to its real path", asy
     await Deno.symlink(root, alias);
     try {
       const plugin = fs({ root: alias });
-      deepEqual(plugin.permissions, { read: [root], write: [root] });
+      deepEqual(plugin.permissions, { read: [alias, root], write: [alias, root] });
       const outcomes = await run(plugin, [
         toolCall("read", { path: "a.txt" }),
         toolCall("read", { path: `${alias}/a.txt` }),
@@ -205,5 +206,40 @@ Deno.test("resolveInRoot: NUL characters and empty paths", async () => {
       real: `${root}/new/dir/f.txt`,
       display: "new/dir/f.txt",
     });
+  });
+});
+
+Deno.test("fs: sandboxed, with only its declared permissions, it is still confined", async () => {
+  await withDirs(async (root, outside) => {
+    await Deno.symlink(`${outside}/secret.txt`, `${root}/link.txt`);
+    const plugin = await loadPlugin("./plugins/fs/mod.ts", {
+      sandbox: true,
+      options: { root },
+      root,
+      stderr: "capture",
+    });
+    try {
+      deepEqual([plugin.permissions?.read, plugin.permissions?.write], [[root], [root]]);
+      const outcomes = await run(plugin, [
+        toolCall("read", { path: "a.txt" }),
+        toolCall("write", { path: "b.txt", content: "made in the sandbox" }),
+        toolCall("read", { path: `${outside}/secret.txt` }),
+        toolCall("read", { path: "link.txt" }),
+      ]);
+      deepEqual(outcomes, [
+        { text: "inside", isError: false },
+        { text: "Created b.txt (19 B)", isError: false },
+        { text: `Path ${outside}/secret.txt is outside the root ${root}`, isError: true },
+        {
+          // Without read access outside the root, the symlink's target cannot even be resolved.
+          text: `Path link.txt leads through the symlink link.txt -> ${outside}/secret.txt, ` +
+            `which cannot be resolved inside the root ${root}`,
+          isError: true,
+        },
+      ]);
+      equal(await Deno.readTextFile(`${root}/b.txt`), "made in the sandbox");
+    } finally {
+      await plugin.dispose?.();
+    }
   });
 });
