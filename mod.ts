@@ -38,3 +38,11 @@ export {
   thinking,
   toolCall,
 } from "./sdk/testing.ts";
+export {
+  type MaxTokensField,
+  openai,
+  OPENAI_BASE_URL,
+  type OpenAIOptions,
+  PLACEHOLDER_API_KEY,
+  type ReasoningEffort,
+} from "./sdk/providers/openai/mod.ts";
