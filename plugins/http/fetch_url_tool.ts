@@ -133,8 +133,10 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           );
         }
         if (signal.aborted) throw error;
-        if (error instanceof TypeError && error.cause instanceof Deno.errors.NotCapable) {
-          throw error.cause;
+        // A Deno permission denial goes up as it is: the loop reports it as one.
+        const cause = (error as { cause?: unknown })?.cause;
+        if ((error as Error)?.name === "NotCapable" || (cause as Error)?.name === "NotCapable") {
+          throw error;
         }
         throw new Error(`Cannot fetch ${url.href}: ${(error as Error).message ?? error}`);
       };

@@ -15,6 +15,7 @@ import {
 import { compileHostAllowlist, htmlToText, http, type HttpOptions } from "@tack/agent/plugins/http";
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { loadPlugin } from "../../sdk/sandbox/load_plugin.ts";
 
 const PNG = Uint8Array.from(
   atob(
@@ -390,4 +391,35 @@ Deno.test("htmlToText: entities, lists, tables, comments and scripts", () => {
     ),
     "A <b> é—ok\n\n- one\n- two\n\nk v\na 1\n\nend\nline",
   );
+});
+
+Deno.test("fetch_url: sandboxed, Deno's net grant is enforced beneath the allowlist", async () => {
+  await withServer(async (server) => {
+    for (
+      const [permissions, expected] of [
+        [undefined, [`HTTP 200 OK (text/plain)\n\n${"y".repeat(10)}`, false]],
+        [
+          { net: ["127.0.0.1:1"] },
+          [
+            `Permission denied: net access to "${server.host}" is not granted to plugin "http"`,
+            true,
+          ],
+        ],
+      ] as const
+    ) {
+      const loaded = await loadPlugin("./plugins/http/mod.ts", {
+        sandbox: true,
+        options: { allowedHosts: [server.host], maxResponseBytes: 10 },
+        permissions: permissions && { net: [...permissions.net] },
+        stderr: "capture",
+      });
+      try {
+        const [result] = await run(loaded, [toolCall("fetch_url", { url: `${server.base}/big` })]);
+        const [text, isError] = outcome(result);
+        deepEqual([String(text).split("\n\n[Response cut")[0], isError], expected);
+      } finally {
+        await loaded.dispose?.();
+      }
+    }
+  });
 });
