@@ -16,6 +16,7 @@ import {
   type Progress,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { errorText } from "./describe_failure.ts";
 import type { McpLimits, McpServerConfig } from "./options.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
@@ -144,8 +145,7 @@ export class McpConnection {
     } catch (error) {
       terminate(transport);
       await client.close().catch(() => {});
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new Error(`Cannot connect to MCP server "${this.server}": ${reason}`, {
+      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(error)}`, {
         cause: error,
       });
     }

@@ -50,7 +50,29 @@ export function describeFailure(
   if (typeof code === "number") {
     return `MCP server "${server}" rejected tool "${tool}": ${message}`;
   }
+  return `MCP tool "${tool}" on server "${server}" failed: ${
+    errorText(error)
+  }; it is reconnected on the next call`;
+}
+
+/**
+ * The message of what was thrown, with its cause's message in parentheses when that
+ * says more (`fetch failed (… Connection refused …)`).
+ *
+ * @param error What was thrown.
+ * @returns One line of text.
+ *
+ * @example A network error and its cause
+ * ```ts
+ * import { errorText } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const error = new TypeError("fetch failed", { cause: new Error("Connection refused") });
+ * equal(errorText(error), "fetch failed (Connection refused)");
+ * ```
+ */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message || error.name : String(error);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
-  const detail = cause && !message.includes(cause) ? `${message} (${cause})` : message;
-  return `MCP tool "${tool}" on server "${server}" failed: ${detail}; it is reconnected on the next call`;
+  return cause && !message.includes(cause) ? `${message} (${cause})` : message;
 }

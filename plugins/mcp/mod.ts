@@ -23,7 +23,7 @@ import { mcp } from "./mcp.ts";
 
 export { mcp, type McpPlugin } from "./mcp.ts";
 export { type CallOptions, McpConnection } from "./connection.ts";
-export { describeFailure } from "./describe_failure.ts";
+export { describeFailure, errorText } from "./describe_failure.ts";
 export { type MappedResult, mapResult, textOf } from "./map_result.ts";
 export type {
   McpHttpServer,

@@ -40,14 +40,21 @@ export interface TackToolOptions {
 
 const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
 
-/** The server's input schema if Tack can validate with it, else any object. */
-function parametersOf(tool: Tool): JsonSchema {
+/**
+ * The server's input schema, or, when Tack cannot compile it (an invalid `pattern`, say),
+ * any object, with the schema quoted in the description so the model still sees it. The
+ * server validates the arguments either way.
+ */
+function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
   try {
     validateToolArguments(tool.name, schema, {});
-    return schema;
+    return { parameters: schema, note: "" };
   } catch {
-    return ANY_OBJECT; // the server still validates
+    return {
+      parameters: ANY_OBJECT,
+      note: `\n\nParameters (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,
+    };
   }
 }
 
@@ -82,10 +89,12 @@ export function toTackTool(
 ): AgentTool<Record<string, unknown>, McpCallDetails> {
   const server = connection.server;
   const label = tool.title ?? tool.annotations?.title;
+  const { parameters, note } = schemaOf(tool);
   return {
     name: options.name,
-    description: tool.description ?? label ?? `MCP tool ${tool.name} of server ${server}`,
-    parameters: parametersOf(tool),
+    description: (tool.description ?? label ?? `MCP tool ${tool.name} of server ${server}`) +
+      note,
+    parameters,
     ...(label ? { label } : {}),
     effects: options.effects,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),

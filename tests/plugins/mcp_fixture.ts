@@ -75,3 +75,51 @@ export function firstText(result: ToolResultMessage | undefined): string | undef
   const part = result?.content[0];
   return part?.type === "text" ? part.text : undefined;
 }
+
+/**
+ * Waits until a process has exited (gone, or a zombie nobody reaped yet), or gives up.
+ *
+ * @param pid The process.
+ * @param withinMs How long to wait.
+ * @returns Whether it exited.
+ */
+export async function exited(pid: number, withinMs = 3_000): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (true) {
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return true;
+    } catch {
+      return true;
+    }
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * The stdio fixture, writing its pid to a file at start, for tests that need it before
+ * any call.
+ *
+ * @param pidFile The file the server appends its pid to.
+ * @returns The server config.
+ */
+export function stdioServerWithPidFile(pidFile: string): McpStdioServer {
+  const [run, ...rest] = STDIO_SERVER.args!;
+  return {
+    ...STDIO_SERVER,
+    args: [run, "--allow-env=MCP_FIXTURE_PID_FILE", `--allow-write=${pidFile}`, ...rest],
+    env: { ...STDIO_SERVER.env, MCP_FIXTURE_PID_FILE: pidFile },
+  };
+}
+
+/**
+ * The pids a pid file lists.
+ *
+ * @param pidFile The file.
+ * @returns Its pids, in order.
+ */
+export async function pidsIn(pidFile: string): Promise<number[]> {
+  const text = await Deno.readTextFile(pidFile).catch(() => "");
+  return text.split("\n").filter(Boolean).map(Number);
+}

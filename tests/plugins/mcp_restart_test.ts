@@ -1,7 +1,7 @@
 import { toolCall } from "@tack/agent";
 import mcp from "@tack/agent/plugins/mcp";
 import { equal, match, notEqual } from "node:assert/strict";
-import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+import { exited, firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 Deno.test("mcp: a server that dies mid-call ends it with an error result and is restarted", async () => {
   const plugin = await mcp({ name: "fixture", ...STDIO_SERVER });
@@ -19,6 +19,7 @@ Deno.test("mcp: a server that dies mid-call ends it with an error result and is 
     equal(after.results[0].isError, false);
     notEqual(firstText(after.results[0]), before);
     equal(connection.starts, 2);
+    equal(await exited(Number(before)), true);
   } finally {
     await plugin.dispose();
   }
@@ -78,6 +79,7 @@ Deno.test("mcp: a server that stops answering is restarted after the call times 
     equal(after.results[0].isError, false);
     notEqual(firstText(after.results[0]), before);
     equal(connection.starts, 2);
+    equal(await exited(Number(before)), true);
   } finally {
     await plugin.dispose();
   }

@@ -1,8 +1,8 @@
 import { definePlugin, toolCall } from "@tack/agent";
 import mcp, { type McpCallDetails } from "@tack/agent/plugins/mcp";
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { PIXEL_PNG } from "../fixtures/mcp/tools.ts";
-import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+import { exited, firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 Deno.test("mcp lists the server's tools as prefixed, sanitized, unique Tack tools", async () => {
   const plugin = await mcp({ name: "fixture", ...STDIO_SERVER });
@@ -187,8 +187,10 @@ Deno.test("mcp: dispose stops the server; later calls are error results", async 
   const plugin = await mcp({ name: "fixture", ...STDIO_SERVER });
   const connection = plugin.servers.get("fixture")!;
   equal(connection.connected, true);
+  const pid = Number(firstText((await run(plugin, [toolCall("fixture_pid", {})])).results[0]));
   await plugin.dispose();
   equal(connection.connected, false);
+  equal(await exited(pid), true);
   await plugin.dispose(); // idempotent
   const { results } = await run(plugin, [toolCall("fixture_echo", { text: "late" })]);
   equal(results[0].isError, true);
@@ -196,5 +198,5 @@ Deno.test("mcp: dispose stops the server; later calls are error results", async 
     firstText(results[0]),
     'Cannot connect to MCP server "fixture": the plugin was disposed',
   );
-  ok(connection.starts === 1);
+  equal(connection.starts, 1);
 });
