@@ -19,6 +19,11 @@ export type ToolCall = {
   id: string;
   name: string;
   arguments: Record<string, unknown>;
+  /**
+   * Set by a provider when the streamed argument text was not a JSON object; the call
+   * then ends at the argument gate with this text, and never runs.
+   */
+  argumentsError?: string;
 };
 
 /** Why an assistant message ended. */

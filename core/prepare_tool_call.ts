@@ -113,6 +113,15 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
     return immediate(toolCall, createErrorToolResult(notFoundMessage(toolCall.name, tools)));
   }
 
+  if (toolCall.argumentsError !== undefined) {
+    return immediate(
+      toolCall,
+      createErrorToolResult(
+        `Invalid arguments for tool "${tool.name}": ${toolCall.argumentsError}`,
+      ),
+      tool,
+    );
+  }
   let raw = toolCall.arguments;
   if (tool.prepareArguments) {
     try {

@@ -193,3 +193,16 @@ Deno.test("a tool that throws a non-Error or returns garbage still yields one er
   ]);
   deepEqual(results.map((r) => r.isError), [true, true]);
 });
+
+Deno.test("gate 3: a call whose provider flagged its argument text never runs", async () => {
+  const call = {
+    ...toolCall("get_weather", {}, "x"),
+    argumentsError: "the arguments are not valid JSON. Received: {",
+  };
+  const { result } = await runOne(call);
+  equal(result.isError, true);
+  equal(
+    textOf(result),
+    'Invalid arguments for tool "get_weather": the arguments are not valid JSON. Received: {',
+  );
+});

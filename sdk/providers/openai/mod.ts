@@ -57,7 +57,7 @@ export {
 export { type ResponsesInputItem, toResponsesInput } from "./convert_responses_input.ts";
 export { MISSING_RESULT_TEXT, normalizeHistory } from "./normalize_history.ts";
 export { type FunctionTool, toFunctionTool, toStrictSchema } from "./convert_tools.ts";
-export { parseToolArguments, PartialJsonParser } from "./partial_json.ts";
+export { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
 export {
   DEFAULT_RETRY_POLICY,
   isRetryable,

@@ -289,6 +289,37 @@ export function parseToolArguments(text: string): Record<string, unknown> | unde
   }
 }
 
+/**
+ * Parses the complete argument text of a finished tool call, strictly: partial JSON is
+ * not accepted here, so a torn call never runs with half its arguments.
+ *
+ * @param text The whole argument text.
+ * @returns The arguments, or why they are not a JSON object (with the text received).
+ *
+ * @example
+ * ```ts
+ * import { parseFinalToolArguments } from "@tack/agent/sdk/providers/openai";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * deepEqual(parseFinalToolArguments('{"a":1}'), { ok: true, value: { a: 1 } });
+ * equal(parseFinalToolArguments('{"a":').ok, false);
+ * ```
+ */
+export function parseFinalToolArguments(
+  text: string,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: string } {
+  if (text.trim() === "") return { ok: true, value: {} };
+  const shown = text.length > 500 ? `${text.slice(0, 500)}…` : text;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed)) return { ok: true, value: parsed };
+    return { ok: false, error: `the arguments must be a JSON object. Received: ${shown}` };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, error: `the arguments are not valid JSON (${reason}). Received: ${shown}` };
+  }
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

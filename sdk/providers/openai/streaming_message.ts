@@ -14,7 +14,7 @@ import {
   type ToolCall,
   type Usage,
 } from "../../../core/messages.ts";
-import { parseToolArguments, PartialJsonParser } from "./partial_json.ts";
+import { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
 
 type OpenBlock =
   | { kind: "text"; block: TextContent; index: number }
@@ -219,7 +219,13 @@ export class StreamingMessage {
         partial: this.message,
       });
     } else {
-      open.block.arguments = parseToolArguments(finalArguments ?? open.raw) ?? {};
+      const text = finalArguments ?? open.raw;
+      const parsed = parseFinalToolArguments(text);
+      if (parsed.ok) open.block.arguments = parsed.value;
+      else {
+        open.block.arguments = parseToolArguments(text) ?? {};
+        open.block.argumentsError = parsed.error;
+      }
       this.#stream.push({
         type: "toolcall_end",
         contentIndex,
