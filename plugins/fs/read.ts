@@ -23,6 +23,8 @@ export interface ReadDetails {
 }
 
 const BINARY_SNIFF_BYTES = 8000;
+/** Files larger than this are read as a stream of lines, not whole. */
+const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
 
 function imageMimeType(bytes: Uint8Array): string | undefined {
   const at = (i: number, ...values: number[]) => values.every((v, j) => bytes[i + j] === v);
@@ -102,16 +104,17 @@ export function createReadTool(context: FsContext): AgentTool {
         throw error;
       }
       if (info.isDirectory) throw new Error(`${name} is a directory; use ls to list it`);
+      if (info.size > STREAM_ABOVE_BYTES) {
+        const head = await readHead(target.real);
+        if (!imageMimeType(head) || info.size > context.maxImageBytes) {
+          checkNotBinary(name, head, info.size, context);
+          return await readText(context, name, streamLines(target.real), offset ?? 1, limit);
+        }
+      }
       const bytes = await Deno.readFile(target.real);
       const mimeType = imageMimeType(bytes);
       if (mimeType) {
-        if (bytes.length > context.maxImageBytes) {
-          throw new Error(
-            `Image ${name} is ${formatBytes(bytes.length)}, over the ${
-              formatBytes(context.maxImageBytes)
-            } limit for images`,
-          );
-        }
+        checkImageSize(name, bytes.length, context);
         return {
           content: [
             {
@@ -123,25 +126,80 @@ export function createReadTool(context: FsContext): AgentTool {
           details: { path: name, image: { mimeType, bytes: bytes.length } } satisfies ReadDetails,
         };
       }
-      if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) {
-        throw new Error(
-          `${name} is a binary file; read returns text and PNG, JPEG, GIF or WebP images only`,
-        );
-      }
-      return readText(context, name, new TextDecoder().decode(bytes), offset ?? 1, limit);
+      checkNotBinary(name, bytes, bytes.length, context);
+      const text = new TextDecoder().decode(bytes);
+      return await readText(context, name, text === "" ? [] : splitLines(text), offset ?? 1, limit);
     },
   }) as AgentTool;
 }
 
-function readText(
+function checkImageSize(name: string, size: number, context: FsContext): void {
+  if (size > context.maxImageBytes) {
+    throw new Error(
+      `Image ${name} is ${formatBytes(size)}, over the ${
+        formatBytes(context.maxImageBytes)
+      } limit for images`,
+    );
+  }
+}
+
+function checkNotBinary(name: string, bytes: Uint8Array, size: number, context: FsContext): void {
+  const head = bytes.subarray(0, BINARY_SNIFF_BYTES);
+  if (imageMimeType(head)) checkImageSize(name, size, context);
+  if (head.includes(0)) {
+    throw new Error(
+      `${name} is a binary file; read returns text and PNG, JPEG, GIF or WebP images only`,
+    );
+  }
+}
+
+async function readHead(path: string): Promise<Uint8Array> {
+  using file = await Deno.open(path);
+  const buffer = new Uint8Array(BINARY_SNIFF_BYTES);
+  const read = await file.read(buffer);
+  return buffer.subarray(0, read ?? 0);
+}
+
+/** The lines of a large file, read as a stream so memory stays bounded. */
+async function* streamLines(path: string): AsyncGenerator<string> {
+  const file = await Deno.open(path);
+  let partial = "";
+  for await (const chunk of file.readable.pipeThrough(new TextDecoderStream())) {
+    const parts = (partial + chunk).split("\n");
+    partial = parts.pop()!;
+    yield* parts;
+  }
+  if (partial !== "") yield partial;
+}
+
+async function readText(
   context: FsContext,
   name: string,
-  text: string,
+  source: Iterable<string> | AsyncIterable<string>,
   offset: number,
   limit: number | undefined,
-): { content: { type: "text"; text: string }[]; details: ReadDetails } {
-  const lines = text === "" ? [] : splitLines(text);
-  const total = lines.length;
+): Promise<{ content: { type: "text"; text: string }[]; details: ReadDetails }> {
+  const wanted = Math.min(limit ?? Infinity, context.maxReadLines);
+  const shown: string[] = [];
+  let total = 0;
+  let bytes = 0;
+  let cutByBytes = false;
+  let collecting = true;
+  let tooLong: string | undefined;
+  for await (const line of source) {
+    total++;
+    if (!collecting || total < offset) continue;
+    const size = encoder.encode(line).length + 1;
+    if (bytes + size > context.maxReadBytes) {
+      cutByBytes = true;
+      collecting = false;
+      if (shown.length === 0) tooLong = line;
+      continue;
+    }
+    shown.push(line);
+    bytes += size;
+    if (shown.length >= wanted) collecting = false;
+  }
   if (total === 0) {
     if (offset > 1) throw new Error(`Offset ${offset} is beyond the end of ${name} (it is empty)`);
     return {
@@ -155,21 +213,8 @@ function readText(
     );
   }
   const start = offset - 1;
-  const wanted = Math.min(limit ?? Infinity, context.maxReadLines, total - start);
-  const shown: string[] = [];
-  let bytes = 0;
-  let cutByBytes = false;
-  for (let i = start; i < start + wanted; i++) {
-    const size = encoder.encode(lines[i]).length + 1;
-    if (bytes + size > context.maxReadBytes) {
-      cutByBytes = true;
-      break;
-    }
-    shown.push(lines[i]);
-    bytes += size;
-  }
-  if (shown.length === 0) {
-    const line = lines[start];
+  if (tooLong !== undefined) {
+    const line = tooLong;
     const head = line.slice(0, context.maxReadBytes);
     return {
       content: [{

@@ -116,6 +116,28 @@ Deno.test("read: line and byte caps truncate with a clear note", async () => {
   });
 });
 
+Deno.test("read: a file over 8 MB is streamed, with the same ranges and notes", async () => {
+  await withRoot(async (root) => {
+    const line = "x".repeat(99);
+    const count = 90_000; // 9 MB
+    await Deno.writeTextFile(`${root}/big.log`, `${line}\n`.repeat(count - 1) + "last");
+    const tail = await one(root, "read", { path: "big.log", offset: count - 1 });
+    equal(tail.text, `${line}\nlast`);
+    deepEqual(tail.details, {
+      path: "big.log",
+      lines: { from: count - 1, to: count, total: count },
+      truncated: false,
+    });
+    const head = await one(root, "read", { path: "big.log", limit: 1 });
+    equal(head.text, `${line}\n\n[Showing lines 1-1 of ${count}. Use offset=2 to continue.]`);
+    await Deno.writeFile(`${root}/big.bin`, new Uint8Array(9 * 1024 * 1024));
+    equal(
+      (await one(root, "read", { path: "big.bin" })).text,
+      "big.bin is a binary file; read returns text and PNG, JPEG, GIF or WebP images only",
+    );
+  });
+});
+
 Deno.test("read: bad offsets, missing files, directories and binaries are error results", async () => {
   await withRoot(async (root) => {
     await Deno.writeTextFile(`${root}/a.txt`, lines(3));
