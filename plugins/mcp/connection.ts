@@ -6,8 +6,6 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -37,12 +35,20 @@ interface Live {
   transport: Transport;
 }
 
-function makeTransport(config: McpServerConfig): Transport {
+/**
+ * The transport for a config. Imported on demand: the stdio transport reads environment
+ * variables when it loads, so an HTTP-only plugin needs no `env` permission.
+ */
+async function makeTransport(config: McpServerConfig): Promise<Transport> {
   if ("url" in config) {
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
     });
   }
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
   return new StdioClientTransport({
     command: config.command,
     args: [...(config.args ?? [])],
@@ -130,7 +136,7 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    const transport = makeTransport(this.#config);
+    const transport = await makeTransport(this.#config);
     const client = new Client(CLIENT_INFO);
     const live: Live = { client, transport };
     client.onclose = () => {

@@ -53,6 +53,21 @@ function checkServer(server: string, config: McpServerConfig): void {
   }
 }
 
+/**
+ * What spawning a stdio server reads from the environment: the variables the SDK passes
+ * on, and those the SDK's and Deno's `node:child_process` code look at.
+ */
+const STDIO_ENV: readonly string[] = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "TERM",
+  "USER",
+  "OSTYPE",
+  "NODE_V8_COVERAGE",
+];
+
 function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions {
   const run = new Set<string>();
   const net = new Set<string>();
@@ -61,7 +76,7 @@ function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions 
     else run.add(config.command);
   }
   return {
-    ...(run.size > 0 ? { run: [...run], env: true } : {}),
+    ...(run.size > 0 ? { run: [...run], env: STDIO_ENV } : {}),
     ...(net.size > 0 ? { net: [...net] } : {}),
   };
 }

@@ -35,7 +35,10 @@ Deno.test("mcp lists the server's tools as prefixed, sanitized, unique Tack tool
       required: ["a", "b"],
       $schema: "http://json-schema.org/draft-07/schema#",
     });
-    deepEqual(plugin.permissions, { run: [STDIO_SERVER.command], env: true });
+    deepEqual(plugin.permissions, {
+      run: [STDIO_SERVER.command],
+      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "OSTYPE", "NODE_V8_COVERAGE"],
+    });
     equal(plugin.servers.get("fixture")?.starts, 1);
   } finally {
     await plugin.dispose();
