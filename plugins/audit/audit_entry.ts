@@ -11,7 +11,9 @@ export type AuditOutcome = "ok" | "error" | "blocked";
 export interface AuditEntry {
   /** When the call ended (ISO 8601). */
   time: string;
+  /** The call's id, as the model sent it. */
   toolCallId: string;
+  /** The tool's name. */
   tool: string;
   /** The plugin that registered the tool (absent for the agent's own tools). */
   plugin?: string;
@@ -19,6 +21,7 @@ export interface AuditEntry {
   args: unknown;
   /** The model's arguments, when they differ from `args` (a hook or coercion changed them). */
   originalArgs?: unknown;
+  /** `ok`, `error` (it ran and failed, or never got past validation), or `blocked`. */
   outcome: AuditOutcome;
   /** The error text the model read, for `error` and `blocked`. */
   error?: string;

@@ -21,8 +21,11 @@ export interface BudgetOptions {
 
 /** What has been spent in the current scope. */
 export interface BudgetSpent {
+  /** Tool calls let through. */
   toolCalls: number;
+  /** Tokens reported by assistant messages. */
   tokens: number;
+  /** Cost reported by assistant messages. */
   cost: number;
 }
 

@@ -12,10 +12,13 @@ export type ConfirmAnswer = "yes" | "no" | "always";
 
 /** What the user is asked about: the final arguments, and why confirmation is needed. */
 export interface ConfirmRequest {
+  /** The tool to run. */
   toolName: string;
+  /** The final arguments (a copy): exactly what runs if the answer is yes. */
   args: Record<string, unknown>;
   /** Why it asks: `rule "push" (ask bash command matching /git push/)` or `bash has effect exec`. */
   reason: string;
+  /** The call's id; the approval is bound to it. */
   toolCallId: string;
 }
 

@@ -9,14 +9,19 @@ import type { CompiledArgPattern, CompiledRule, RuleAction } from "./rule.ts";
 
 /** The parts of a call rules look at. */
 export interface RuleSubject {
+  /** The tool's name. */
   toolName: string;
+  /** The tool's declared effects. */
   effects?: readonly ToolEffect[];
+  /** The call's arguments. */
   args: Record<string, unknown>;
 }
 
 /** The rule that decides a call, and what it says. */
 export interface RuleDecision {
+  /** What the deciding rule says. */
   action: RuleAction;
+  /** The deciding rule. */
   rule: CompiledRule;
 }
 

@@ -42,8 +42,11 @@ export interface Rule {
 
 /** An argument pattern ready to test. */
 export interface CompiledArgPattern {
+  /** The argument's name. */
   name: string;
+  /** How the value is tested. */
   kind: "regex" | "glob";
+  /** The compiled pattern. */
   pattern: RegExp;
   /** How the pattern reads in block texts: `/rm -rf/` or `glob ".git/**"`. */
   label: string;
@@ -51,9 +54,13 @@ export interface CompiledArgPattern {
 
 /** A checked rule, with its globs and expressions compiled. */
 export interface CompiledRule {
+  /** The rule as given. */
   rule: Rule;
+  /** The tool globs, compiled (absent: any tool). */
   tools?: RegExp[];
+  /** The effects matched (absent: any). */
   effects?: ReadonlySet<ToolEffect>;
+  /** The argument patterns, all of which must match. */
   args: CompiledArgPattern[];
   /** What the rule does, in words: `deny bash command matching /rm -rf/`. */
   description: string;
