@@ -67,11 +67,14 @@ async function start(
     return { connection, manifest };
   } catch (error) {
     await connection.dispose();
-    throw new Error(
-      `Cannot load plugin ${JSON.stringify(specifier)}: ${
-        (error as Error).message.replace(/^Cannot start sandbox of plugin "[^"]*": /, "")
-      }`,
+    const reason = (error as Error).message.replace(
+      /^Cannot start sandbox of plugin "[^"]*": /,
+      "",
     );
+    const hint = grants === NOTHING && /Permission denied|Requires \w+ access/.test(reason)
+      ? " (its manifest is read in a sandbox with no permissions: pass what its module's top level needs as `permissions`)"
+      : "";
+    throw new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}${hint}`);
   }
 }
 

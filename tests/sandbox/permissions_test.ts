@@ -159,3 +159,19 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a module that needs permissions at load says how to give them", async () => {
+  const fixture = "./tests/fixtures/sandbox/needy_plugin.ts";
+  const source = new URL("../fixtures/sandbox/needy_plugin.ts", import.meta.url).pathname;
+  await rejects(loadPlugin(fixture, { sandbox: true, stderr: "capture" }), {
+    message:
+      `Cannot load plugin "${fixture}": it failed to load its module: Requires read access to "${source}", run again with the --allow-read flag (its manifest is read in a sandbox with no permissions: pass what its module's top level needs as \`permissions\`)`,
+  });
+  const plugin = await loadPlugin(fixture, {
+    sandbox: true,
+    permissions: { read: [source] },
+    stderr: "capture",
+  });
+  equal(plugin.description, `${(await Deno.readTextFile(source)).length} bytes of source`);
+  await plugin.dispose?.();
+});
