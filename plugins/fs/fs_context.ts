@@ -43,12 +43,19 @@ export interface FsContext {
   readonly knownRealRoot: string | undefined;
   /** Serializes writes to the same file. */
   readonly locks: FileLocks;
+  /** Lines `read` returns at most. */
   readonly maxReadLines: number;
+  /** Bytes of text `read` returns at most. */
   readonly maxReadBytes: number;
+  /** Largest image `read` returns. */
   readonly maxImageBytes: number;
+  /** `ls` entries without a `limit`. */
   readonly maxEntries: number;
+  /** `find` paths without a `limit`. */
   readonly maxFindResults: number;
+  /** `grep` matches without a `limit`. */
   readonly maxGrepMatches: number;
+  /** Directory names `find` and `grep` do not enter. */
   readonly skipDirs: ReadonlySet<string>;
 }
 

@@ -15,6 +15,7 @@ import { type BodyKind, renderBody } from "./render_body.ts";
 
 /** The resolved settings of one `http` plugin. */
 export interface FetchSettings {
+  /** Which hosts may be reached (checked for the URL and every redirect). */
   allowlist: HostAllowlist;
   /** Bytes of body read at most. */
   maxResponseBytes: number;
@@ -32,12 +33,15 @@ export interface FetchDetails {
   url: string;
   /** The URL that answered, after redirects. */
   finalUrl: string;
+  /** The HTTP status of the final response. */
   status: number;
+  /** Its `content-type` header, or `""`. */
   contentType: string;
   /** Body bytes read. */
   bytes: number;
   /** Whether the body was cut at the cap. */
   truncated: boolean;
+  /** How the body was rendered. */
   kind: BodyKind;
   /** Redirects followed. */
   redirects: number;

@@ -13,6 +13,7 @@ export type BodyKind = "json" | "html" | "text" | "image" | "binary" | "empty";
 
 /** A rendered body. */
 export interface RenderedBody {
+  /** How it was rendered. */
   kind: BodyKind;
   /** The text for the model (for images, a short description). */
   text: string;

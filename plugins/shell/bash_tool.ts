@@ -38,6 +38,7 @@ export interface BashDetails {
   timedOut?: boolean;
   /** Output characters the command wrote, and how many were elided from the middle. */
   outputChars: number;
+  /** Characters elided from the middle of the output shown. */
   elidedChars: number;
 }
 

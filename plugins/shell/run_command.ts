@@ -37,7 +37,9 @@ export interface CommandOutcome {
   exitCode: number | null;
   /** The signal that ended it, if any. */
   signal: string | null;
+  /** Whether the timeout killed it. */
   timedOut: boolean;
+  /** Whether the signal killed it. */
   aborted: boolean;
   /** Output characters the command wrote. */
   totalChars: number;
