@@ -25,8 +25,11 @@ const CLIENT_INFO = { name: "tack", version: "0.1.0" };
 
 /** How a call is made: cancelled by `signal`, bounded by `timeoutMs`, progress reported. */
 export interface CallOptions {
+  /** Aborting it cancels the request on the server. */
   signal?: AbortSignal;
+  /** The SDK's own deadline for the answer; default none (the agent's timeout governs). */
   timeoutMs?: number;
+  /** Receives the server's progress notifications. */
   onprogress?: (progress: Progress) => void;
 }
 
@@ -72,14 +75,23 @@ function terminate(transport: Transport): void {
 
 /**
  * A connection to one MCP server. It connects on first use and again after the server
- * closed the connection (a stdio server that exited, an HTTP server that went away);
- * after a call timed out or was aborted it pings the server and restarts it when the
- * ping goes unanswered.
+ * closed the connection (a stdio server that exited, an HTTP server that went away, a
+ * transport failure); after a call timed out or was aborted it pings the server and
+ * restarts it when the ping goes unanswered.
  *
- * @example Listing a server's tools
- * ```ts ignore
- * const connection = new McpConnection("files", { command: "deno", args: ["run", "server.ts"] });
+ * @example Listing a server's tools and calling one
+ * ```ts
+ * import { McpConnection } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const connection = new McpConnection("fixture", {
+ *   command: "deno",
+ *   args: ["run", "--quiet", "--cached-only", "tests/fixtures/mcp/stdio_server.ts"],
+ * });
  * const tools = await connection.listTools();
+ * equal(tools[0].name, "echo");
+ * const result = await connection.callTool("echo", { text: "hi" });
+ * equal(result.content[0].type === "text" && result.content[0].text, "echo: hi");
  * await connection.close();
  * ```
  */
@@ -96,6 +108,8 @@ export class McpConnection {
   #starts = 0;
 
   /**
+   * Prepares a connection; nothing starts until the first {@linkcode McpConnection.connect}.
+   *
    * @param server The server's name.
    * @param config How to reach it.
    * @param limits Connect and ping timeouts.

@@ -10,6 +10,7 @@ import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/typ
 
 /** What {@linkcode mapResult} gives: the content for the model, and whether it failed. */
 export interface MappedResult {
+  /** Text and images for the model. */
   content: (TextContent | ImageContent)[];
   /** The server's `isError`. */
   isError: boolean;

@@ -16,7 +16,9 @@ import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
 export interface McpPlugin extends Plugin {
   /** The connections by server name (to see `starts` or `connected`). */
   readonly servers: ReadonlyMap<string, McpConnection>;
+  /** One Tack tool per exposed MCP tool, in server order, then listing order. */
   readonly tools: readonly AgentTool<Record<string, unknown>, McpCallDetails>[];
+  /** Closes every connection and ends the server processes; idempotent. */
   dispose(): Promise<void>;
 }
 

@@ -25,6 +25,7 @@ export interface McpToolOptions {
 export interface McpStdioServer extends McpToolOptions {
   /** The executable (`"deno"`, `"npx"`, `"uvx"`, …); no shell is involved. */
   command: string;
+  /** Its arguments, passed as they are. */
   args?: readonly string[];
   /**
    * Environment variables for the server, on top of a safe few inherited ones (`HOME`,
@@ -69,6 +70,7 @@ export type McpSingleServerOptions = McpServerConfig & McpLimits & { name?: stri
 export interface McpMultiServerOptions extends McpLimits {
   /** The plugin's name (default `"mcp"`). */
   name?: string;
+  /** The servers by name; a name is also its tools' default prefix. */
   servers: Readonly<Record<string, McpServerConfig>>;
 }
 

@@ -34,7 +34,9 @@ export interface McpCallDetails {
 export interface TackToolOptions {
   /** Its Tack name (prefixed, sanitized, unique). */
   name: string;
+  /** What policies see it do. */
   effects: readonly ToolEffect[];
+  /** Its per-call timeout; default the agent's. */
   timeoutMs?: number;
 }
 
@@ -76,10 +78,22 @@ function progressText(progress: Progress): string {
  * @param options Its Tack name, effects and timeout.
  * @returns The Tack tool.
  *
- * @example Exposing a listed tool (connection from a running server)
- * ```ts ignore
+ * @example Exposing one listed tool under another name
+ * ```ts
+ * import { McpConnection, toTackTool } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const connection = new McpConnection("fixture", {
+ *   command: "deno",
+ *   args: ["run", "--quiet", "--cached-only", "tests/fixtures/mcp/stdio_server.ts"],
+ * });
  * const [listed] = await connection.listTools();
- * const tool = toTackTool(connection, listed, { name: "files_read", effects: ["read"] });
+ * const echo = toTackTool(connection, listed, { name: "say", effects: ["read"] });
+ * const result = await echo.execute({ text: "hi" }, {
+ *   toolCallId: "1", signal: new AbortController().signal,
+ * });
+ * equal(result.details?.tool, "echo");
+ * await connection.close();
  * ```
  */
 export function toTackTool(

@@ -8,8 +8,11 @@ import type { ToolEffect } from "@tack/agent";
 
 /** The MCP annotations that say what a tool does (all hints, as the spec calls them). */
 export interface McpToolHints {
+  /** The tool does not change its environment (default `false`). */
   readOnlyHint?: boolean;
+  /** Its changes may destroy data (default `true`); not mapped, Tack has no such effect. */
   destructiveHint?: boolean;
+  /** It reaches an open world, such as the web (default `true`). */
   openWorldHint?: boolean;
 }
 
