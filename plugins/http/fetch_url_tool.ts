@@ -104,7 +104,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
     parameters: Type.Object({
       url: Type.String({ description: "Absolute http(s) URL" }),
       method: Type.Optional(
-        Type.Union(METHODS.map((m) => Type.Literal(m)), { description: "Default GET" }),
+        Type.String({ description: `One of ${METHODS.join(", ")} (default GET)` }),
       ),
       headers: Type.Optional(
         Type.Record(Type.String(), Type.String(), { description: "Request headers" }),
@@ -114,7 +114,10 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
     effects: ["net"],
     timeoutMs: (settings.timeoutSeconds + 5) * 1000,
     async execute(params, { signal }) {
-      const method = params.method ?? "GET";
+      const method = (params.method ?? "GET").toUpperCase();
+      if (!(METHODS as readonly string[]).includes(method)) {
+        throw new Error(`Unsupported method ${params.method}; use one of ${METHODS.join(", ")}`);
+      }
       if (params.body !== undefined && (method === "GET" || method === "HEAD")) {
         throw new Error(`A ${method} request cannot have a body`);
       }
