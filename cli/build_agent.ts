@@ -42,7 +42,9 @@ export function defaultSystemPrompt(cwd: string): string {
 
 /** What {@linkcode buildAgent} is built from. */
 export interface BuildAgentOptions {
+  /** The model to talk to. */
   model: Model;
+  /** The parsed `tack.jsonc` (plugins, rules, system prompt, limits). */
   config: TackConfig;
   /** `--plugin` specifiers, added after the config's (or the default) plugins. */
   flagPlugins: readonly string[];
@@ -52,6 +54,7 @@ export interface BuildAgentOptions {
   ask?: (request: ConfirmRequest) => Promise<ConfirmAnswer>;
   /** The transcript to continue. */
   messages: readonly Message[];
+  /** The folder the agent works in (the default plugins' root). */
   cwd: string;
   /** How to load one plugin (default: in this process). */
   load?: PluginLoader;
@@ -102,6 +105,21 @@ export function pluginEntries(
  *
  * @param options The model, config, flags, transcript and how to ask.
  * @returns The agent, or an error naming the plugin that failed (exit code 2).
+ *
+ * @example An agent with no plugins, on the scripted model
+ * ```ts
+ * import { buildAgent } from "./build_agent.ts";
+ * import { scriptedModel, text } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const built = await buildAgent({
+ *   model: scriptedModel([[text("hi")]]), config: { plugins: [] }, flagPlugins: [],
+ *   yes: true, messages: [], cwd: Deno.cwd(),
+ * });
+ * if (built.kind !== "ok") throw new Error(built.message);
+ * await built.agent.prompt("hello");
+ * equal(built.agent.messages.length, 2);
+ * ```
  */
 export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgentResult> {
   const loaded = await loadPlugins(

@@ -31,13 +31,17 @@ export interface PluginEntry {
 export interface TackConfig {
   /** The file it was read from, if any. */
   path?: string;
+  /** The model id (`gpt-4.1`, `llama3.2`). */
   model?: string;
+  /** An OpenAI-compatible endpoint. */
   baseURL?: string;
+  /** Replaces the default system prompt. */
   systemPrompt?: string;
   /** When present, replaces the default plugins (`fs`, `shell`). */
   plugins?: PluginEntry[];
   /** Where sessions are written (default `.tack/sessions`), relative to the config file. */
   sessionDir?: string;
+  /** Model turns per prompt before the run stops (default 50). */
   maxTurns?: number;
   /** Confirm-policy rules: `ask` needs a yes, `allow` exempts, `deny` blocks (even with `--yes`). */
   rules?: Rule[];

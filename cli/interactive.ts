@@ -6,14 +6,39 @@
  * @module
  */
 
-/** Reads stdin one line at a time, reading only when asked. */
+/**
+ * Reads stdin one line at a time, reading only when asked.
+ *
+ * @example Lines from a byte source
+ * ```ts
+ * import { LineReader } from "./interactive.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const chunks = [new TextEncoder().encode("one\ntwo")];
+ * const reader = new LineReader({
+ *   read(buffer) {
+ *     const chunk = chunks.shift();
+ *     if (!chunk) return Promise.resolve(null);
+ *     buffer.set(chunk);
+ *     return Promise.resolve(chunk.length);
+ *   },
+ * });
+ * equal(await reader.readLine(), "one");
+ * equal(await reader.readLine(), "two");
+ * equal(await reader.readLine(), null);
+ * ```
+ */
 export class LineReader {
   #source: { read(buffer: Uint8Array): Promise<number | null> };
   #decoder = new TextDecoder();
   #pending = "";
   #ended = false;
 
-  /** @param source Where bytes come from (default `Deno.stdin`). */
+  /**
+   * Creates a reader.
+   *
+   * @param source Where bytes come from (default `Deno.stdin`).
+   */
   constructor(source: { read(buffer: Uint8Array): Promise<number | null> } = Deno.stdin) {
     this.#source = source;
   }

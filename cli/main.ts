@@ -70,6 +70,14 @@ export function exitCodeOf(added: readonly Message[]): number {
  * @param argv The arguments (`Deno.args`).
  * @returns The exit code: 0 answered, 1 the run ended with an error, 2 usage or config
  * error, 130 aborted.
+ *
+ * @example Printing the version
+ * ```ts
+ * import { main } from "./main.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(await main(["--version"]), 0);
+ * ```
  */
 export async function main(argv: readonly string[]): Promise<number> {
   const out = (text: string) => writeAllSync(Deno.stdout, text);
@@ -138,7 +146,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     ? createTerminalAsk({
       before: () => renderer.pause(),
       after: () => renderer.resume(),
-      cancelled: () => abortRun(),
+      cancelled: () => {
+        renderer.line("Aborting the run (Ctrl-C at the question).");
+        abortRun();
+      },
     })
     : undefined;
   const built = await buildAgent({
@@ -218,4 +229,14 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(Deno.args);
+  } catch (error) {
+    // A host bug or an environment problem (a folder we may not read): say so, briefly.
+    writeAllSync(Deno.stderr, `tack: ${(error as Error)?.stack ?? error}\n`);
+    code = 1;
+  }
+  Deno.exit(code);
+}

@@ -7,8 +7,11 @@
 
 /** The model a run uses. */
 export interface ModelSettings {
+  /** The model id. */
   model: string;
+  /** The endpoint; absent means api.openai.com. */
   baseURL?: string;
+  /** From `OPENAI_API_KEY` only. */
   apiKey?: string;
 }
 
@@ -33,8 +36,11 @@ export type ModelSettingsResult =
 
 /** Where settings may come from, most specific first. */
 export interface ModelSettingsSources {
+  /** `--model` and `--base-url`. */
   flags: { model?: string; baseURL?: string };
+  /** The config file's `model` and `baseURL`, and its path for error texts. */
   config: { model?: string; baseURL?: string; path?: string };
+  /** Reads an environment variable (`undefined` when unset or not permitted). */
   env: (name: string) => string | undefined;
 }
 

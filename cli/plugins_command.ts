@@ -58,7 +58,9 @@ export function formatInspection(report: PluginInspection): string {
 
 /** Where the command writes. */
 export interface InspectIO {
+  /** The report (stdout). */
   out(text: string): void;
+  /** Errors (stderr). */
   err(text: string): void;
 }
 
@@ -70,6 +72,17 @@ export interface InspectIO {
  * @param io Where to write.
  * @param cwd Where relative specifiers resolve from.
  * @returns The exit code: 0, or 2 when the plugin cannot be loaded.
+ *
+ * @example Not a specifier
+ * ```ts
+ * import { inspectCommand } from "./plugins_command.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * let errors = "";
+ * const code = await inspectCommand("nope", false, { out() {}, err: (t) => void (errors += t) });
+ * equal(code, 2);
+ * equal(errors.startsWith('Cannot inspect plugin: "nope" is not a plugin specifier'), true);
+ * ```
  */
 export async function inspectCommand(
   specifier: string,

@@ -12,7 +12,9 @@ import type { ToolResult } from "../core/tool.ts";
 
 /** A running spinner: what dax's `$.progress` returns, reduced to what the CLI uses. */
 export interface Spinner {
+  /** Changes what it says. */
   message(text: string): unknown;
+  /** Removes it from the terminal. */
   finish(): void;
 }
 
@@ -32,7 +34,18 @@ export interface RenderIO {
  * A dax spinner on stderr.
  *
  * @param message What it says it is waiting for.
- * @returns The spinner.
+ * @returns The spinner (it draws nothing when stderr is not a terminal).
+ *
+ * @example Showing and finishing
+ * ```ts
+ * import { daxSpinner } from "./render.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const spinner = daxSpinner("thinking");
+ * spinner.message("running bash");
+ * spinner.finish();
+ * equal(typeof spinner.finish, "function");
+ * ```
  */
 export function daxSpinner(message: string): Spinner {
   return $.progress({ message });
@@ -43,6 +56,18 @@ export function daxSpinner(message: string): Spinner {
  *
  * @param stream `Deno.stdout` or `Deno.stderr`.
  * @param text What to write.
+ *
+ * @example A stream that takes three bytes at a time
+ * ```ts
+ * import { writeAllSync } from "./render.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const chunks: string[] = [];
+ * writeAllSync({
+ *   writeSync: (bytes) => (chunks.push(new TextDecoder().decode(bytes.subarray(0, 3))), Math.min(3, bytes.length)),
+ * }, "abcdefg");
+ * equal(chunks.join(""), "abcdefg");
+ * ```
  */
 export function writeAllSync(stream: { writeSync(p: Uint8Array): number }, text: string): void {
   let bytes = new TextEncoder().encode(text);
@@ -110,7 +135,23 @@ export function summarizeResult(result: ToolResult, isError: boolean): string {
   return lines > 1 ? `${first} (${lines} lines)` : first;
 }
 
-/** Turns events into terminal output. `listener` goes to `agent.subscribe`. */
+/**
+ * Turns events into terminal output. `listener` goes to `agent.subscribe`.
+ *
+ * @example Rendering a scripted run
+ * ```ts
+ * import { Renderer } from "./render.ts";
+ * import { createAgent, scriptedModel, text } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * let out = "";
+ * const renderer = new Renderer({ out: (t) => void (out += t), err: () => {} });
+ * const agent = createAgent({ model: scriptedModel([[text("Hello!")]]) });
+ * agent.subscribe(renderer.listener);
+ * await agent.prompt("hi");
+ * equal(out, "Hello!\n");
+ * ```
+ */
 export class Renderer {
   #io: RenderIO;
   #spinner: Spinner | undefined;
@@ -120,7 +161,11 @@ export class Renderer {
   #paused = false;
   #hinted = false;
 
-  /** @param io Where to write, and how to show a spinner. */
+  /**
+   * Creates a renderer.
+   *
+   * @param io Where to write, and how to show a spinner.
+   */
   constructor(io: RenderIO) {
     this.#io = io;
   }
@@ -133,7 +178,10 @@ export class Renderer {
     this.#spinnerText = text;
     if (this.#paused || !this.#io.spinner) return;
     if (this.#spinner) this.#spinner.message(text);
-    else this.#spinner = this.#io.spinner(text);
+    else {
+      this.#endLine(); // a spinner redraws its line: never start one after text mid-line
+      this.#spinner = this.#io.spinner(text);
+    }
   }
 
   #stopSpinner(): void {

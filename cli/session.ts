@@ -14,6 +14,7 @@ export const DEFAULT_SESSION_DIR: string = ".tack/sessions";
 
 /** A transcript read back from a session file. */
 export interface LoadedSession {
+  /** The whole messages, in order. */
   messages: Message[];
   /** Things the reader skipped or repaired, to show the user. */
   warnings: string[];

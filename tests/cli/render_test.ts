@@ -195,3 +195,27 @@ Deno.test("arguments and results are summarised on one line", () => {
     "[image/png image]",
   );
 });
+
+Deno.test("a spinner never starts on a line the answer is still on", () => {
+  const { io, renderer } = recorder(true);
+  const partial = {
+    role: "assistant" as const,
+    content: [],
+    stopReason: "stop" as const,
+    usage: emptyUsage(),
+    provider: "p",
+    model: "m",
+    timestamp: 0,
+  };
+  renderer.listener({
+    type: "message_update",
+    message: partial,
+    assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "I'll run it.", partial },
+  });
+  renderer.listener({
+    type: "message_update",
+    message: partial,
+    assistantMessageEvent: { type: "toolcall_start", contentIndex: 1, partial },
+  });
+  deepEqual(io.log, ["out:I'll run it.", "out:\n", "spin:preparing a tool call"]);
+});
