@@ -415,3 +415,24 @@ Deno.test("malformed options are load errors", () => {
       'Cannot create confirm plugin: rules[0] ("x"): action must be "allow", "deny" or "ask", got "prompt"',
   });
 });
+
+Deno.test("examples/coding_agent.ts runs offline: fs + shell + confirm + audit fix the typo, rm -rf is denied", async () => {
+  const example = new URL("../../examples/coding_agent.ts", import.meta.url).pathname;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cached-only", example],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const audit = stdout.slice(stdout.indexOf("Audit log"));
+  deepEqual(audit.split("\n").slice(1).map((line) => line.trim()).filter((l) => l !== ""), [
+    'ls {"path":"."} → ok',
+    'read {"path":"src/greet.ts"} → ok',
+    'edit {"path":"src/greet.ts","oldText":"Helo","newText":"Hello"} → ok',
+    'bash {"command":"grep -n Hello src/greet.ts"} → ok',
+    'bash {"command":"rm -rf .git && git init"} → blocked by confirm',
+    'bash {"command":"grep -c Hello src/greet.ts"} → ok',
+  ]);
+  equal(stdout.includes("return `Hello, ${name}!`;"), true);
+});
