@@ -12,18 +12,30 @@ import type { Plugin } from "../sdk/define_plugin.ts";
 import { loadPlugin } from "../sdk/sandbox/load_plugin.ts";
 import type { PluginEntry } from "./config.ts";
 
+type ModuleLoader = () => Promise<Record<string, unknown>>;
+
+// Literal imports, so the built-ins are part of the CLI's module graph: a dynamic import
+// of a computed URL outside the graph would need read access to Tack's own folder.
+const BUILTIN_MODULES: Record<string, ModuleLoader> = {
+  fs: () => import("../plugins/fs/mod.ts"),
+  shell: () => import("../plugins/shell/mod.ts"),
+  http: () => import("../plugins/http/mod.ts"),
+  rules: () => import("../plugins/rules/mod.ts"),
+  confirm: () => import("../plugins/confirm/mod.ts"),
+  read_only: () => import("../plugins/read_only/mod.ts"),
+  audit: () => import("../plugins/audit/mod.ts"),
+  budget: () => import("../plugins/budget/mod.ts"),
+  mcp: () => import("../plugins/mcp/mod.ts"),
+};
+
 /** The plugins that ship with Tack, by short name. */
-export const BUILTIN_PLUGINS: readonly string[] = [
-  "fs",
-  "shell",
-  "http",
-  "rules",
-  "confirm",
-  "read_only",
-  "audit",
-  "budget",
-  "mcp",
-];
+export const BUILTIN_PLUGINS: readonly string[] = Object.keys(BUILTIN_MODULES);
+
+const BUILTIN_BY_URL = new Map<string, ModuleLoader>(
+  Object.entries(BUILTIN_MODULES).map((
+    [name, load],
+  ) => [new URL(`../plugins/${name}/mod.ts`, import.meta.url).href, load]),
+);
 
 /** Loads one resolved entry; swap it out to load plugins another way (sandboxed). */
 export type PluginLoader = (url: string, entry: PluginEntry) => Promise<Plugin>;
@@ -111,7 +123,7 @@ function firstLine(error: unknown): string {
 export async function importPlugin(url: string, entry: PluginEntry): Promise<Plugin> {
   let module: Record<string, unknown>;
   try {
-    module = await import(url);
+    module = await (BUILTIN_BY_URL.get(url) ?? (() => import(url)))();
   } catch (error) {
     throw new Error(`its module failed to load: ${firstLine(error)}`);
   }

@@ -340,3 +340,39 @@ Deno.test("usage errors exit 2; --help and --version exit 0", () =>
     equal(version.code, 0);
     match(version.stdout, /^tack \d+\.\d+\.\d+\n$/);
   }));
+
+Deno.test("from any folder, with the documented flags instead of the permission set", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(join(dir, "notes.txt"), "hello");
+    await using server = await startFakeOpenAI({
+      turns: [{ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }, {
+        text: "It says hello.",
+      }],
+    });
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-prompt",
+        "--allow-read=.",
+        "--allow-write=.,/tmp",
+        "--allow-net",
+        "--allow-run",
+        "--allow-env=OPENAI_API_KEY,OPENAI_BASE_URL,TACK_MODEL,NO_COLOR,PATH,_ISEXE_TEST_PLATFORM_",
+        MAIN,
+        "--base-url",
+        server.baseURL,
+        "what do my notes say?",
+      ],
+      cwd: dir,
+      env: childEnv({}),
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    equal(new TextDecoder().decode(output.stdout), "It says hello.\n");
+    equal(output.code, 0);
+    match(server.requests[1].messages.at(-1).content, /hello/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
