@@ -1,0 +1,154 @@
+import { deepEqual, equal, match } from "node:assert/strict";
+import { join } from "node:path";
+
+const SCRIPT = new URL("../scripts/new_plugin.ts", import.meta.url).pathname;
+const REPO = new URL("..", import.meta.url).pathname;
+
+async function scaffold(args: string[], cwd?: string) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", SCRIPT, ...args],
+    cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return {
+    code: output.code,
+    stdout: new TextDecoder().decode(output.stdout),
+    stderr: new TextDecoder().decode(output.stderr),
+  };
+}
+
+async function withTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "tack_new_plugin_" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("new-plugin copies the template under the new name, importing Tack from JSR", async () => {
+  await withTempDir(async (dir) => {
+    const target = join(dir, "weather-tools");
+    const { code, stdout } = await scaffold(["weather-tools", target, "--scope=@acme"]);
+    equal(code, 0);
+    match(stdout, /Created .*weather-tools/);
+    const files: string[] = [];
+    for await (const entry of Deno.readDir(target)) files.push(entry.name);
+    deepEqual(files.sort(), [
+      "README.md",
+      "block_names.ts",
+      "deno.json",
+      "greet_tool.ts",
+      "mod.ts",
+      "tests",
+    ]);
+    equal(await exists(join(target, "tests", "weather_tools_test.ts")), true);
+    const config = JSON.parse(await Deno.readTextFile(join(target, "deno.json")));
+    equal(config.name, "@acme/tack-plugin-weather-tools");
+    equal(config.version, "0.1.0");
+    deepEqual(config.exports, { ".": "./mod.ts" });
+    equal(config.imports["@tack/agent/sdk"], "jsr:@tack/agent@^0.1/sdk");
+    equal(config.imports["@tack/agent/sdk/testing"], "jsr:@tack/agent@^0.1/sdk/testing");
+    const mod = await Deno.readTextFile(join(target, "mod.ts"));
+    match(mod, /export function weatherTools\(options: WeatherToolsOptions = \{\}\): Plugin/);
+    match(mod, /name: "weather-tools",/);
+    match(mod, /export default weatherTools;/);
+    match(mod, /`@acme\/tack-plugin-weather-tools`/);
+    equal(/\bhello\b|HelloOptions|@you\//.test(mod), false);
+    const test = await Deno.readTextFile(join(target, "tests", "weather_tools_test.ts"));
+    match(test, /import weatherTools, \{/);
+    match(test, /equal\(plugin\.name, "weather-tools"\)/);
+    match(test, /Cannot create plugin weather-tools: blockedNames/);
+  });
+});
+
+Deno.test("new-plugin defaults the target to ./<name>", async () => {
+  await withTempDir(async (dir) => {
+    const { code } = await scaffold(["greeter"], dir);
+    equal(code, 0);
+    const config = JSON.parse(await Deno.readTextFile(join(dir, "greeter", "deno.json")));
+    equal(config.name, "@you/tack-plugin-greeter");
+  });
+});
+
+Deno.test("new-plugin refuses to overwrite and writes nothing", async () => {
+  await withTempDir(async (dir) => {
+    const target = join(dir, "taken");
+    await Deno.mkdir(target);
+    await Deno.writeTextFile(join(target, "mod.ts"), "// mine\n");
+    const { code, stderr } = await scaffold(["taken", target]);
+    equal(code, 1);
+    equal(stderr.trim(), `Cannot create plugin: ${target} already exists (nothing was written)`);
+    equal(await Deno.readTextFile(join(target, "mod.ts")), "// mine\n");
+    deepEqual([...Deno.readDirSync(target)].map((e) => e.name), ["mod.ts"]);
+  });
+});
+
+Deno.test("new-plugin rejects a bad name or scope and creates nothing", async () => {
+  await withTempDir(async (dir) => {
+    const bad = await scaffold(["My_Plugin"], dir);
+    equal(bad.code, 1);
+    equal(
+      bad.stderr.trim(),
+      `Cannot create plugin: "My_Plugin" is not a valid name (use lowercase letters, digits and ` +
+        `single hyphens, starting with a letter, e.g. "my-plugin")`,
+    );
+    const scope = await scaffold(["ok", "--scope=acme"], dir);
+    equal(scope.code, 1);
+    equal(
+      scope.stderr.trim(),
+      `Cannot create plugin: "acme" is not a valid JSR scope (e.g. "@you")`,
+    );
+    deepEqual([...Deno.readDirSync(dir)], []);
+  });
+});
+
+Deno.test("new-plugin without a name prints the usage", async () => {
+  const { code, stderr } = await scaffold([]);
+  equal(code, 2);
+  match(stderr, /^usage: deno task new-plugin <name> \[target\]/);
+});
+
+Deno.test("a copy wired to a Tack checkout passes its own tests", async () => {
+  await withTempDir(async (dir) => {
+    const target = join(dir, "local-one");
+    equal((await scaffold(["local-one", target, `--tack=${REPO}`])).code, 0);
+    const config = JSON.parse(await Deno.readTextFile(join(target, "deno.json")));
+    equal(await exists(join(target, config.imports["@tack/agent/sdk"])), true);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["test", "-A", "tests/"],
+      cwd: target,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const log = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+    equal(output.code, 0, log);
+    match(log, /ok \| 8 passed \| 0 failed/);
+  });
+});
+
+Deno.test("deno task new-plugin creates the copy where the user is, not in the repo", async () => {
+  await withTempDir(async (dir) => {
+    const name = `tasked-${Date.now()}`;
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--config", join(REPO, "deno.json"), "new-plugin", name],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    equal(await exists(join(dir, name, "deno.json")), true);
+    equal(await exists(join(REPO, name)), false);
+  });
+});
