@@ -44,6 +44,12 @@ export type AgentEvent =
     toolName: string;
     result: ToolResult;
     isError: boolean;
+    /** The arguments the tool ran with (validated, coerced, rewritten); absent if it never ran. */
+    args?: Record<string, unknown>;
+    /** Who blocked the call (a plugin's name, or `createAgent`), when a hook did. */
+    blockedBy?: string;
+    /** Who rewrote its arguments, in order, when any hook did. */
+    rewrittenBy?: readonly string[];
   };
 
 /** Receives events. Contract: must not throw (a throw is reported and the run goes on). */

@@ -30,7 +30,7 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
 
 /**
  * Turns whatever a tool or hook threw into an error result: the error's message (or its
- * string form) as text, and a {@linkcode ToolError}'s details.
+ * string form) as text, and a {@linkcode ToolError}'s details (and content, if it has any).
  *
  * @param error What was thrown.
  * @param prefix Optional words before the message (e.g. which plugin's hook failed).
@@ -55,8 +55,12 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
     });
   }
   const message = error instanceof Error ? error.message || error.name : String(error);
-  const details = error instanceof ToolError ? error.details : {};
-  return createErrorToolResult(prefix + message, details ?? {});
+  if (!(error instanceof ToolError)) return createErrorToolResult(prefix + message);
+  const result = createErrorToolResult(prefix + message, error.details ?? {});
+  if (error.content?.length) {
+    result.content = prefix ? [{ type: "text", text: prefix }, ...error.content] : error.content;
+  }
+  return result;
 }
 
 /** A Deno permission a tool was denied: its name (`read`, `net`, …) and what it asked for. */

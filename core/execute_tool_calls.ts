@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { AgentEventSink } from "./agent_event.ts";
+import type { AgentEvent, AgentEventSink } from "./agent_event.ts";
 import { applyResultBudget } from "./apply_result_budget.ts";
 import { createErrorToolResult } from "./create_error_tool_result.ts";
 import { CallWatch } from "./call_watch.ts";
@@ -68,6 +68,10 @@ export function truncatedCallMessage(toolName: string): string {
 interface Finished extends ExecutedToolCall {
   toolCall: ToolCall;
   tool?: AgentTool;
+  /** The arguments it ran with, if it ran. */
+  args?: Record<string, unknown>;
+  blockedBy?: string;
+  rewrittenBy?: readonly string[];
 }
 
 interface Settled {
@@ -80,13 +84,17 @@ function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
     DEFAULT_MAX_RESULT_CHARS;
   const { result, truncation } = applyResultBudget(done.result, budget);
   const { toolCall } = done;
-  input.emit({
+  const end: Extract<AgentEvent, { type: "tool_execution_end" }> = {
     type: "tool_execution_end",
     toolCallId: toolCall.id,
     toolName: toolCall.name,
     result,
     isError: done.isError,
-  });
+  };
+  if (done.args !== undefined) end.args = done.args;
+  if (done.blockedBy !== undefined) end.blockedBy = done.blockedBy;
+  if (done.rewrittenBy !== undefined) end.rewrittenBy = done.rewrittenBy;
+  input.emit(end);
   const message: ToolResultMessage = {
     role: "toolResult",
     toolCallId: toolCall.id,
@@ -134,10 +142,17 @@ function afterRun(
     input.config.afterToolCall,
     input.signal,
   );
-  const { toolCall, tool } = prepared;
+  const { toolCall, tool, args, rewrittenBy } = prepared;
   return isPromiseLike<ExecutedToolCall>(final)
-    ? final.then((f) => ({ toolCall, tool, result: f.result, isError: f.isError }))
-    : { toolCall, tool, result: final.result, isError: final.isError };
+    ? final.then((f) => ({
+      toolCall,
+      tool,
+      args,
+      rewrittenBy,
+      result: f.result,
+      isError: f.isError,
+    }))
+    : { toolCall, tool, args, rewrittenBy, result: final.result, isError: final.isError };
 }
 
 function start(
@@ -164,6 +179,7 @@ function start(
     tools: input.tools,
     context: input.context,
     beforeToolCall: input.config.beforeToolCall,
+    verifyToolCall: input.config.verifyToolCall,
     signal: input.signal,
   });
 }

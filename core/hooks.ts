@@ -17,7 +17,7 @@ export interface AgentContext {
   readonly tools: readonly AgentTool[];
 }
 
-/** What `beforeToolCall` sees. */
+/** What `beforeToolCall` and `verifyToolCall` see. */
 export interface BeforeToolCallContext {
   /** The message that asked for the call. */
   assistantMessage: AssistantMessage;
@@ -34,11 +34,23 @@ export interface BeforeToolCallContext {
 /**
  * What `beforeToolCall` may return: `{ block: true, reason }` stops the call (the reason
  * is the error text the model reads); `{ args }` rewrites the arguments, which are
- * validated against the schema again before execution. `rewrittenBy` names who did it.
+ * validated against the schema again before execution. The dispatcher records who did
+ * either (`blockedBy`, `rewrittenBy`), and `tool_execution_end` reports it.
  */
 export type BeforeToolCallResult =
-  | { block: true; reason?: string }
-  | { block?: false; args?: Record<string, unknown>; rewrittenBy?: string };
+  | {
+    block: true;
+    reason?: string;
+    /** Who blocked: a plugin's name, or `createAgent` (set by the hook dispatcher). */
+    blockedBy?: string;
+  }
+  | {
+    block?: false;
+    /** The rewritten arguments (validated again before execution). */
+    args?: Record<string, unknown>;
+    /** Who rewrote them, in order: plugin names, or `createAgent` (set by the dispatcher). */
+    rewrittenBy?: readonly string[];
+  };
 
 /**
  * Runs after validation, before execution.
@@ -50,6 +62,26 @@ export type BeforeToolCallHook = (
   context: BeforeToolCallContext,
   signal: AbortSignal,
 ) => BeforeToolCallResult | undefined | void | Promise<BeforeToolCallResult | undefined | void>;
+
+/** What `verifyToolCall` may return: block, or nothing. */
+export type VerifyToolCallResult = {
+  block: true;
+  reason?: string;
+  /** Who blocked (set by the hook dispatcher). */
+  blockedBy?: string;
+};
+
+/**
+ * The last check before execution: runs after every `beforeToolCall` hook and after
+ * rewritten arguments were validated again, on exactly the arguments `execute` will get.
+ * It may only block (an approval bound to those arguments is checked here).
+ *
+ * Contract: should not throw (a throw blocks the call). Honour the signal.
+ */
+export type VerifyToolCallHook = (
+  context: BeforeToolCallContext,
+  signal: AbortSignal,
+) => VerifyToolCallResult | undefined | void | Promise<VerifyToolCallResult | undefined | void>;
 
 /** What `afterToolCall` sees. */
 export interface AfterToolCallContext extends BeforeToolCallContext {

@@ -4,7 +4,12 @@
  * @module
  */
 
-import type { AfterToolCallHook, BeforeToolCallHook, ShouldStopAfterTurnHook } from "./hooks.ts";
+import type {
+  AfterToolCallHook,
+  BeforeToolCallHook,
+  ShouldStopAfterTurnHook,
+  VerifyToolCallHook,
+} from "./hooks.ts";
 import type { Message, UserMessage } from "./messages.ts";
 import type { Model } from "./model.ts";
 import type { AgentTool, ToolExecutionMode } from "./tool.ts";
@@ -30,6 +35,8 @@ export interface LoopConfig {
   maxTurns?: number;
   /** Runs after validation, before execution; may block or rewrite. */
   beforeToolCall?: BeforeToolCallHook;
+  /** The last, block-only check, on the final arguments. */
+  verifyToolCall?: VerifyToolCallHook;
   /** Runs after execution; may override the result. */
   afterToolCall?: AfterToolCallHook;
   /** Asked after each turn; `true` ends the run. */

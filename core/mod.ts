@@ -44,6 +44,8 @@ export type {
   BeforeToolCallResult,
   ShouldStopAfterTurnContext,
   ShouldStopAfterTurnHook,
+  VerifyToolCallHook,
+  VerifyToolCallResult,
 } from "./hooks.ts";
 export type { AgentEvent, AgentEventSink } from "./agent_event.ts";
 export {
@@ -59,7 +61,13 @@ export {
   validateToolArguments,
   type ValidationOutcome,
 } from "./validate_tool_arguments.ts";
-export { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
+export {
+  createErrorToolResult,
+  errorToToolResult,
+  type PermissionDenial,
+  permissionDenial,
+  permissionDeniedMessage,
+} from "./create_error_tool_result.ts";
 export { applyResultBudget, type BudgetedResult } from "./apply_result_budget.ts";
 export {
   abortedBeforeStartMessage,

@@ -6,7 +6,7 @@
  */
 
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
-import type { AgentContext, BeforeToolCallHook } from "./hooks.ts";
+import type { AgentContext, BeforeToolCallHook, VerifyToolCallHook } from "./hooks.ts";
 import type { ToolIndex } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall } from "./messages.ts";
 import type { AgentTool, ToolResult } from "./tool.ts";
@@ -23,6 +23,8 @@ export interface PreparedToolCall {
   tool: AgentTool;
   /** The validated (possibly rewritten and coerced) arguments. */
   args: Record<string, unknown>;
+  /** Who rewrote the arguments, in order, when any hook did. */
+  rewrittenBy?: readonly string[];
 }
 
 /** A call that ended at a gate: its (error) result is already known. */
@@ -37,6 +39,10 @@ export interface ImmediateToolCall {
   result: ToolResult;
   /** Always an error. */
   isError: true;
+  /** Who blocked the call, when a hook did. */
+  blockedBy?: string;
+  /** Who rewrote its arguments, when the rewrite is what failed. */
+  rewrittenBy?: readonly string[];
 }
 
 /** What preparing a call gives: run it, or here is its result. */
@@ -54,6 +60,8 @@ export interface PrepareToolCallInput {
   context: AgentContext;
   /** The composed `beforeToolCall` hook, if any. */
   beforeToolCall?: BeforeToolCallHook;
+  /** The composed `verifyToolCall` hook, if any: the last, block-only check. */
+  verifyToolCall?: VerifyToolCallHook;
   /** The run's abort signal. */
   signal: AbortSignal;
 }
@@ -136,55 +144,89 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
   }
   const validated = validateToolArguments(tool.name, tool.parameters, raw);
   if (!validated.ok) return immediate(toolCall, createErrorToolResult(validated.message), tool);
-  if (!input.beforeToolCall) return { kind: "prepared", toolCall, tool, args: validated.value };
-  return passBeforeToolCall(input, input.beforeToolCall, tool, validated.value);
+  if (!input.beforeToolCall && !input.verifyToolCall) {
+    return { kind: "prepared", toolCall, tool, args: validated.value };
+  }
+  return passHooks(input, tool, validated.value);
 }
 
-async function passBeforeToolCall(
-  input: PrepareToolCallInput,
-  beforeToolCall: BeforeToolCallHook,
+function ownerText(owner: string): string {
+  return owner === "createAgent" ? "the agent's beforeToolCall" : `plugin "${owner}"`;
+}
+
+function blocked(
+  toolCall: ToolCall,
   tool: AgentTool,
-  args: Record<string, unknown>,
+  decision: { reason?: string; blockedBy?: string },
+): ImmediateToolCall {
+  const call = immediate(
+    toolCall,
+    createErrorToolResult(decision.reason || `Tool ${tool.name} was blocked`),
+    tool,
+  );
+  if (decision.blockedBy !== undefined) call.blockedBy = decision.blockedBy;
+  return call;
+}
+
+async function passHooks(
+  input: PrepareToolCallInput,
+  tool: AgentTool,
+  validated: Record<string, unknown>,
 ): Promise<ToolCallPreparation> {
   const { toolCall, signal } = input;
-  let decision;
-  try {
-    decision = await beforeToolCall({
-      assistantMessage: input.assistantMessage,
-      toolCall,
-      tool,
-      args,
-      context: input.context,
-    }, signal);
-  } catch (error) {
-    return immediate(toolCall, errorToToolResult(error, "beforeToolCall failed: "), tool);
+  let args = validated;
+  let rewrittenBy: readonly string[] | undefined;
+  const hookContext = () => ({
+    assistantMessage: input.assistantMessage,
+    toolCall,
+    tool,
+    args,
+    context: input.context,
+  });
+  const aborted = () =>
+    immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)), tool);
+
+  if (input.beforeToolCall) {
+    let decision;
+    try {
+      decision = await input.beforeToolCall(hookContext(), signal);
+    } catch (error) {
+      return immediate(toolCall, errorToToolResult(error, "beforeToolCall failed: "), tool);
+    }
+    if (signal.aborted) return aborted();
+    if (decision?.block) return blocked(toolCall, tool, decision);
+    if (decision?.args && decision.args !== args) {
+      const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
+      const by = decision.rewrittenBy?.length
+        ? decision.rewrittenBy.map(ownerText).join(", ")
+        : "beforeToolCall";
+      if (!rewritten.ok) {
+        const note = ` (arguments rewritten by ${by})`;
+        const call = immediate(
+          toolCall,
+          createErrorToolResult(
+            describeInvalidArguments(tool.name, tool.parameters, decision.args, note),
+          ),
+          tool,
+        );
+        if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
+        return call;
+      }
+      args = rewritten.value;
+      rewrittenBy = decision.rewrittenBy ?? [];
+    }
   }
-  if (signal.aborted) {
-    return immediate(
-      toolCall,
-      createErrorToolResult(abortedBeforeStartMessage(toolCall.name)),
-      tool,
-    );
+  if (input.verifyToolCall) {
+    let verdict;
+    try {
+      verdict = await input.verifyToolCall(hookContext(), signal);
+    } catch (error) {
+      return immediate(toolCall, errorToToolResult(error, "verifyToolCall failed: "), tool);
+    }
+    if (signal.aborted) return aborted();
+    if (verdict?.block) return blocked(toolCall, tool, verdict);
   }
-  if (!decision) return { kind: "prepared", toolCall, tool, args };
-  if (decision.block) {
-    return immediate(
-      toolCall,
-      createErrorToolResult(decision.reason || `Tool ${tool.name} was blocked`),
-      tool,
-    );
-  }
-  if (!decision.args || decision.args === args) return { kind: "prepared", toolCall, tool, args };
-  const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
-  if (!rewritten.ok) {
-    const by = ` (arguments rewritten by ${decision.rewrittenBy ?? "beforeToolCall"})`;
-    return immediate(
-      toolCall,
-      createErrorToolResult(
-        describeInvalidArguments(tool.name, tool.parameters, decision.args, by),
-      ),
-      tool,
-    );
-  }
-  return { kind: "prepared", toolCall, tool, args: rewritten.value };
+  const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
+  if (rewrittenBy) prepared.rewrittenBy = rewrittenBy;
+  return prepared;
 }

@@ -75,20 +75,23 @@ export interface AgentTool<P = Record<string, unknown>, D = unknown> extends Too
 export class ToolError extends Error {
   /** Goes to the error result's `details`. */
   readonly details?: unknown;
+  /** The error result's content, when it is more than the message (images, several blocks). */
+  readonly content?: (TextContent | ImageContent)[];
 
-  /**
-   * @param message The text the model reads.
-   * @param options `details` for the result, `cause` for the host.
-   */
   /**
    * Creates a tool error.
    *
-   * @param message The text the model reads.
-   * @param options `details` for the result, `cause` for the host.
+   * @param message The text the model reads (unless `content` is given).
+   * @param options `details` for the result, `content` to show instead of the message,
+   * `cause` for the host.
    */
-  constructor(message: string, options: { details?: unknown; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    options: { details?: unknown; content?: (TextContent | ImageContent)[]; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = "ToolError";
     this.details = options.details;
+    this.content = options.content;
   }
 }

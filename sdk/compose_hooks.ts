@@ -13,6 +13,8 @@ import type {
   BeforeToolCallHook,
   BeforeToolCallResult,
   ShouldStopAfterTurnHook,
+  VerifyToolCallHook,
+  VerifyToolCallResult,
 } from "../core/hooks.ts";
 import type { ToolResult } from "../core/tool.ts";
 
@@ -28,7 +30,21 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function ownerLabel(owner: string): string {
+/**
+ * How error texts name a hook's owner: `plugin "x"`, or `the agent's` for `createAgent`.
+ *
+ * @param owner A plugin's name, or `createAgent`.
+ * @returns The label.
+ *
+ * @example
+ * ```ts
+ * import { ownerLabel } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(ownerLabel("rules"), 'plugin "rules"');
+ * ```
+ */
+export function ownerLabel(owner: string): string {
   return owner === "createAgent" ? "the agent's" : `plugin "${owner}"`;
 }
 
@@ -49,7 +65,11 @@ function ownerLabel(owner: string): string {
  *   { owner: "b", hook: () => { throw new Error("never reached"); } },
  * ]);
  * // deno-lint-ignore no-explicit-any
- * deepEqual(await hook!({ args: {} } as any, new AbortController().signal), { block: true, reason: "no" });
+ * deepEqual(await hook!({ args: {} } as any, new AbortController().signal), {
+ *   block: true,
+ *   blockedBy: "a",
+ *   reason: "no",
+ * });
  * ```
  */
 export function composeBeforeToolCall(
@@ -66,6 +86,7 @@ export function composeBeforeToolCall(
       } catch (error) {
         return {
           block: true,
+          blockedBy: owner,
           reason: `Tool ${context.tool.name} was blocked: ${
             ownerLabel(owner)
           } beforeToolCall hook failed: ${messageOf(error)}`,
@@ -75,16 +96,67 @@ export function composeBeforeToolCall(
       if (decision.block) {
         return {
           block: true,
+          blockedBy: owner,
           reason: decision.reason ||
             `Tool ${context.tool.name} was blocked by ${ownerLabel(owner)}`,
         };
       }
       if (decision.args && decision.args !== args) {
         args = decision.args;
-        rewriters.push(ownerLabel(owner));
+        rewriters.push(owner);
       }
     }
-    return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters.join(", ") };
+    return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters };
+  };
+}
+
+/**
+ * Composes `verifyToolCall` hooks: the first block wins; a hook that throws blocks the
+ * call, naming its plugin.
+ *
+ * @param hooks Tagged hooks, in order.
+ * @returns The composed hook, or `undefined` when there are none.
+ *
+ * @example A verifier that refuses changed arguments
+ * ```ts
+ * import { composeVerifyToolCall } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const verify = composeVerifyToolCall([
+ *   { owner: "confirm", hook: ({ args }) => (args.ok ? undefined : { block: true, reason: "changed" }) },
+ * ]);
+ * // deno-lint-ignore no-explicit-any
+ * const verdict = await verify!({ args: {}, tool: { name: "t" } } as any, new AbortController().signal);
+ * equal(verdict?.blockedBy, "confirm");
+ * ```
+ */
+export function composeVerifyToolCall(
+  hooks: readonly TaggedHook<VerifyToolCallHook>[],
+): VerifyToolCallHook | undefined {
+  if (hooks.length === 0) return undefined;
+  return async function verifyToolCall(context, signal): Promise<VerifyToolCallResult | undefined> {
+    for (const { owner, hook } of hooks) {
+      let verdict: VerifyToolCallResult | undefined | void;
+      try {
+        verdict = await hook(context, signal);
+      } catch (error) {
+        return {
+          block: true,
+          blockedBy: owner,
+          reason: `Tool ${context.tool.name} was blocked: ${
+            ownerLabel(owner)
+          } verifyToolCall hook failed: ${messageOf(error)}`,
+        };
+      }
+      if (verdict?.block) {
+        return {
+          block: true,
+          blockedBy: owner,
+          reason: verdict.reason || `Tool ${context.tool.name} was blocked by ${ownerLabel(owner)}`,
+        };
+      }
+    }
+    return undefined;
   };
 }
 

@@ -8,6 +8,7 @@ import type {
   AfterToolCallHook,
   BeforeToolCallHook,
   ShouldStopAfterTurnHook,
+  VerifyToolCallHook,
 } from "../core/hooks.ts";
 import { indexTools, type LoopConfig } from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
@@ -18,6 +19,7 @@ import {
   composeAfterToolCall,
   composeBeforeToolCall,
   composeShouldStopAfterTurn,
+  composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
 import type { Plugin } from "./define_plugin.ts";
@@ -42,6 +44,8 @@ export interface AgentOptions {
   maxTurns?: number;
   /** Runs after every plugin's `beforeToolCall`. */
   beforeToolCall?: BeforeToolCallHook;
+  /** Runs after every plugin's `verifyToolCall`: the last, block-only check. */
+  verifyToolCall?: VerifyToolCallHook;
   /** Runs after every plugin's `afterToolCall`. */
   afterToolCall?: AfterToolCallHook;
   /** Asked after each turn, after the plugins' hooks. */
@@ -77,7 +81,9 @@ function collectTools(options: AgentOptions): AgentTool[] {
   return tools;
 }
 
-function tagged<K extends "beforeToolCall" | "afterToolCall" | "shouldStopAfterTurn">(
+function tagged<
+  K extends "beforeToolCall" | "verifyToolCall" | "afterToolCall" | "shouldStopAfterTurn",
+>(
   options: AgentOptions,
   key: K,
 ): TaggedHook<NonNullable<AgentOptions[K]>>[] {
@@ -155,6 +161,7 @@ export function createAgent(options: AgentOptions): Agent {
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,
       beforeToolCall: composeBeforeToolCall(tagged(options, "beforeToolCall")),
+      verifyToolCall: composeVerifyToolCall(tagged(options, "verifyToolCall")),
       afterToolCall: composeAfterToolCall(tagged(options, "afterToolCall")),
       shouldStopAfterTurn: composeShouldStopAfterTurn(tagged(options, "shouldStopAfterTurn")),
     },

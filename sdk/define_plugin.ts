@@ -9,6 +9,7 @@ import type {
   AfterToolCallHook,
   BeforeToolCallHook,
   ShouldStopAfterTurnHook,
+  VerifyToolCallHook,
 } from "../core/hooks.ts";
 import type { AgentTool } from "../core/tool.ts";
 import type { PluginPermissions } from "./permissions.ts";
@@ -30,6 +31,12 @@ export interface Plugin {
   readonly permissions?: PluginPermissions;
   /** Runs before each call; may block it or rewrite its arguments. */
   readonly beforeToolCall?: BeforeToolCallHook;
+  /**
+   * The last check before a call runs, after every `beforeToolCall` and re-validation, on
+   * exactly the arguments `execute` will get; may only block (for approvals bound to
+   * arguments).
+   */
+  readonly verifyToolCall?: VerifyToolCallHook;
   /** Runs after each executed call; may override the result field by field. */
   readonly afterToolCall?: AfterToolCallHook;
   /** Asked after each turn; `true` ends the run gracefully. */

@@ -12,6 +12,8 @@ export {
   composeAfterToolCall,
   composeBeforeToolCall,
   composeShouldStopAfterTurn,
+  composeVerifyToolCall,
+  ownerLabel,
   type TaggedHook,
 } from "./compose_hooks.ts";
 export {
@@ -22,3 +24,13 @@ export {
   type QueueMode,
 } from "./agent.ts";
 export { type AgentOptions, createAgent } from "./create_agent.ts";
+export {
+  type InspectedTool,
+  inspectPlugin,
+  type Isolation,
+  loadPlugin,
+  type LoadPluginOptions,
+  NOT_CONFINED_WARNING,
+  type PluginInspection,
+  type SandboxOptions,
+} from "./sandbox/mod.ts";

@@ -66,6 +66,7 @@ Deno.test("event payloads carry the call, its arguments and its result", async (
     toolName: "echo",
     result: { content: [{ type: "text", text: "hi" }] },
     isError: false,
+    args: { text: "hi" },
   });
   const turnEnds = events.filter((e) => e.type === "turn_end");
   equal(turnEnds.length, 2);
