@@ -1,6 +1,7 @@
 /**
  * Keeps the layers pointing one way: core/ imports only core/ and the schema library;
- * sdk/ imports core/ and sdk/; plugins/ import sdk/, core/ and their own folder.
+ * sdk/ imports core/ and sdk/; plugins/ import sdk/, core/, their own folder and other
+ * plugins only through their mod.ts; cli/ builds on all of these.
  *
  * Run: deno run -A scripts/check_layers.ts
  */
@@ -10,10 +11,14 @@ const rules: Record<string, (target: string, from: string) => boolean> = {
     t.startsWith("core/") || t.startsWith("npm:typebox") || t === "typebox" ||
     t.startsWith("typebox/"),
   sdk: (t) => !t.startsWith("plugins/") && !t.startsWith("examples/") && !t.startsWith("tests/"),
-  plugins: (t, from) =>
-    t.startsWith("core/") || t.startsWith("sdk/") ||
-    t.startsWith(from.split("/").slice(0, 2).join("/") + "/") ||
-    !/^(plugins|examples|tests|bench)\//.test(t),
+  plugins: (t, from) => {
+    const own = from.split("/").slice(0, 2).join("/") + "/";
+    if (t.startsWith(own) || t.startsWith("core/") || t.startsWith("sdk/")) return true;
+    // Another plugin only through its public mod.ts.
+    if (t.startsWith("plugins/")) return /^plugins\/[^/]+\/mod\.ts$/.test(t);
+    return !/^(examples|tests|bench|cli|scripts)\//.test(t);
+  },
+  cli: (t) => !/^(examples|tests|bench|scripts)\//.test(t),
 };
 
 const root = new URL("..", import.meta.url).pathname;
