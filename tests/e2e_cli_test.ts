@@ -376,3 +376,37 @@ Deno.test("from any folder, with the documented flags instead of the permission 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a crash mid-tool loses nothing written; --resume closes the open call", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] },
+        { text: "Picking up again." },
+      ],
+    });
+    const child = command(
+      cwd,
+      ["--json", "--yes", "--base-url", server.baseURL, "wait"],
+      {},
+      "null",
+    )
+      .spawn();
+    const reader = child.stdout.getReader();
+    await readUntil(reader, (text) => text.includes('"tool_execution_start"'));
+    child.kill("SIGKILL");
+    reader.releaseLock();
+    await Promise.all([child.status, child.stdout.cancel(), child.stderr.cancel()]);
+    const [file] = await sessionFiles(cwd);
+    deepEqual((await sessionLines(file)).map((m) => m.role), ["user", "assistant"]);
+
+    const resumed = await cli(cwd, ["--resume", "--base-url", server.baseURL, "go on"]);
+    equal(resumed.code, 0);
+    equal(
+      resumed.stderr,
+      "warning: Closed 1 tool call(s) the last session left running, as error results\n",
+    );
+    equal(resumed.stdout, "Picking up again.\n");
+    const tool = server.requests[1].messages.find((m: { role: string }) => m.role === "tool");
+    equal(tool.content, "Tool bash was interrupted: the session ended before it finished");
+  }));
