@@ -72,7 +72,7 @@ Examples:
   deno task agent plugins inspect ./my_plugin.ts
 
 Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
-130 aborted with Ctrl-C.
+130 aborted with Ctrl-C, 141 stdout closed by its reader.
 `;
 
 const OPTIONS = {

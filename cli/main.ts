@@ -30,6 +30,9 @@ export const VERSION: string = denoJson.version;
 /** The exit code of a run that was aborted with Ctrl-C. */
 export const EXIT_ABORTED = 130;
 
+/** The exit code when stdout was closed by its reader (as a shell's SIGPIPE). */
+export const EXIT_BROKEN_PIPE = 141;
+
 function env(name: string): string | undefined {
   try {
     return Deno.env.get(name);
@@ -80,7 +83,15 @@ export function exitCodeOf(added: readonly Message[]): number {
  * ```
  */
 export async function main(argv: readonly string[]): Promise<number> {
-  const out = (text: string) => writeAllSync(Deno.stdout, text);
+  const out = (text: string) => {
+    try {
+      writeAllSync(Deno.stdout, text);
+    } catch (error) {
+      // The reader went away (`tack … | head -1`): stop like a shell tool does.
+      if (error instanceof Deno.errors.BrokenPipe) Deno.exit(EXIT_BROKEN_PIPE);
+      throw error;
+    }
+  };
   const err = (text: string) => writeAllSync(Deno.stderr, text);
   const parsed = parseCliArgs(argv);
   if (parsed.kind === "error") {

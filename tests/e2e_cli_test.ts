@@ -410,3 +410,18 @@ Deno.test("a crash mid-tool loses nothing written; --resume closes the open call
     const tool = server.requests[1].messages.find((m: { role: string }) => m.role === "tool");
     equal(tool.content, "Tool bash was interrupted: the session ended before it finished");
   }));
+
+Deno.test("stdout closed by its reader ends the CLI quietly with 141", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [{ text: "word ".repeat(500), delayMs: 2 }],
+    });
+    const child = command(cwd, ["--json", "--base-url", server.baseURL, "talk"], {}, "null")
+      .spawn();
+    const reader = child.stdout.getReader();
+    await readUntil(reader, (text) => text.includes("agent_start"));
+    await reader.cancel();
+    const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+    equal(status.code, 141);
+    equal(stderr.includes("listener threw"), false);
+  }));
