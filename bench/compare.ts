@@ -8,7 +8,7 @@
  *
  * Flags: `--quick` (fewer runs and no 10,000-turn row: a smoke test, not a result),
  * `--only=tack,pi` (some frameworks), `--write` (also write `bench/RESULTS.md`),
- * `--no-memory`.
+ * `--no-memory`, `--no-external` (skip the provider and sandbox rows).
  *
  * @module
  */
@@ -16,6 +16,7 @@
 import { parseArgs } from "node:util";
 import type { CompareCell, CompareRow } from "./compare_row.ts";
 import { type Framework, loadFrameworks } from "./frameworks.ts";
+import { externalRows } from "./external_rows.ts";
 import { describeMachine, type Machine } from "./machine.ts";
 import { canCollect, measureInterleaved, median } from "./measure.ts";
 import { measureMemory } from "./memory.ts";
@@ -28,6 +29,8 @@ export interface CompareOptions {
   quick: boolean;
   only?: readonly string[];
   memory: boolean;
+  /** Run the provider and sandbox benchmark files (default true). */
+  external: boolean;
 }
 
 /** Above this projected time, a single run of a row is skipped (with the reason shown). */
@@ -74,8 +77,11 @@ async function loopRows(frameworks: readonly Framework[], options: CompareOption
       if (projected > MAX_PROJECTED_RUN_MS) {
         skipped.set(
           f.key,
-          `not run: projected ${Math.round(projected / 1000)} s per run (per-call cost grew ` +
-            `${growth.toFixed(1)}× from ${firstTurns} to ${lastTurns} turns)`,
+          `not run: projected ${Math.round(projected / 1000)} s per run, from ` +
+            (lastTurns === firstTurns
+              ? `${Math.round(lastPerCall)} µs per call at ${lastTurns} turns`
+              : `its per-call cost growing ${growth.toFixed(1)}× from ${firstTurns} to ` +
+                `${lastTurns} turns`),
         );
         return false;
       }
@@ -91,6 +97,8 @@ async function loopRows(frameworks: readonly Framework[], options: CompareOption
         runs: options.quick ? 3 : 7,
         minRuns: 3,
         budgetMs: options.quick ? 2_000 : 20_000,
+        minTotalMs: options.quick ? 0 : 1_500,
+        maxRuns: 60,
       },
     );
     for (const [key, durations] of times) {
@@ -165,24 +173,6 @@ async function memoryRows(frameworks: readonly Framework[]): Promise<CompareRow[
   ];
 }
 
-interface ExternalModule {
-  compareRows?: (options: { quick: boolean }) => Promise<CompareRow[]>;
-}
-
-async function externalRows(quick: boolean): Promise<CompareRow[]> {
-  const rows: CompareRow[] = [];
-  for (const file of ["./provider_bench.ts", "./sandbox_bench.ts"]) {
-    let module: ExternalModule;
-    try {
-      module = await import(file);
-    } catch {
-      continue;
-    }
-    if (typeof module.compareRows === "function") rows.push(...await module.compareRows({ quick }));
-  }
-  return rows;
-}
-
 /**
  * Measures every row.
  *
@@ -197,7 +187,7 @@ export async function compare(
   const rows = [
     ...await loopRows(frameworks, options),
     ...await validationRows(options.quick),
-    ...await externalRows(options.quick),
+    ...(options.external ? await externalRows() : []),
     ...(options.memory ? await memoryRows(frameworks) : []),
   ];
   return { machine, rows, loadAfter: describeMachine().load };
@@ -211,6 +201,7 @@ if (import.meta.main) {
       only: { type: "string" },
       write: { type: "boolean", default: false },
       "no-memory": { type: "boolean", default: false },
+      "no-external": { type: "boolean", default: false },
     },
   });
   if (!canCollect) {
@@ -220,6 +211,7 @@ if (import.meta.main) {
     quick: values.quick,
     only: values.only?.split(",").map((key) => key.trim()),
     memory: !values["no-memory"],
+    external: !values["no-external"],
   };
   const result = await compare(options);
   console.log(renderTable(result.rows));

@@ -45,12 +45,22 @@ export interface MeasureOptions {
   budgetMs?: number;
   /** Floor for `runs` under the budget (default 3). */
   minRuns?: number;
+  /**
+   * Keep giving a contender more rounds (up to `maxRuns`) until its measured runs add up to
+   * this long, so a fast contender's median rests on enough time to beat timer and
+   * scheduler noise (default 0).
+   */
+  minTotalMs?: number;
+  /** Cap on rounds when `minTotalMs` asks for more (default 4 × `runs`). */
+  maxRuns?: number;
 }
 
 /**
- * Runs every contender `warmup` times, then `runs` rounds in which each contender runs
- * once (interleaved, so drift and GC pressure hit everyone alike), forcing a GC before
- * every measured run when possible.
+ * Runs every contender `warmup` times, then rounds in which each contender still wanting
+ * runs runs once (interleaved, so drift and load hit everyone alike), forcing a GC before
+ * every measured run when possible. A contender wants runs until it has `runs` of them
+ * (at least `minRuns` whatever the budget, no more once it spent `budgetMs`) and, if
+ * `minTotalMs` is set, until they add up to that long (at most `maxRuns`).
  *
  * @param contenders The contenders.
  * @param options Warm-up, run count and budget.
@@ -64,15 +74,24 @@ export async function measureInterleaved(
   const runs = options.runs ?? 5;
   const minRuns = Math.min(options.minRuns ?? 3, runs);
   const budget = options.budgetMs ?? Infinity;
+  const minTotal = options.minTotalMs ?? 0;
+  const maxRuns = Math.max(runs, options.maxRuns ?? runs * 4);
   const times = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
   const spent = new Map<string, number>(contenders.map((c) => [c.name, 0]));
   for (let i = 0; i < warmup; i++) {
     for (const contender of contenders) await contender.run();
   }
-  for (let round = 0; round < runs; round++) {
+  const wants = (name: string) => {
+    const count = times.get(name)!.length;
+    const used = spent.get(name)!;
+    if (count < minRuns) return true;
+    if (used >= budget) return false;
+    return count < runs || (used < minTotal && count < maxRuns);
+  };
+  while (contenders.some((c) => wants(c.name))) {
     for (const contender of contenders) {
+      if (!wants(contender.name)) continue;
       const own = times.get(contender.name)!;
-      if (own.length >= minRuns && spent.get(contender.name)! >= budget) continue;
       collectGarbage();
       const start = performance.now();
       await contender.run();

@@ -29,8 +29,10 @@ function leads(row: CompareRow): string {
   if (tack === undefined) return "—";
   const others = Object.values(row.others).map((c) => c.value).filter((v) => v !== undefined);
   if (others.length === 0) return "—";
-  const ahead = others.every((v) => advantage(row, v)! >= 1);
-  return ahead ? "yes" : "**no**";
+  const ratios = others.map((v) => advantage(row, v)!);
+  if (ratios.every((r) => r >= 1.05)) return "yes";
+  if (ratios.every((r) => r >= 0.95)) return "tie (±5%)";
+  return "**no**";
 }
 
 /**
