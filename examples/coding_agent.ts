@@ -111,21 +111,22 @@ export interface CodingAgentOptions {
  * @returns The agent.
  */
 export function buildCodingAgent(options: CodingAgentOptions): Agent {
-  const approvals = confirm({
-    rules: POLICY,
-    ask: options.ask,
-    whenNonInteractive: options.yes ? "allow" : "deny",
-  });
   return createAgent({
     model: options.model,
     systemPrompt: SYSTEM_PROMPT,
+    // audit first (it sees every call, and fails closed before anyone is asked);
+    // confirm last (it asks about the final arguments; its verifyToolCall stops any
+    // call whose arguments changed after that).
     plugins: [
       audit({ path: options.auditPath }),
       fs({ root: options.root }),
       shell({ root: options.root }),
-      approvals,
+      confirm({
+        rules: POLICY,
+        ask: options.ask,
+        whenNonInteractive: options.yes ? "allow" : "deny",
+      }),
     ],
-    beforeToolCall: approvals.verifyToolCall,
   });
 }
 

@@ -5,11 +5,16 @@
  */
 
 import { dirname, resolve } from "node:path";
-import { definePlugin, type Plugin, type ToolCall, type ToolResult } from "@tack/agent";
+import {
+  type AgentEvent,
+  type AgentTool,
+  canonicalJson,
+  definePlugin,
+  type Plugin,
+  type ToolResult,
+} from "@tack/agent";
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
 import type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
-import { canonicalJson } from "./canonical_json.ts";
-import { blockedByOf, noteBlock } from "./policy_decisions.ts";
 import { truncateStrings } from "./truncate_strings.ts";
 
 /** Options of {@linkcode audit}. */
@@ -30,29 +35,11 @@ export interface AuditPlugin extends Plugin {
   readonly failure: string | undefined;
 }
 
+type ToolExecutionEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
+
 interface CallState {
   started: number;
   modelArgs: Record<string, unknown>;
-  reached?: Record<string, unknown>;
-  executedArgs?: Record<string, unknown>;
-  plugin?: string;
-  signal?: AbortSignal;
-}
-
-/** What a newer loop may add to `tool_execution_end`; read when present. */
-interface EndAttribution {
-  args?: Record<string, unknown>;
-  blockedBy?: string;
-  rewrittenBy?: string;
-}
-
-const COMPOSED_BLOCK =
-  /^Tool \S+ was blocked(?: by (?:plugin "([^"]+)"|(the agent's))|: (?:plugin "([^"]+)"|(the agent's)) beforeToolCall hook failed)/;
-
-function blockerFromText(text: string | undefined): string | undefined {
-  const match = text === undefined ? null : COMPOSED_BLOCK.exec(text);
-  if (!match) return undefined;
-  return match[1] ?? match[3] ?? (match[2] || match[4] ? "createAgent" : undefined);
 }
 
 function textOf(result: ToolResult): string {
@@ -88,15 +75,18 @@ export function auditFailureMessage(path: string, failure: string): string {
 
 /**
  * A plugin that appends one JSON line per finished tool call to a file: time, call id,
- * tool, owning plugin, arguments, outcome (`ok`, `error`, `blocked`), error text, duration,
- * and which plugin blocked it. Each line is written synchronously as the call ends, so a
- * crash loses at most the calls still in flight. Calls that never reach a hook (unknown
- * tool, invalid arguments) are logged too, from the loop's events.
+ * tool, owning plugin, the arguments it ran with (and the model's, when a hook or
+ * coercion changed them), outcome (`ok`, `error`, `blocked`), error text, duration, which
+ * plugin blocked the call and which rewrote its arguments. Who blocked and who rewrote
+ * come from the loop's `tool_execution_end` event, so they are right for any plugin
+ * (third-party ones included) and for the agent's own hooks (`"createAgent"`). Each line
+ * is written synchronously as the call ends, so a crash loses at most the calls still in
+ * flight. Calls that never reach a hook (unknown tool, invalid arguments) are logged too.
  *
- * Put it first among the plugins: it then sees every call before any policy decides, and
- * a call it saw that never ran is known to be blocked even when the blocker is not one of
- * the built-in policies. If the log cannot be written, the failure is reported on stderr
- * and every further call is blocked (fail closed).
+ * If the log cannot be written, the failure is reported on stderr and every further call
+ * is blocked (fail closed). Put it first among the plugins, so that block comes before
+ * any other plugin acts (confirm would otherwise ask the user about a call that cannot
+ * run).
  *
  * @param options The log's path and limits.
  * @returns The plugin, named `"audit"`, declaring write permission for the log.
@@ -152,8 +142,8 @@ export function audit(options: AuditOptions): AuditPlugin {
   }
 
   const calls = new Map<string, CallState>();
-  const toolCalls = new Map<string, ToolCall>();
   const owners = new Map<string, string | undefined>();
+  let knownTools: readonly AgentTool[] | undefined;
   let failure: string | undefined;
 
   const write = (entry: AuditEntry): void => {
@@ -165,45 +155,32 @@ export function audit(options: AuditOptions): AuditPlugin {
     }
   };
 
-  const finish = (event: {
-    toolCallId: string;
-    toolName: string;
-    result: ToolResult;
-    isError: boolean;
-  }): void => {
+  const finish = (event: ToolExecutionEnd): void => {
     const state = calls.get(event.toolCallId);
     calls.delete(event.toolCallId);
-    const toolCall = toolCalls.get(event.toolCallId);
-    toolCalls.delete(event.toolCallId);
-    const extra = event as EndAttribution;
     const error = event.isError ? textOf(event.result) : undefined;
-    const executed = state?.executedArgs !== undefined;
-    const blockedBy = executed ? undefined : extra.blockedBy ??
-      (toolCall && blockedByOf(toolCall)) ?? blockerFromText(error);
     let outcome: AuditOutcome;
     if (!event.isError) outcome = "ok";
-    else if (executed) outcome = "error";
-    else if (blockedBy !== undefined) outcome = "blocked";
-    else if (state?.reached && !state.signal?.aborted) outcome = "blocked";
+    else if (event.blockedBy !== undefined) outcome = "blocked";
     else outcome = "error";
-    const modelArgs = state?.modelArgs ?? toolCall?.arguments ?? {};
-    const args = extra.args ?? state?.executedArgs ?? state?.reached ?? modelArgs;
+    const modelArgs = state?.modelArgs ?? event.args ?? {};
+    const args = event.args ?? modelArgs;
     const entry: AuditEntry = {
       time: new Date().toISOString(),
       toolCallId: event.toolCallId,
       tool: event.toolName,
-      plugin: state?.plugin ?? owners.get(event.toolName),
       args: truncateStrings(args, maxStringChars),
       outcome,
       durationMs: state ? Math.round((performance.now() - state.started) * 10) / 10 : 0,
     };
-    if (canonicalJson(args) !== canonicalJson(modelArgs)) {
+    const owner = owners.get(event.toolName);
+    if (owner !== undefined) entry.plugin = owner;
+    if (args !== modelArgs && canonicalJson(args) !== canonicalJson(modelArgs)) {
       entry.originalArgs = truncateStrings(modelArgs, maxStringChars);
     }
     if (error !== undefined) entry.error = error;
-    if (blockedBy !== undefined) entry.blockedBy = blockedBy;
-    if (extra.rewrittenBy !== undefined) entry.rewrittenBy = extra.rewrittenBy;
-    if (entry.plugin === undefined) delete entry.plugin;
+    if (event.blockedBy !== undefined) entry.blockedBy = event.blockedBy;
+    if (event.rewrittenBy?.length) entry.rewrittenBy = [...event.rewrittenBy];
     write(entry);
   };
 
@@ -217,13 +194,6 @@ export function audit(options: AuditOptions): AuditPlugin {
     },
     onEvent(event) {
       switch (event.type) {
-        case "message_end":
-          if (event.message.role === "assistant") {
-            for (const block of event.message.content) {
-              if (block.type === "toolCall") toolCalls.set(block.id, block);
-            }
-          }
-          break;
         case "tool_execution_start":
           calls.set(event.toolCallId, { started: performance.now(), modelArgs: event.args });
           break;
@@ -232,26 +202,14 @@ export function audit(options: AuditOptions): AuditPlugin {
           break;
         case "agent_end":
           calls.clear();
-          toolCalls.clear();
       }
     },
-    beforeToolCall: function auditBeforeToolCall({ toolCall, tool, args, context }, signal) {
-      if (owners.size === 0) { for (const t of context.tools) owners.set(t.name, t.plugin); }
-      const state = calls.get(toolCall.id);
-      if (state) {
-        state.reached = args;
-        state.plugin = tool.plugin;
-        state.signal = signal;
+    beforeToolCall: function auditBeforeToolCall({ context }) {
+      if (context.tools !== knownTools) {
+        knownTools = context.tools;
+        for (const tool of knownTools) owners.set(tool.name, tool.plugin);
       }
-      if (failure !== undefined) {
-        noteBlock(toolCall, "audit");
-        return { block: true, reason: auditFailureMessage(path, failure) };
-      }
-      return undefined;
-    },
-    afterToolCall: function auditAfterToolCall({ toolCall, args }) {
-      const state = calls.get(toolCall.id);
-      if (state) state.executedArgs = args;
+      if (failure !== undefined) return { block: true, reason: auditFailureMessage(path, failure) };
       return undefined;
     },
   };

@@ -21,14 +21,17 @@ export interface AuditEntry {
   args: unknown;
   /** The model's arguments, when they differ from `args` (a hook or coercion changed them). */
   originalArgs?: unknown;
-  /** `ok`, `error` (it ran and failed, or never got past validation), or `blocked`. */
+  /**
+   * `ok`; `error` (it ran and failed, or never got past validation, or the run was aborted
+   * before it started); or `blocked` (a hook blocked it: see `blockedBy`).
+   */
   outcome: AuditOutcome;
   /** The error text the model read, for `error` and `blocked`. */
   error?: string;
   /** From `tool_execution_start` to `tool_execution_end`. */
   durationMs: number;
-  /** The plugin that blocked the call, when known. */
+  /** Who blocked the call: a plugin's name, or `"createAgent"` for the agent's own hooks. */
   blockedBy?: string;
-  /** The plugins that rewrote the arguments, when the loop reports them. */
-  rewrittenBy?: string;
+  /** Who rewrote the arguments, in order (plugin names, or `"createAgent"`). */
+  rewrittenBy?: string[];
 }

@@ -1,6 +1,6 @@
 /**
  * The audit log: one JSONL line per finished tool call (tool, arguments, outcome,
- * duration, who blocked it), written synchronously so a crash loses at most the calls in
+ * duration, who blocked or rewrote it), written synchronously so a crash loses at most the calls in
  * flight.
  *
  * @example
@@ -19,7 +19,5 @@
 export { audit, auditFailureMessage, type AuditOptions, type AuditPlugin } from "./audit.ts";
 export type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
 export { appendJsonlSync } from "./append_jsonl_sync.ts";
-export { canonicalJson } from "./canonical_json.ts";
 export { truncateStrings } from "./truncate_strings.ts";
-export { blockedByOf, noteBlock } from "./policy_decisions.ts";
 export { audit as default } from "./audit.ts";

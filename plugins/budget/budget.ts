@@ -5,7 +5,6 @@
  */
 
 import { definePlugin, type Plugin } from "@tack/agent";
-import { noteBlock } from "../audit/policy_decisions.ts";
 
 /** Options of {@linkcode budget}. Every cap is optional; omitted caps are unlimited. */
 export interface BudgetOptions {
@@ -139,13 +138,12 @@ export function budget(options: BudgetOptions = {}): BudgetPlugin {
         spent.cost += usage?.cost?.total ?? 0;
       }
     },
-    beforeToolCall: function budgetBeforeToolCall({ toolCall }) {
+    beforeToolCall: function budgetBeforeToolCall() {
       if (!usageExhausted() && spent.toolCalls < maxToolCalls) {
         spent.toolCalls++;
         return undefined;
       }
       callsExhausted = spent.toolCalls >= maxToolCalls;
-      noteBlock(toolCall, "budget");
       return {
         block: true,
         reason: `Budget reached: ${exhausted()}; the run stops after this turn`,

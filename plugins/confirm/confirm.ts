@@ -5,16 +5,8 @@
  * @module
  */
 
-import {
-  type AgentTool,
-  type BeforeToolCallResult,
-  createErrorToolResult,
-  definePlugin,
-  type ToolCall,
-} from "@tack/agent";
-import { noteBlock } from "../audit/policy_decisions.ts";
-import { evaluateRules, ruleBlockMessage } from "../rules/evaluate_rules.ts";
-import { compileRules } from "../rules/rule.ts";
+import { type AgentTool, definePlugin, type ToolCall } from "@tack/agent";
+import { compileRules, evaluateRules, ruleBlockMessage } from "../rules/mod.ts";
 import type {
   ConfirmAnswer,
   ConfirmOptions,
@@ -92,6 +84,18 @@ interface Approval {
   toolName: string;
 }
 
+interface Block {
+  block: true;
+  reason: string;
+}
+
+interface AskReason {
+  decision: "allow" | "deny" | "ask";
+  reason: string;
+  key: string;
+  message: string;
+}
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -116,14 +120,17 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "ab
  * - Without `ask` (CI), `whenNonInteractive` decides: `"deny"` (default) blocks with a
  *   reason saying no one could be asked, so a run never hangs waiting.
  * - Each decision is bound to the call id and a SHA-256 of the arguments confirm saw.
- *   Put confirm **last** among the plugins, so those are the final arguments. If a hook
- *   after it rewrites them anyway, `afterToolCall` finds the hash changed and replaces
- *   the result with an error; to stop such a call before it runs, also pass
- *   `verifyToolCall` as the agent's own `beforeToolCall` (it runs after every plugin).
+ *   Put confirm **last** among the plugins, so the user is asked about the final
+ *   arguments. Its `verifyToolCall` runs in the core's last, block-only stage (after every
+ *   `beforeToolCall`, the agent's own included, and after the arguments were validated
+ *   again), on exactly the arguments the tool would get: if a later hook changed them,
+ *   the call is blocked before it runs unless the changed arguments need no approval
+ *   either (no `ask` or `deny` rule and no `write`/`exec` effect, or answered "always").
+ *   No extra wiring is needed: `plugins: [..., confirm()]` is enough.
  * - Asks are one at a time; an abort while asking blocks the call.
  *
  * @param options Rules, the ask function, and what to do without one.
- * @returns The plugin, named `"confirm"`, with `verifyToolCall` and `alwaysAllowed`.
+ * @returns The plugin, named `"confirm"`, with `alwaysAllowed`.
  * @throws {TypeError} When a rule or `whenNonInteractive` is malformed.
  *
  * @example In CI nothing that writes runs unasked
@@ -167,13 +174,12 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
   const always = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
 
-  const block = (toolCall: ToolCall, reason: string): BeforeToolCallResult => {
+  const block = (toolCall: ToolCall, reason: string): Block => {
     approvals.delete(toolCall.id);
-    noteBlock(toolCall, "confirm");
     return { block: true, reason };
   };
 
-  const whyAsk = (tool: AgentTool, args: Record<string, unknown>) => {
+  const whyAsk = (tool: AgentTool, args: Record<string, unknown>): AskReason | undefined => {
     const decision = evaluateRules(rules, { toolName: tool.name, effects: tool.effects, args });
     if (decision) {
       return {
@@ -188,7 +194,7 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
     );
     if (effects.length === 0) return undefined;
     return {
-      decision: "ask" as const,
+      decision: "ask",
       reason: `${tool.name} has effect ${effects.join(" and ")}`,
       key: `${tool.name}\0effects`,
       message: "",
@@ -266,18 +272,15 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
           `Tool ${tool.name} was not run: confirm has no record of checking this call`,
         );
       }
-      if (approval.toolName !== tool.name || approval.hash !== await hashArguments(args)) {
-        return block(toolCall, `${argumentsChangedMessage(tool.name)} It was not run.`);
+      if (approval.toolName === tool.name && approval.hash === await hashArguments(args)) {
+        return undefined;
       }
-      return undefined;
-    },
-    afterToolCall: async function confirmAfterToolCall({ toolCall, tool, args }) {
-      const approval = approvals.get(toolCall.id);
-      if (approval && approval.hash === await hashArguments(args)) return undefined;
-      const text = approval
-        ? `${argumentsChangedMessage(tool.name)} Its result is withheld.`
-        : `Tool ${tool.name} ran without confirm checking it. Its result is withheld.`;
-      return { ...createErrorToolResult(text, { confirm: "arguments-changed" }), isError: true };
+      // Changed after confirm judged them: they pass only if they need no one's approval.
+      const why = whyAsk(tool, args);
+      if (!why || why.decision === "allow") return undefined;
+      if (why.decision === "deny") return block(toolCall, why.message);
+      if (always.has(why.key) || (!ask && whenNonInteractive === "allow")) return undefined;
+      return block(toolCall, `${argumentsChangedMessage(tool.name)} It was not run.`);
     },
   };
   return definePlugin(plugin);

@@ -4,8 +4,8 @@
  * @module
  */
 
-import type { BeforeToolCallHook, Plugin } from "@tack/agent";
-import type { Rule } from "../rules/rule.ts";
+import type { Plugin, VerifyToolCallHook } from "@tack/agent";
+import type { Rule } from "../rules/mod.ts";
 
 /** The user's answer: run it, do not, or run this tool without asking for the session. */
 export type ConfirmAnswer = "yes" | "no" | "always";
@@ -38,14 +38,14 @@ export interface ConfirmOptions {
 /** The confirm plugin, with its final check. */
 export interface ConfirmPlugin extends Plugin {
   /**
-   * A block-only check that the arguments about to run are the ones confirm judged
-   * (same call id, same hash). Pass it as `createAgent({ beforeToolCall })`, which runs
-   * after every plugin's hook, to stop a call whose arguments a later hook changed
-   * before it runs.
+   * The final check, run by the core after every `beforeToolCall` (the agent's own
+   * included) on exactly the arguments the tool will get: the call passes when they are
+   * the ones confirm judged (same call id, same SHA-256), or when they need no approval
+   * either; otherwise it is blocked before it runs.
    *
    * Contract: never rewrites, never throws; blocks when there is no matching approval.
    */
-  readonly verifyToolCall: BeforeToolCallHook;
+  readonly verifyToolCall: VerifyToolCallHook;
   /** Tools answered "always" this session, with the reason they were asked about. */
   readonly alwaysAllowed: readonly string[];
 }

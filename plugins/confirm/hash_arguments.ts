@@ -4,7 +4,7 @@
  * @module
  */
 
-import { canonicalJson } from "../audit/canonical_json.ts";
+import { canonicalJson } from "@tack/agent";
 
 const encoder = new TextEncoder();
 

@@ -5,7 +5,6 @@
  */
 
 import { definePlugin, type Plugin, type ToolEffect } from "@tack/agent";
-import { noteBlock } from "../audit/policy_decisions.ts";
 
 /** Options of {@linkcode readOnly}. */
 export interface ReadOnlyOptions {
@@ -88,11 +87,10 @@ export function readOnly(options: ReadOnlyOptions = {}): Plugin {
     name: "read-only",
     description: "Blocks tools with write or exec effects",
     permissions: {},
-    beforeToolCall: function readOnlyBeforeToolCall({ toolCall, tool }) {
+    beforeToolCall: function readOnlyBeforeToolCall({ tool }) {
       const effects = tool.effects ?? [];
       const hit = effects.filter((effect) => BLOCKED.includes(effect));
       if (hit.length > 0 || (effects.length === 0 && undeclared === "block")) {
-        noteBlock(toolCall, "read-only");
         return { block: true, reason: readOnlyMessage(tool.name, hit) };
       }
       return undefined;

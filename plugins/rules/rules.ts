@@ -5,7 +5,6 @@
  */
 
 import { definePlugin, type Plugin } from "@tack/agent";
-import { noteBlock } from "../audit/policy_decisions.ts";
 import { evaluateRules, ruleBlockMessage } from "./evaluate_rules.ts";
 import { compileRules, type Rule } from "./rule.ts";
 
@@ -94,18 +93,16 @@ export function rules(options: RulesOptions = {}): Plugin {
     name,
     description: "Allows and denies tool calls by name, effect and argument patterns",
     permissions: {},
-    beforeToolCall: function rulesBeforeToolCall({ toolCall, tool, args }) {
+    beforeToolCall: function rulesBeforeToolCall({ tool, args }) {
       const decision = evaluateRules(compiled, {
         toolName: tool.name,
         effects: tool.effects,
         args,
       });
       if (decision?.action === "deny") {
-        noteBlock(toolCall, name);
         return { block: true, reason: ruleBlockMessage(decision.rule) };
       }
       if (!decision && fallback === "deny") {
-        noteBlock(toolCall, name);
         return { block: true, reason: defaultDenyMessage(name, tool.name) };
       }
       return undefined;

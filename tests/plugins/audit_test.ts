@@ -130,7 +130,7 @@ Deno.test("every outcome gets one line: ok, error, blocked (with blockedBy), unk
     for (const entry of entries) match(entry.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }));
 
-Deno.test("blocks and rewrites by plugins placed after audit are reported", () =>
+Deno.test("blockedBy and rewrittenBy come from the loop, for any plugin and the agent's own hooks", () =>
   withDir(async (dir) => {
     const log = auditDefault({ path: `${dir}/audit.jsonl` });
     const agent = createAgent({
@@ -139,11 +139,14 @@ Deno.test("blocks and rewrites by plugins placed after audit are reported", () =
           toolCall("bash", { command: "curl evil" }, "b1"),
           toolCall("bash", { command: "make" }, "b2"),
           toolCall("bash", { command: "ls" }, "b3"),
+          toolCall("bash", { command: "sudo ls" }, "b4"),
+          toolCall("bash", { command: "break" }, "b5"),
+          toolCall("bash", { command: "pwd" }, "b6"),
         ],
         [text("done")],
       ]),
+      // audit sits in the middle: placement no longer matters for attribution.
       plugins: [
-        log,
         bashPlugin,
         definePlugin({
           name: "no-curl",
@@ -152,27 +155,91 @@ Deno.test("blocks and rewrites by plugins placed after audit are reported", () =
               ? { block: true, reason: "no network" }
               : undefined,
         }),
+        log,
         definePlugin({
           name: "silent-blocker",
           beforeToolCall: ({ args }) => args.command === "make" ? { block: true } : undefined,
         }),
         definePlugin({
           name: "sandboxer",
-          beforeToolCall: ({ args }) => ({ args: { command: `sandbox ${args.command}` } }),
+          beforeToolCall: ({ args }) =>
+            args.command === "break"
+              ? { args: {} }
+              : { args: { command: `sandbox ${args.command}` } },
+        }),
+        definePlugin({
+          name: "last-word",
+          verifyToolCall: ({ args }) =>
+            String(args.command).includes("sudo")
+              ? { block: true, reason: "no sudo, even rewritten" }
+              : undefined,
         }),
       ],
+      beforeToolCall: ({ args }) =>
+        args.command === "sandbox pwd" ? { args: { command: "sandbox pwd -P" } } : undefined,
     });
     await agent.prompt("go");
-    const entries = readLog(log.path);
-    deepEqual(entries.map((e) => [e.outcome, e.blockedBy, e.error]), [
-      ["blocked", undefined, "no network"],
-      ["blocked", "silent-blocker", 'Tool bash was blocked by plugin "silent-blocker"'],
-      ["ok", undefined, undefined],
+    const entries = readLog(log.path).toSorted((a, b) => a.toolCallId.localeCompare(b.toolCallId));
+    deepEqual(entries.map((e) => [e.toolCallId, e.outcome, e.blockedBy, e.rewrittenBy]), [
+      ["b1", "blocked", "no-curl", undefined],
+      ["b2", "blocked", "silent-blocker", undefined],
+      ["b3", "ok", undefined, ["sandboxer"]],
+      ["b4", "blocked", "last-word", undefined],
+      ["b5", "error", undefined, ["sandboxer"]],
+      ["b6", "ok", undefined, ["sandboxer", "createAgent"]],
     ]);
+    equal(entries[0].error, "no network");
+    equal(entries[1].error, 'Tool bash was blocked by plugin "silent-blocker"');
+    equal(entries[3].error, "no sudo, even rewritten");
+    match(
+      entries[4].error!,
+      /^Invalid arguments for tool "bash".*rewritten by plugin "sandboxer"/s,
+    );
+    // The arguments it ran with, and the model's beside them when they differ.
     deepEqual([entries[2].args, entries[2].originalArgs], [{ command: "sandbox ls" }, {
       command: "ls",
     }]);
-    equal(entries[0].originalArgs, undefined);
+    deepEqual([entries[5].args, entries[5].originalArgs], [{ command: "sandbox pwd -P" }, {
+      command: "pwd",
+    }]);
+    // A call that never ran is logged with the model's arguments only.
+    deepEqual([entries[0].args, entries[0].originalArgs], [{ command: "curl evil" }, undefined]);
+    deepEqual([entries[3].args, entries[3].originalArgs], [{ command: "sudo ls" }, undefined]);
+  }));
+
+Deno.test("the agent's own beforeToolCall block is attributed to createAgent", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/audit.jsonl` });
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: "ls" }, "a1")], [text("done")]]),
+      plugins: [log, bashPlugin],
+      beforeToolCall: () => ({ block: true, reason: "not today" }),
+    });
+    await agent.prompt("go");
+    const [entry] = readLog(log.path);
+    deepEqual([entry.outcome, entry.blockedBy, entry.error, entry.plugin], [
+      "blocked",
+      "createAgent",
+      "not today",
+      "shellish",
+    ]);
+  }));
+
+Deno.test("a call the run's abort kept from starting is an error, not a block", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/audit.jsonl` });
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: "ls" }, "x1")], [text("done")]]),
+      plugins: [
+        log,
+        bashPlugin,
+        definePlugin({ name: "aborter", beforeToolCall: () => agent.abort() }),
+      ],
+    });
+    await agent.prompt("go");
+    const [entry] = readLog(log.path);
+    deepEqual([entry.outcome, entry.blockedBy], ["error", undefined]);
+    equal(entry.error, "Tool bash was not run: the run was aborted before it started");
   }));
 
 Deno.test("a crash loses no finished call: the log of a killed process has every call before it", () =>
