@@ -4,16 +4,25 @@
  * @module
  */
 
-import { defineTool, type Tool } from "@tack/agent/sdk";
-import { type TObject, type TString, Type } from "typebox";
+import { type AgentTool, defineTool } from "@tack/agent/sdk";
+import { Type } from "typebox";
 
 /** The environment variable the tool reads its greeting from (declared in the permissions). */
 export const GREETING_ENV = "HELLO_GREETING";
 
-/** The schema of the tool's arguments: `{ name: string }`. */
-export type GreetParameters = TObject<{ name: TString }>;
+/** The tool's arguments, as its schema validates them. */
+export type GreetArgs = {
+  /** Who to greet (1 to 100 characters). */
+  name: string;
+};
 
-const parameters: GreetParameters = Type.Object({
+/** What the tool's results carry besides their text. */
+export interface GreetDetails {
+  /** The greeting used. */
+  greeting: string;
+}
+
+const parameters = Type.Object({
   name: Type.String({
     minLength: 1,
     maxLength: 100,
@@ -54,7 +63,7 @@ function greetingFrom(fallback: string): string {
  */
 export function createGreetTool(
   options: GreetToolOptions = {},
-): Tool<GreetParameters, { greeting: string }> {
+): AgentTool<GreetArgs, GreetDetails> {
   const fallback = options.greeting ?? "Hello";
   return defineTool({
     name: "greet",

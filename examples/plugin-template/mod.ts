@@ -28,8 +28,9 @@ import { createGreetTool, GREETING_ENV } from "./greet_tool.ts";
 export { blockedMessage, blockNames } from "./block_names.ts";
 export {
   createGreetTool,
+  type GreetArgs,
+  type GreetDetails,
   GREETING_ENV,
-  type GreetParameters,
   type GreetToolOptions,
 } from "./greet_tool.ts";
 
