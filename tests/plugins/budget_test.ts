@@ -180,3 +180,20 @@ Deno.test("malformed caps are load errors", () => {
     });
   }
 });
+
+Deno.test('the loop names "budget" as the blocker on tool_execution_end', async () => {
+  const ran: string[] = [];
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("step", { n: 1 }, "s1"), toolCall("step", { n: 2 }, "s2")]]),
+    tools: [counterTool(ran)],
+    toolExecution: "sequential",
+    plugins: [budget({ maxToolCalls: 1 })],
+  });
+  const ends: [string, string | undefined][] = [];
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_end") ends.push([event.toolCallId, event.blockedBy]);
+  });
+  await agent.prompt("go");
+  deepEqual(ends, [["s1", undefined], ["s2", "budget"]]);
+  deepEqual(ran, ["1"]);
+});

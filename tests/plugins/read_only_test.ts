@@ -91,3 +91,25 @@ Deno.test("a bad option is a load error", () => {
     message: 'Cannot create read-only plugin: undeclared must be "allow" or "block", got "warn"',
   });
 });
+
+Deno.test('the loop names "read-only" as the blocker on tool_execution_end', async () => {
+  const root = await Deno.makeTempDir({ prefix: "tack_read_only_" });
+  try {
+    const tools = [fileTool(root, "read", ["read"]), fileTool(root, "write", ["write"])];
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("read", {}, "r"), toolCall("write", {}, "w")], [
+        text("done"),
+      ]]),
+      tools,
+      plugins: [readOnly()],
+    });
+    const blockedBy: Record<string, string | undefined> = {};
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_end") blockedBy[event.toolCallId] = event.blockedBy;
+    });
+    await agent.prompt("go");
+    deepEqual(blockedBy, { r: undefined, w: "read-only" });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

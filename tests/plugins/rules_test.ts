@@ -337,3 +337,26 @@ Deno.test("malformed rules are load errors naming the rule and the field", () =>
   });
   equal(compileRules(undefined).length, 0);
 });
+
+Deno.test("the loop names the blocking rules plugin, under its own name, on tool_execution_end", async () => {
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("read", { path: "a" }), toolCall("read", { path: "b" })], [
+      text("done"),
+    ]]),
+    tools: [readTool()],
+    plugins: [rules({
+      name: "team-policy",
+      default: "deny",
+      rules: [{ name: "a-only", action: "allow", tool: "read", args: { path: { glob: "a" } } }],
+    })],
+  });
+  const ends: [string | undefined, boolean][] = [];
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_end") ends.push([event.blockedBy, event.isError]);
+  });
+  await agent.prompt("go");
+  deepEqual(ends.toSorted((x, y) => Number(x[1]) - Number(y[1])), [
+    [undefined, false],
+    ["team-policy", true],
+  ]);
+});
