@@ -1,0 +1,79 @@
+import { deepEqual, equal, throws } from "node:assert/strict";
+import { advantage, type CompareRow } from "./compare_row.ts";
+import { loadFrameworks } from "./frameworks.ts";
+import { measureInterleaved, median } from "./measure.ts";
+import { renderTable } from "./render_table.ts";
+import { checkOutcome, messagesOfRun, turnsForMessages } from "./workload.ts";
+
+Deno.test("median takes the middle, or the mean of the two middle values", () => {
+  equal(median([5, 1, 3]), 3);
+  equal(median([4, 1, 3, 2]), 2.5);
+  throws(() => median([]), new Error("Cannot take the median: no values"));
+});
+
+Deno.test("checkOutcome rejects a run that skipped work, naming what is off", () => {
+  const done = { executions: 16, toolResults: 16, modelTurns: 3, finalText: "done" };
+  checkOutcome("x", 2, { ...done, transcript: new Array(messagesOfRun(2)) });
+  throws(
+    () => checkOutcome("x", 2, { ...done, executions: 8, transcript: new Array(20) }),
+    new Error(
+      "Cannot trust the x run: expected 16 executions and results and 3 model turns, " +
+        "got 8 executions",
+    ),
+  );
+  throws(
+    () => checkOutcome("x", 2, { ...done, finalText: "", transcript: new Array(3) }),
+    new Error(
+      'Cannot trust the x run: expected 16 executions and results and 3 model turns, got 3 messages, final text ""',
+    ),
+  );
+});
+
+Deno.test("turnsForMessages reaches the transcript size asked for", () => {
+  equal(turnsForMessages(10_000), 1111);
+  equal(messagesOfRun(1111), 10_001);
+  equal(turnsForMessages(11), 1);
+});
+
+Deno.test("measureInterleaved: warm-up unmeasured, budget stops slow contenders at minRuns", async () => {
+  const calls: string[] = [];
+  const times = await measureInterleaved([
+    { name: "fast", run: () => void calls.push("fast") },
+    {
+      name: "slow",
+      run: async () => {
+        calls.push("slow");
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      },
+    },
+  ], { warmup: 1, runs: 6, minRuns: 2, budgetMs: 20 });
+  equal(times.get("fast")!.length, 6);
+  equal(times.get("slow")!.length, 2);
+  deepEqual(calls.slice(0, 4), ["fast", "slow", "fast", "slow"]);
+});
+
+Deno.test("advantage and the 'Tack leads' column", () => {
+  const row = (tack: number, other: number, better: "lower" | "higher"): CompareRow => ({
+    measure: "m",
+    unit: "u",
+    better,
+    tack: { value: tack },
+    others: { Peer: { value: other } },
+  });
+  equal(advantage(row(2, 6, "lower"), 6), 3);
+  equal(advantage(row(200, 100, "higher"), 100), 2);
+  const table = renderTable([row(2, 6, "lower"), row(2, 1, "lower"), row(100, 98, "lower")]);
+  const lines = table.split("\n");
+  equal(lines[2], "| 1 | m | u | 2.00 | 6.00 (3.00×) | yes |");
+  equal(lines[3], "| 2 | m | u | 2.00 | 1.00 (0.50×) | **no** |");
+  equal(lines[4], "| 3 | m | u | 100 | 98.0 (0.98×) | tie (±5%) |");
+});
+
+Deno.test("every adapter does the whole workload", async () => {
+  const frameworks = await loadFrameworks();
+  deepEqual(frameworks.map((f) => f.key), ["tack", "pi", "ai", "openai-agents"]);
+  for (const framework of frameworks) {
+    equal(framework.unavailable, undefined);
+    checkOutcome(framework.key, 2, await framework.run!(2));
+  }
+});
