@@ -99,6 +99,17 @@ async function* files(dir: string, base = ""): AsyncGenerator<string> {
  * @param options Name, target, scope, Tack checkout.
  * @returns The absolute target directory and the files written (relative to it).
  * @throws {Error} When the name or scope is invalid or the target already exists.
+ *
+ * @example Scaffolding into a temporary directory
+ * ```ts
+ * import { scaffoldPlugin } from "./new_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * const { files } = await scaffoldPlugin({ name: "weather", target: `${dir}/weather` });
+ * equal(files.includes("tests/weather_test.ts"), true);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export async function scaffoldPlugin(
   options: ScaffoldOptions,
