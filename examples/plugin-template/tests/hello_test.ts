@@ -1,16 +1,10 @@
 import hello, { blockedMessage, GREETING_ENV } from "../mod.ts";
-import {
-  createAgent,
-  type Message,
-  type ToolResultMessage,
-} from "@tack/agent/sdk";
+import { createAgent, type Message, type ToolResultMessage } from "@tack/agent/sdk";
 import { scriptedModel, text, toolCall } from "@tack/agent/sdk/testing";
 import { deepEqual, equal, match, throws } from "node:assert/strict";
 
 function results(messages: readonly Message[]): ToolResultMessage[] {
-  return messages.filter((m): m is ToolResultMessage =>
-    m.role === "toolResult"
-  );
+  return messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
 }
 
 function textOf(result: ToolResultMessage): string {
