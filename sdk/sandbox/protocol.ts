@@ -20,8 +20,25 @@ export interface ToolManifest {
   effects?: ToolEffect[];
 }
 
-/** The hooks a sandboxed plugin may register (proxied over the protocol). */
-export type ProxiedHook = "beforeToolCall" | "afterToolCall";
+/**
+ * The hooks a sandboxed plugin may register, all proxied over the protocol. `onEvent`
+ * gets every event but the `message_update` deltas, and its answer is not awaited.
+ */
+export type ProxiedHook =
+  | "beforeToolCall"
+  | "verifyToolCall"
+  | "afterToolCall"
+  | "shouldStopAfterTurn"
+  | "onEvent";
+
+/** Every proxied hook, in the order the manifest lists them. */
+export const PROXIED_HOOKS: readonly ProxiedHook[] = [
+  "beforeToolCall",
+  "verifyToolCall",
+  "afterToolCall",
+  "shouldStopAfterTurn",
+  "onEvent",
+];
 
 /** What the child sends first, once the plugin module has loaded. */
 export interface PluginManifest {

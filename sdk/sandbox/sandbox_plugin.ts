@@ -85,7 +85,9 @@ export function sandboxedPlugin(
         signal,
         update,
       );
-      if (isError) throw new ToolError(textOf(result), { details: result.details });
+      if (isError) {
+        throw new ToolError(textOf(result), { details: result.details, content: result.content });
+      }
       return result;
     },
   }));
@@ -101,9 +103,36 @@ export function sandboxedPlugin(
         return await connection.hook("beforeToolCall", serialize(context)) as undefined;
       }
       : undefined,
+    verifyToolCall: hooks.has("verifyToolCall")
+      ? async function verifyToolCall(context) {
+        return await connection.hook("verifyToolCall", serialize(context)) as undefined;
+      }
+      : undefined,
     afterToolCall: hooks.has("afterToolCall")
       ? async function afterToolCall(context) {
         return await connection.hook("afterToolCall", serialize(context)) as undefined;
+      }
+      : undefined,
+    shouldStopAfterTurn: hooks.has("shouldStopAfterTurn")
+      ? async function shouldStopAfterTurn(context) {
+        const { message, toolResults, newMessages } = context;
+        const inner = context.context;
+        return await connection.hook("shouldStopAfterTurn", {
+          message,
+          toolResults,
+          newMessages,
+          context: {
+            systemPrompt: inner.systemPrompt,
+            messages: inner.messages,
+            tools: inner.tools.map(spec),
+          },
+        }) === true;
+      }
+      : undefined,
+    onEvent: hooks.has("onEvent")
+      ? function onEvent(event) {
+        if (event.type === "message_update") return;
+        connection.hook("onEvent", event as unknown as Record<string, unknown>).catch(() => {});
       }
       : undefined,
     dispose: () => connection.dispose(),

@@ -8,12 +8,13 @@
 import type { AgentTool, ToolResult } from "../../core/tool.ts";
 import type { Plugin } from "../define_plugin.ts";
 import { sandboxErrorResult, type SandboxFacts } from "./permission_denied.ts";
-import type {
-  ChildMessage,
-  HostMessage,
-  PluginManifest,
-  ProxiedHook,
-  ToolManifest,
+import {
+  type ChildMessage,
+  type HostMessage,
+  type PluginManifest,
+  PROXIED_HOOKS,
+  type ProxiedHook,
+  type ToolManifest,
 } from "./protocol.ts";
 
 /** What the host tells the child at start. */
@@ -64,9 +65,7 @@ function manifestOf(plugin: Plugin): PluginManifest {
     maxResultChars: tool.maxResultChars,
     effects: tool.effects ? [...tool.effects] : undefined,
   }));
-  const hooks: ProxiedHook[] = [];
-  if (plugin.beforeToolCall) hooks.push("beforeToolCall");
-  if (plugin.afterToolCall) hooks.push("afterToolCall");
+  const hooks: ProxiedHook[] = PROXIED_HOOKS.filter((hook) => typeof plugin[hook] === "function");
   return {
     name: plugin.name,
     version: plugin.version,
@@ -158,14 +157,13 @@ export async function servePlugin(
 
   const hook = async (message: Extract<HostMessage, { type: "hook" }>) => {
     const context = message.context as Record<string, unknown>;
-    const inner = context.context as Record<string, unknown>;
-    const full = {
+    const inner = context.context as Record<string, unknown> | undefined;
+    const full = message.hook === "onEvent" ? context : {
       ...context,
-      tool: toolFor(context.tool as Record<string, unknown>),
-      context: {
-        ...inner,
-        tools: (inner.tools as Record<string, unknown>[]).map(toolFor),
-      },
+      ...(context.tool ? { tool: toolFor(context.tool as Record<string, unknown>) } : {}),
+      ...(inner
+        ? { context: { ...inner, tools: (inner.tools as Record<string, unknown>[]).map(toolFor) } }
+        : {}),
     };
     try {
       const run = plugin[message.hook] as (c: unknown, s: AbortSignal) => unknown;
