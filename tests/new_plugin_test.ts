@@ -4,10 +4,19 @@ import { join } from "node:path";
 const SCRIPT = new URL("../scripts/new_plugin.ts", import.meta.url).pathname;
 const REPO = new URL("..", import.meta.url).pathname;
 
+/** The environment without INIT_CWD: an outer `deno task` (as CI's) sets it to the repo. */
+function envWithoutInitCwd(): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  return env;
+}
+
 async function scaffold(args: string[], cwd?: string) {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", SCRIPT, ...args],
     cwd,
+    clearEnv: true,
+    env: envWithoutInitCwd(),
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -144,6 +153,8 @@ Deno.test("deno task new-plugin creates the copy where the user is, not in the r
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["task", "--config", join(REPO, "deno.json"), "new-plugin", name],
       cwd: dir,
+      clearEnv: true,
+      env: envWithoutInitCwd(),
       stdout: "piped",
       stderr: "piped",
     }).output();
