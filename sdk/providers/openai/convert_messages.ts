@@ -5,7 +5,12 @@
  */
 
 import type OpenAI from "@openai/openai";
-import type { ImageContent, TextContent, ToolResultMessage } from "../../../core/messages.ts";
+import type {
+  ImageContent,
+  Message,
+  TextContent,
+  ToolResultMessage,
+} from "../../../core/messages.ts";
 import type { ModelRequest } from "../../../core/model.ts";
 import { normalizeHistory } from "./normalize_history.ts";
 
@@ -63,6 +68,49 @@ export function toolResultText(result: ToolResultMessage): string {
   return result.content.some((block) => block.type === "image")
     ? IMAGE_RESULT_TEXT
     : EMPTY_RESULT_TEXT;
+}
+
+/** A run of consecutive tool results, with the images they carry. */
+export interface ResultBatch {
+  /** The results, in order. */
+  results: ToolResultMessage[];
+  /** Their images, in order (the APIs' tool messages take text only). */
+  images: ImageContent[];
+  /** The index of the last result of the run. */
+  last: number;
+}
+
+/**
+ * Takes the run of tool results that starts at `start`: both APIs send one tool message
+ * per result, then the results' images in one user message after the run.
+ *
+ * @param history The normalized transcript.
+ * @param start The index of the first result of the run.
+ * @returns The results, their images, and where the run ends.
+ *
+ * @example
+ * ```ts
+ * import { resultBatch } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const result = { role: "toolResult" as const, toolCallId: "c1", toolName: "t", isError: false,
+ *   timestamp: 0, content: [{ type: "image" as const, data: "AA", mimeType: "image/png" }] };
+ * const batch = resultBatch([result, { ...result, toolCallId: "c2" }], 0);
+ * equal(batch.results.length, 2);
+ * equal(batch.images.length, 2);
+ * equal(batch.last, 1);
+ * ```
+ */
+export function resultBatch(history: readonly Message[], start: number): ResultBatch {
+  const results: ToolResultMessage[] = [];
+  const images: ImageContent[] = [];
+  let i = start;
+  for (; i < history.length && history[i].role === "toolResult"; i++) {
+    const result = history[i] as ToolResultMessage;
+    results.push(result);
+    for (const block of result.content) if (block.type === "image") images.push(block);
+  }
+  return { results, images, last: i - 1 };
 }
 
 /**
@@ -141,18 +189,15 @@ export function toChatMessages(request: ModelRequest): ChatMessage[] {
         ...(calls.length > 0 ? { tool_calls: calls } : {}),
       });
     } else {
-      // A batch of results: one tool message each, then their images in one user message.
-      const images: ImageContent[] = [];
-      for (; i < history.length && history[i].role === "toolResult"; i++) {
-        const result = history[i] as ToolResultMessage;
+      const { results, images, last } = resultBatch(history, i);
+      for (const result of results) {
         out.push({
           role: "tool",
           tool_call_id: result.toolCallId,
           content: toolResultText(result),
         });
-        for (const block of result.content) if (block.type === "image") images.push(block);
       }
-      i--;
+      i = last;
       if (images.length > 0) {
         out.push({
           role: "user",

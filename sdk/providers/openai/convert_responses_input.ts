@@ -7,7 +7,7 @@
 import type OpenAI from "@openai/openai";
 import type { ImageContent, ToolResultMessage } from "../../../core/messages.ts";
 import type { ModelRequest } from "../../../core/model.ts";
-import { dataUrl, RESULT_IMAGES_TEXT, toolResultText } from "./convert_messages.ts";
+import { dataUrl, RESULT_IMAGES_TEXT, resultBatch, toolResultText } from "./convert_messages.ts";
 import { normalizeHistory } from "./normalize_history.ts";
 
 /** A Responses API input item, as the `openai` client types it. */
@@ -87,17 +87,15 @@ export function toResponsesInput(request: ModelRequest): ResponsesInputItem[] {
       }
       flushText();
     } else {
-      const images: ImageContent[] = [];
-      for (; i < history.length && history[i].role === "toolResult"; i++) {
-        const result = history[i] as ToolResultMessage;
+      const { results, images, last } = resultBatch(history, i);
+      for (const result of results) {
         out.push({
           type: "function_call_output",
           call_id: result.toolCallId,
           output: toolResultText(result),
         });
-        for (const block of result.content) if (block.type === "image") images.push(block);
       }
-      i--;
+      i = last;
       if (images.length > 0) {
         out.push({
           role: "user",

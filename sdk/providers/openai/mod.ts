@@ -51,6 +51,8 @@ export {
   EMPTY_RESULT_TEXT,
   IMAGE_RESULT_TEXT,
   RESULT_IMAGES_TEXT,
+  type ResultBatch,
+  resultBatch,
   toChatMessages,
   toolResultText,
 } from "./convert_messages.ts";
