@@ -5,7 +5,7 @@
  */
 
 import type OpenAI from "@openai/openai";
-import type { ImageContent, ToolResultMessage } from "../../../core/messages.ts";
+import type { ImageContent } from "../../../core/messages.ts";
 import type { ModelRequest } from "../../../core/model.ts";
 import { dataUrl, RESULT_IMAGES_TEXT, resultBatch, toolResultText } from "./convert_messages.ts";
 import { normalizeHistory } from "./normalize_history.ts";
