@@ -144,6 +144,9 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
       plugins,
       messages: options.messages,
       maxTurns: options.config.maxTurns,
+      // A person answering a confirmation may take longer than a tool call; Ctrl-C
+      // (the run's abort) still ends the wait.
+      hookTimeoutMs: options.ask ? Infinity : undefined,
     });
     return { kind: "ok", agent, plugins };
   } catch (error) {

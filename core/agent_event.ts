@@ -52,5 +52,10 @@ export type AgentEvent =
     rewrittenBy?: readonly string[];
   };
 
-/** Receives events. Contract: must not throw (a throw is reported and the run goes on). */
+/**
+ * Receives events. Contract: must not throw (a throw, or a rejected promise it returns,
+ * is reported and the run goes on). `message_start`/`message_update` of an assistant
+ * message carry the partial message as it streams: the same object, still changing; copy
+ * it to keep it. `message_end` carries the final message.
+ */
 export type AgentEventSink = (event: AgentEvent) => void;

@@ -12,6 +12,8 @@ export type StopReason = "timeout" | "abort";
 interface Watcher {
   stop: (reason: StopReason) => void;
   group: TimerGroup | undefined;
+  /** When this call's own timeout ends (`performance.now()` time). */
+  deadline: number;
 }
 
 interface TimerGroup {
@@ -67,18 +69,13 @@ export class CallWatch {
       this.#listening = true;
       this.#signal.addEventListener("abort", this.#onAbort);
     }
-    const watcher: Watcher = { stop, group: undefined };
+    const watcher: Watcher = { stop, group: undefined, deadline: Infinity };
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      watcher.deadline = performance.now() + timeoutMs;
       let group = this.#open.get(timeoutMs);
       if (!group) {
-        const created: TimerGroup = {
-          timeoutMs,
-          members: new Set(),
-          handle: setTimeout(() => this.#fire(created), timeoutMs),
-        };
-        group = created;
+        group = this.#group(timeoutMs, timeoutMs);
         this.#open.set(timeoutMs, group);
-        this.#all.add(group);
       }
       group.members.add(watcher);
       watcher.group = group;
@@ -114,10 +111,31 @@ export class CallWatch {
     }
   }
 
+  #group(timeoutMs: number, delayMs: number): TimerGroup {
+    const group: TimerGroup = {
+      timeoutMs,
+      members: new Set(),
+      handle: setTimeout(() => this.#fire(group), delayMs),
+    };
+    this.#all.add(group);
+    return group;
+  }
+
   #fire(group: TimerGroup): void {
     this.#all.delete(group);
     if (this.#open.get(group.timeoutMs) === group) this.#open.delete(group.timeoutMs);
-    for (const watcher of [...group.members]) watcher.stop("timeout");
+    const now = performance.now();
+    for (const watcher of [...group.members]) {
+      // A call that joined the group later than its first member still gets its full timeout.
+      const left = watcher.deadline - now;
+      if (left > 1) {
+        const own = this.#group(group.timeoutMs, left);
+        own.members.add(watcher);
+        watcher.group = own;
+      } else {
+        watcher.stop("timeout");
+      }
+    }
   }
 
   #onAbort = (): void => {

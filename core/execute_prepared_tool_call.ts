@@ -6,6 +6,7 @@
 
 import type { AgentEventSink } from "./agent_event.ts";
 import { CallWatch, type StopReason } from "./call_watch.ts";
+import { invalidContentReason } from "./check_tool_result.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { PreparedToolCall } from "./prepare_tool_call.ts";
@@ -41,12 +42,10 @@ export function timedOutMessage(toolName: string, timeoutMs: number): string {
 }
 
 function checkResult(name: string, value: unknown): ExecutedToolCall {
-  const content = (value as ToolResult | undefined)?.content;
-  if (Array.isArray(content)) return { result: value as ToolResult, isError: false };
+  const problem = invalidContentReason((value as ToolResult | undefined)?.content);
+  if (problem === undefined) return { result: value as ToolResult, isError: false };
   return {
-    result: createErrorToolResult(
-      `Tool ${name} returned an invalid result: expected { content: [...] }`,
-    ),
+    result: createErrorToolResult(`Tool ${name} returned an invalid result: ${problem}`),
     isError: true,
   };
 }
@@ -173,7 +172,10 @@ export function executePreparedToolCall(
           : signal.reason,
       );
     });
-    if (signal.aborted) settle(stoppedResult(tool.name, "abort", timeoutMs));
+    if (signal.aborted) {
+      settle(stoppedResult(tool.name, "abort", timeoutMs));
+      context.stop(signal.reason);
+    }
     running.then(
       (value) => settle(checkResult(tool.name, value)),
       (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),

@@ -6,7 +6,7 @@
 
 import type { AgentEvent, AgentEventSink } from "./agent_event.ts";
 import { applyResultBudget } from "./apply_result_budget.ts";
-import { createErrorToolResult } from "./create_error_tool_result.ts";
+import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import { CallWatch } from "./call_watch.ts";
 import { type ExecutedToolCall, executePreparedToolCall } from "./execute_prepared_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
@@ -108,6 +108,20 @@ function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
   return { message, terminate: result.terminate === true };
 }
 
+/** `finish`, guaranteed not to throw: whatever goes wrong, the call still gets one result. */
+function settle(input: ExecuteToolCallsInput, done: Finished): Settled {
+  try {
+    return finish(input, done);
+  } catch (error) {
+    return finish(input, {
+      toolCall: done.toolCall,
+      tool: done.tool,
+      result: errorToToolResult(error, `Cannot finish tool call ${done.toolCall.name}: `),
+      isError: true,
+    });
+  }
+}
+
 function run(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
@@ -141,6 +155,8 @@ function afterRun(
     input.context,
     input.config.afterToolCall,
     input.signal,
+    input.config.hookTimeoutMs ?? prepared.tool.timeoutMs ?? input.config.toolTimeoutMs ??
+      DEFAULT_TOOL_TIMEOUT_MS,
   );
   const { toolCall, tool, args, rewrittenBy } = prepared;
   return isPromiseLike<ExecutedToolCall>(final)
@@ -180,6 +196,8 @@ function start(
     context: input.context,
     beforeToolCall: input.config.beforeToolCall,
     verifyToolCall: input.config.verifyToolCall,
+    hookTimeoutMs: input.config.hookTimeoutMs,
+    toolTimeoutMs: input.config.toolTimeoutMs,
     signal: input.signal,
   });
 }
@@ -209,9 +227,18 @@ async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[
       else {
         const running = run(input, preparation, watch);
         watch.seal();
-        done = isPromiseLike<Finished>(running) ? await running : running;
+        try {
+          done = isPromiseLike<Finished>(running) ? await running : running;
+        } catch (error) {
+          done = {
+            toolCall,
+            tool: preparation.tool,
+            result: errorToToolResult(error),
+            isError: true,
+          };
+        }
       }
-      const one = finish(input, done);
+      const one = settle(input, done);
       emitResultMessage(input, one.message);
       settled.push(one);
     }
@@ -226,7 +253,7 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
   for (const toolCall of input.toolCalls) {
     let preparation = start(input, toolCall);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
-    slots.push(preparation.kind === "immediate" ? finish(input, preparation) : preparation);
+    slots.push(preparation.kind === "immediate" ? settle(input, preparation) : preparation);
   }
   const settled: Settled[] = new Array(slots.length);
   const pending: Promise<void>[] = [];
@@ -240,8 +267,17 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
       }
       const done = run(input, slot, watch);
       if (isPromiseLike<Finished>(done)) {
-        pending.push(done.then((d) => void (settled[i] = finish(input, d))));
-      } else settled[i] = finish(input, done);
+        pending.push(done.then(
+          (d) => void (settled[i] = settle(input, d)),
+          (error) =>
+            void (settled[i] = settle(input, {
+              toolCall: slot.toolCall,
+              tool: slot.tool,
+              result: errorToToolResult(error),
+              isError: true,
+            })),
+        ));
+      } else settled[i] = settle(input, done);
     }
     watch.seal();
     if (pending.length > 0) await Promise.all(pending);

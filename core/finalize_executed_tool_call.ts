@@ -4,7 +4,11 @@
  * @module
  */
 
-import { errorToToolResult } from "./create_error_tool_result.ts";
+import { boundHook } from "./bound_hook.ts";
+import { invalidContentReason } from "./check_tool_result.ts";
+import { abortedWhileRunningMessage } from "./execute_prepared_tool_call.ts";
+import { hookTimedOutMessage } from "./prepare_tool_call.ts";
+import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { ExecutedToolCall } from "./execute_prepared_tool_call.ts";
 import type { AfterToolCallHook, AgentContext } from "./hooks.ts";
 import type { AssistantMessage } from "./messages.ts";
@@ -21,6 +25,7 @@ import type { MaybePromise } from "./maybe_promise.ts";
  * @param context The run's state.
  * @param afterToolCall The (composed) hook, if any.
  * @param signal The run's abort signal.
+ * @param hookTimeoutMs How long the hooks may take (the result is withheld past it).
  * @returns The final result and error flag (synchronously when there is no hook); never rejects.
  *
  * @example Without a hook the result passes through
@@ -49,9 +54,18 @@ export function finalizeExecutedToolCall(
   context: AgentContext,
   afterToolCall: AfterToolCallHook | undefined,
   signal: AbortSignal,
+  hookTimeoutMs: number = Infinity,
 ): MaybePromise<ExecutedToolCall> {
   if (!afterToolCall || signal.aborted) return executed;
-  return applyAfterToolCall(prepared, executed, assistantMessage, context, afterToolCall, signal);
+  return applyAfterToolCall(
+    prepared,
+    executed,
+    assistantMessage,
+    context,
+    afterToolCall,
+    signal,
+    hookTimeoutMs,
+  );
 }
 
 async function applyAfterToolCall(
@@ -61,18 +75,49 @@ async function applyAfterToolCall(
   context: AgentContext,
   afterToolCall: AfterToolCallHook,
   signal: AbortSignal,
+  hookTimeoutMs: number,
 ): Promise<ExecutedToolCall> {
+  const outcome = await boundHook(
+    () =>
+      afterToolCall({
+        assistantMessage,
+        toolCall: prepared.toolCall,
+        tool: prepared.tool,
+        args: prepared.args,
+        result: executed.result,
+        isError: executed.isError,
+        context,
+      }, signal),
+    signal,
+    hookTimeoutMs,
+  );
+  const name = prepared.tool.name;
+  if (outcome.kind === "timeout") {
+    return {
+      result: createErrorToolResult(hookTimedOutMessage(name, "afterToolCall", hookTimeoutMs)),
+      isError: true,
+    };
+  }
+  if (outcome.kind === "abort") {
+    return { result: createErrorToolResult(abortedWhileRunningMessage(name)), isError: true };
+  }
+  if (outcome.kind === "error") {
+    return { result: errorToToolResult(outcome.error, "afterToolCall failed: "), isError: true };
+  }
   try {
-    const override = await afterToolCall({
-      assistantMessage,
-      toolCall: prepared.toolCall,
-      tool: prepared.tool,
-      args: prepared.args,
-      result: executed.result,
-      isError: executed.isError,
-      context,
-    }, signal);
+    const override = outcome.value;
     if (!override) return executed;
+    const problem = override.content === undefined
+      ? undefined
+      : invalidContentReason(override.content);
+    if (problem !== undefined) {
+      return {
+        result: createErrorToolResult(
+          `Tool ${prepared.tool.name}: an afterToolCall hook returned an invalid result: ${problem}`,
+        ),
+        isError: true,
+      };
+    }
     return {
       result: {
         content: override.content ?? executed.result.content,

@@ -56,7 +56,8 @@ export type BeforeToolCallResult =
  * Runs after validation, before execution.
  *
  * Contract: may block or rewrite; should not throw (a throw becomes an error result).
- * Receives the run's abort signal and should honour it.
+ * Receives the run's abort signal and should honour it. The loop waits for it at most the
+ * call's hook timeout (`hookTimeoutMs`, default the call's timeout) or until the run aborts.
  */
 export type BeforeToolCallHook = (
   context: BeforeToolCallContext,
@@ -104,7 +105,8 @@ export interface AfterToolCallResult {
 }
 
 /**
- * Runs after execution (also after a failed execution), before `tool_execution_end`.
+ * Runs after execution (also after a failed or timed-out execution; not once the run was
+ * aborted), before `tool_execution_end`.
  *
  * Contract: returns overrides or nothing; should not throw (a throw makes the result an
  * error naming the hook's plugin).

@@ -29,6 +29,12 @@ export interface LoopConfig {
   toolExecution?: ToolExecutionMode;
   /** Per-call timeout in ms (default 120 000); `Infinity` or 0 for none. */
   toolTimeoutMs?: number;
+  /**
+   * How long a call's hooks may take before the call ends as timed out (default: the
+   * call's own timeout). A hook that waits for a person (a confirmation prompt) wants
+   * `Infinity`: the run's abort still bounds it.
+   */
+  hookTimeoutMs?: number;
   /** Character budget of one result's text (default 50 000); `Infinity` for none. */
   maxResultChars?: number;
   /** Model turns before the run ends with a clear message (default 50). */

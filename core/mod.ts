@@ -58,6 +58,7 @@ export {
 } from "./loop_config.ts";
 export {
   describeInvalidArguments,
+  invalidSchemaReason,
   validateToolArguments,
   type ValidationOutcome,
 } from "./validate_tool_arguments.ts";
@@ -84,6 +85,8 @@ export {
   timedOutMessage,
 } from "./execute_prepared_tool_call.ts";
 export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
+export { invalidContentReason } from "./check_tool_result.ts";
+export { boundHook, type HookOutcome } from "./bound_hook.ts";
 export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";
 export { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 export {

@@ -7,10 +7,11 @@
 
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { AgentContext, BeforeToolCallHook, VerifyToolCallHook } from "./hooks.ts";
-import type { ToolIndex } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall } from "./messages.ts";
 import type { AgentTool, ToolResult } from "./tool.ts";
 import type { MaybePromise } from "./maybe_promise.ts";
+import { boundHook } from "./bound_hook.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, type ToolIndex } from "./loop_config.ts";
 import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
 
 /** A call that passed every gate and may execute. */
@@ -62,6 +63,10 @@ export interface PrepareToolCallInput {
   beforeToolCall?: BeforeToolCallHook;
   /** The composed `verifyToolCall` hook, if any: the last, block-only check. */
   verifyToolCall?: VerifyToolCallHook;
+  /** How long the hooks may take before the call ends as timed out (default: the call's timeout). */
+  hookTimeoutMs?: number;
+  /** The agent's default call timeout, the fallback for `hookTimeoutMs`. */
+  toolTimeoutMs?: number;
   /** The run's abort signal. */
   signal: AbortSignal;
 }
@@ -78,6 +83,20 @@ function immediate(toolCall: ToolCall, result: ToolResult, tool?: AgentTool): Im
  */
 export function abortedBeforeStartMessage(toolName: string): string {
   return `Tool ${toolName} was not run: the run was aborted before it started`;
+}
+
+/**
+ * The error text of a call whose hooks did not answer in time.
+ *
+ * @param toolName The tool that did not run (or whose result was withheld).
+ * @param stage `beforeToolCall`, `verifyToolCall` or `afterToolCall`.
+ * @param timeoutMs The limit.
+ * @returns The message for its error result.
+ */
+export function hookTimedOutMessage(toolName: string, stage: string, timeoutMs: number): string {
+  return stage === "afterToolCall"
+    ? `Tool ${toolName}: its afterToolCall hooks timed out after ${timeoutMs} ms; the result was withheld`
+    : `Tool ${toolName} was not run: its ${stage} hooks timed out after ${timeoutMs} ms`;
 }
 
 function notFoundMessage(name: string, tools: ToolIndex): string {
@@ -186,14 +205,20 @@ async function passHooks(
   const aborted = () =>
     immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)), tool);
 
+  const limit = input.hookTimeoutMs ?? tool.timeoutMs ?? input.toolTimeoutMs ??
+    DEFAULT_TOOL_TIMEOUT_MS;
+  const stalled = (stage: string) =>
+    immediate(toolCall, createErrorToolResult(hookTimedOutMessage(tool.name, stage, limit)), tool);
+
   if (input.beforeToolCall) {
-    let decision;
-    try {
-      decision = await input.beforeToolCall(hookContext(), signal);
-    } catch (error) {
-      return immediate(toolCall, errorToToolResult(error, "beforeToolCall failed: "), tool);
+    const before = input.beforeToolCall;
+    const outcome = await boundHook(() => before(hookContext(), signal), signal, limit);
+    if (outcome.kind === "error") {
+      return immediate(toolCall, errorToToolResult(outcome.error, "beforeToolCall failed: "), tool);
     }
-    if (signal.aborted) return aborted();
+    if (outcome.kind === "timeout") return stalled("beforeToolCall");
+    if (outcome.kind === "abort" || signal.aborted) return aborted();
+    const decision = outcome.value;
     if (decision?.block) return blocked(toolCall, tool, decision);
     if (decision?.args && decision.args !== args) {
       const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
@@ -217,13 +242,14 @@ async function passHooks(
     }
   }
   if (input.verifyToolCall) {
-    let verdict;
-    try {
-      verdict = await input.verifyToolCall(hookContext(), signal);
-    } catch (error) {
-      return immediate(toolCall, errorToToolResult(error, "verifyToolCall failed: "), tool);
+    const verify = input.verifyToolCall;
+    const outcome = await boundHook(() => verify(hookContext(), signal), signal, limit);
+    if (outcome.kind === "error") {
+      return immediate(toolCall, errorToToolResult(outcome.error, "verifyToolCall failed: "), tool);
     }
-    if (signal.aborted) return aborted();
+    if (outcome.kind === "timeout") return stalled("verifyToolCall");
+    if (outcome.kind === "abort" || signal.aborted) return aborted();
+    const verdict = outcome.value;
     if (verdict?.block) return blocked(toolCall, tool, verdict);
   }
   const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };

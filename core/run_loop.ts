@@ -104,12 +104,12 @@ async function* eventsOf(
 
 async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMessage> {
   const { state, config, signal, emit } = input;
-  const messages = config.transformContext
-    ? config.transformContext(state.messages)
-    : state.messages;
   let started = false;
   let final: AssistantMessage | undefined;
   try {
+    const messages = config.transformContext
+      ? config.transformContext(state.messages)
+      : state.messages;
     const stream = await config.model.stream(
       { systemPrompt: state.systemPrompt, messages, tools: state.tools },
       { signal },

@@ -116,6 +116,46 @@ export function validateToolArguments(
   schema: JsonSchema,
   args: unknown,
 ): ValidationOutcome {
+  try {
+    return validate(toolName, schema, args);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      message:
+        `Cannot validate arguments for tool "${toolName}": its parameter schema is invalid (${reason})`,
+    };
+  }
+}
+
+/**
+ * Why a schema cannot be used to validate arguments, or `undefined` when it can. Compiles
+ * (and caches) its validator and checks a probe value, as validation will.
+ *
+ * @param schema A parameter schema.
+ * @returns The compiler's complaint, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { invalidSchemaReason } from "@tack/agent";
+ * import { equal, ok } from "node:assert/strict";
+ *
+ * equal(invalidSchemaReason({ type: "object" }), undefined);
+ * ok(invalidSchemaReason({ type: "string", pattern: "(" }));
+ * ```
+ */
+export function invalidSchemaReason(schema: JsonSchema): string | undefined {
+  try {
+    const validator = validatorFor(schema);
+    validator.Check({});
+    validator.Check("");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+function validate(toolName: string, schema: JsonSchema, args: unknown): ValidationOutcome {
   const validator = validatorFor(schema);
   if (validator.Check(args)) return { ok: true, value: args as Record<string, unknown> };
   let coerced: unknown;

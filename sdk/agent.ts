@@ -7,6 +7,7 @@
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { LoopConfig, ToolIndex } from "../core/loop_config.ts";
 import type { ImageContent, Message, TextContent, UserMessage } from "../core/messages.ts";
+import { isPromiseLike } from "../core/maybe_promise.ts";
 import { runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
 
@@ -46,6 +47,10 @@ function toUserMessage(input: PromptInput): UserMessage {
     return { role: "user", content: input, timestamp: Date.now() };
   }
   return input;
+}
+
+function reportListenerError(event: AgentEvent, error: unknown): void {
+  console.error(`Tack: an event listener threw on "${event.type}":`, error);
 }
 
 function drain(queue: UserMessage[], mode: QueueMode): UserMessage[] {
@@ -133,7 +138,8 @@ export class Agent {
    *
    * @param input Text, content blocks, or a user message.
    * @returns The messages this run added (the prompt first).
-   * @throws {Error} When a run is already in progress (use `steer` or `followUp`).
+   * @throws {Error} (as a rejection) When a run is already in progress (use `steer` or
+   * `followUp`).
    */
   prompt(input: PromptInput): Promise<Message[]> {
     return this.#start([toUserMessage(input)], "prompt");
@@ -143,10 +149,13 @@ export class Agent {
    * Runs again from the transcript as it is (after an error, an abort, or `maxTurns`).
    *
    * @returns The messages this run added.
-   * @throws {Error} When a run is already in progress, or there is nothing to continue.
+   * @throws {Error} (as a rejection) When a run is already in progress, or there is nothing
+   * to continue.
    */
   continue(): Promise<Message[]> {
-    if (this.#messages.length === 0) throw new Error("Cannot continue: the transcript is empty");
+    if (this.#messages.length === 0) {
+      return Promise.reject(new Error("Cannot continue: the transcript is empty"));
+    }
     return this.#start([], "continue");
   }
 
@@ -189,17 +198,22 @@ export class Agent {
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
-        listeners[i](event);
+        const returned: unknown = listeners[i](event);
+        if (isPromiseLike(returned)) {
+          returned.then(undefined, (error) => reportListenerError(event, error));
+        }
       } catch (error) {
-        console.error(`Tack: an event listener threw on "${event.type}":`, error);
+        reportListenerError(event, error);
       }
     }
   };
 
   #start(prompts: Message[], verb: string): Promise<Message[]> {
     if (this.#run) {
-      throw new Error(
-        `Cannot ${verb}: a run is in progress; use steer() or followUp() to queue a message`,
+      return Promise.reject(
+        new Error(
+          `Cannot ${verb}: a run is in progress; use steer() or followUp() to queue a message`,
+        ),
       );
     }
     const controller = new AbortController();

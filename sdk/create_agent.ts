@@ -11,6 +11,7 @@ import type {
   VerifyToolCallHook,
 } from "../core/hooks.ts";
 import { indexTools, type LoopConfig } from "../core/loop_config.ts";
+import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
@@ -38,6 +39,8 @@ export interface AgentOptions {
   toolExecution?: ToolExecutionMode;
   /** Default per-call timeout in ms (120 000). */
   toolTimeoutMs?: number;
+  /** How long a call's hooks may take (default: the call's timeout; `Infinity` while a person answers). */
+  hookTimeoutMs?: number;
   /** Character budget of a result's text (50 000). */
   maxResultChars?: number;
   /** Model turns per run before it ends with a clear message (50). */
@@ -60,6 +63,22 @@ export interface AgentOptions {
   followUpMode?: QueueMode;
 }
 
+/** The tool tagged with its plugin: a copy for plain objects, a child object for class instances (their methods stay reachable). */
+function ownedBy(tool: AgentTool, owner: string): AgentTool {
+  const proto = Object.getPrototypeOf(tool);
+  if (proto === Object.prototype || proto === null) return { ...tool, plugin: owner };
+  // A child of the instance, with the methods the loop calls bound to the instance itself
+  // (so private fields and `this` keep working).
+  const owned: PropertyDescriptorMap = {
+    plugin: { value: owner, enumerable: true },
+    execute: { value: tool.execute.bind(tool), enumerable: true },
+  };
+  if (tool.prepareArguments) {
+    owned.prepareArguments = { value: tool.prepareArguments.bind(tool), enumerable: true };
+  }
+  return Object.create(tool, owned);
+}
+
 function collectTools(options: AgentOptions): AgentTool[] {
   const owners = new Map<string, string>();
   const tools: AgentTool[] = [];
@@ -71,8 +90,14 @@ function collectTools(options: AgentOptions): AgentTool[] {
         `Cannot create agent: tool "${tool.name}" is registered twice, by ${previous} and by ${label}`,
       );
     }
+    const problem = invalidSchemaReason(tool.parameters);
+    if (problem !== undefined) {
+      throw new Error(
+        `Cannot create agent: tool "${tool.name}" (from ${label}) has an invalid parameter schema: ${problem}`,
+      );
+    }
     owners.set(tool.name, label);
-    tools.push(owner && tool.plugin !== owner ? { ...tool, plugin: owner } : tool);
+    tools.push(owner && tool.plugin !== owner ? ownedBy(tool, owner) : tool);
   };
   for (const plugin of options.plugins ?? []) {
     for (const tool of plugin.tools ?? []) add(tool, plugin.name);
@@ -157,6 +182,7 @@ export function createAgent(options: AgentOptions): Agent {
       model: options.model,
       toolExecution: options.toolExecution,
       toolTimeoutMs: options.toolTimeoutMs,
+      hookTimeoutMs: options.hookTimeoutMs,
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,

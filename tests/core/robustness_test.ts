@@ -1,0 +1,235 @@
+// What a buggy tool, hook, schema or listener can do: at worst, an error result.
+import {
+  type AgentTool,
+  createAgent,
+  definePlugin,
+  defineTool,
+  scriptedModel,
+  text,
+  toolCall,
+  type ToolResult,
+} from "@tack/agent";
+import { Type } from "typebox";
+import { deepEqual, equal, ok, rejects, throws } from "node:assert/strict";
+import { deferred, recordEvents, resultsOf, textOf } from "../support/agent_harness.ts";
+
+function stalled(name: string, aborted: boolean[], timeoutMs?: number) {
+  return defineTool({
+    name,
+    description: "",
+    parameters: Type.Object({}),
+    timeoutMs,
+    execute: (_p, { signal }) =>
+      new Promise<never>((_r, reject) =>
+        signal.addEventListener("abort", () => (aborted.push(true), reject(signal.reason)))
+      ),
+  });
+}
+
+Deno.test("a malformed result block is an error result; the batch and the run go on", async () => {
+  const aborted: boolean[] = [];
+  const bad = defineTool({
+    name: "bad",
+    description: "",
+    parameters: Type.Object({}),
+    // A realistic bug: `text: out.stdout` where stdout is undefined.
+    execute: () => ({ content: [{ type: "text" }] } as unknown as ToolResult),
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("bad", {}, "b"), toolCall("stall", {}, "s")], [text("ok")]]),
+    tools: [bad, stalled("stall", aborted)],
+    toolTimeoutMs: 30,
+  });
+  const results = resultsOf(await agent.prompt("go"));
+  deepEqual(results.map((r) => [r.toolCallId, textOf(r)]), [
+    ["b", "Tool bad returned an invalid result: content[0].text must be a string"],
+    ["s", "Tool stall timed out after 30 ms and was stopped"],
+  ]);
+  deepEqual(aborted, [true]);
+  equal(agent.messages.at(-1)?.role, "assistant");
+});
+
+Deno.test("an afterToolCall override with invalid content is an error result", async () => {
+  const echo = defineTool({
+    name: "echo",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => ({ content: [] }),
+  });
+  const broken = definePlugin({
+    name: "broken",
+    afterToolCall: () => ({ content: [null as never] }),
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("echo")], [text("ok")]]),
+    tools: [echo],
+    plugins: [broken],
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  equal(
+    textOf(result),
+    "Tool echo: an afterToolCall hook returned an invalid result: content[0] must be a text or image block",
+  );
+});
+
+function hookThatNeverAnswers(stage: "beforeToolCall" | "verifyToolCall" | "afterToolCall") {
+  return definePlugin({ name: "stuck", [stage]: () => new Promise(() => {}) });
+}
+
+Deno.test("a hook that never answers is bounded by the call's timeout", async () => {
+  const echo = defineTool({
+    name: "echo",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => ({ content: [{ type: "text", text: "ran" }] }),
+  });
+  const expected = {
+    beforeToolCall: "Tool echo was not run: its beforeToolCall hooks timed out after 20 ms",
+    verifyToolCall: "Tool echo was not run: its verifyToolCall hooks timed out after 20 ms",
+    afterToolCall:
+      "Tool echo: its afterToolCall hooks timed out after 20 ms; the result was withheld",
+  };
+  for (const stage of ["beforeToolCall", "verifyToolCall", "afterToolCall"] as const) {
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("echo")], [text("ok")]]),
+      tools: [echo],
+      plugins: [hookThatNeverAnswers(stage)],
+      toolTimeoutMs: 20,
+    });
+    const [result] = resultsOf(await agent.prompt("go"));
+    equal(textOf(result), expected[stage]);
+    equal(result.isError, true);
+  }
+});
+
+Deno.test("hookTimeoutMs: Infinity lets a hook wait (for a person), and abort still ends the wait", async () => {
+  const echo = defineTool({
+    name: "echo",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => ({ content: [] }),
+  });
+  const asking = deferred();
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("echo"), toolCall("echo")], [text("never")]]),
+    tools: [echo],
+    plugins: [
+      definePlugin({
+        name: "asks",
+        beforeToolCall: () => (asking.resolve(), new Promise(() => {})),
+      }),
+    ],
+    toolTimeoutMs: 5,
+    hookTimeoutMs: Infinity,
+  });
+  const running = agent.prompt("go");
+  await asking.promise;
+  await new Promise((r) => setTimeout(r, 30)); // well past toolTimeoutMs: still waiting
+  equal(agent.isRunning, true);
+  agent.abort();
+  const results = resultsOf(await running);
+  equal(results.length, 2);
+  for (const r of results) {
+    equal(textOf(r), "Tool echo was not run: the run was aborted before it started");
+  }
+});
+
+Deno.test("a schema that cannot compile is a load error, not a rejected prompt", () => {
+  const tool: AgentTool = {
+    name: "bad_schema",
+    description: "",
+    parameters: { type: "object", properties: { p: { type: "string", pattern: "(" } } },
+    execute: () => ({ content: [] }),
+  };
+  throws(() => createAgent({ model: scriptedModel([]), tools: [tool] }), {
+    message:
+      'Cannot create agent: tool "bad_schema" (from createAgent({ tools })) has an invalid parameter schema: ' +
+      "Invalid regular expression: /(/u: Unterminated group",
+  });
+});
+
+Deno.test("an async listener that rejects is reported; the run and the process go on", async () => {
+  const agent = createAgent({ model: scriptedModel([[text("ok")]]) });
+  agent.subscribe(async () => {
+    await Promise.resolve();
+    throw new Error("log sink down");
+  });
+  const reported: unknown[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => reported.push(args[0]);
+  try {
+    const added = await agent.prompt("hi");
+    await new Promise((r) => setTimeout(r, 0));
+    equal(added.length, 2);
+  } finally {
+    console.error = original;
+  }
+  ok(reported.length > 0);
+});
+
+Deno.test("transformContext that throws ends the turn with an error message", async () => {
+  const agent = createAgent({
+    model: scriptedModel([[text("never")]]),
+    transformContext: () => {
+      throw new Error("pruner bug");
+    },
+  });
+  const events = recordEvents(agent);
+  const added = await agent.prompt("hi");
+  const last = added.at(-1);
+  equal(last?.role === "assistant" && last.errorMessage, "Model stream failed: pruner bug");
+  equal(events.at(-1)?.type, "agent_end");
+});
+
+Deno.test("a call that starts after others in its batch still gets its full timeout", async () => {
+  const slowStart = (name: string) =>
+    defineTool({
+      name,
+      description: "",
+      parameters: Type.Object({}),
+      execute: async () => {
+        const until = performance.now() + 60; // synchronous setup before the first await
+        while (performance.now() < until) { /* busy */ }
+        await new Promise((r) => setTimeout(r, 20));
+        return { content: [{ type: "text", text: `${name} ok` }] };
+      },
+    });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("a"), toolCall("b")], [text("ok")]]),
+    tools: [slowStart("a"), slowStart("b")],
+    toolTimeoutMs: 50 + 60,
+  });
+  const results = resultsOf(await agent.prompt("go"));
+  deepEqual(results.map(textOf), ["a ok", "b ok"]);
+});
+
+Deno.test("a plugin tool that is a class instance keeps its methods", async () => {
+  class Counter implements AgentTool {
+    readonly name = "count";
+    readonly description = "Counts";
+    readonly parameters = { type: "object" };
+    #n = 0;
+    execute(): ToolResult {
+      return { content: [{ type: "text", text: String(++this.#n) }] };
+    }
+  }
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("count"), toolCall("count")], [text("ok")]]),
+    plugins: [definePlugin({ name: "counter", tools: [new Counter()] })],
+    toolExecution: "sequential",
+  });
+  const results = resultsOf(await agent.prompt("go"));
+  deepEqual(results.map(textOf), ["1", "2"]);
+  equal(agent.tools[0].plugin, "counter");
+});
+
+Deno.test("prompt() while a run is in progress rejects (it does not throw synchronously)", async () => {
+  const agent = createAgent({ model: scriptedModel([{ content: [text("slow")], delayMs: 10 }]) });
+  const running = agent.prompt("one");
+  const second = agent.prompt("two");
+  ok(second instanceof Promise);
+  await rejects(second, {
+    message: "Cannot prompt: a run is in progress; use steer() or followUp() to queue a message",
+  });
+  await running;
+});
