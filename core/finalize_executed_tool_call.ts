@@ -92,6 +92,8 @@ async function applyAfterToolCall(
     hookTimeoutMs,
   );
   const name = prepared.tool.name;
+  // Withholding protects a successful result; an error result (a timeout, say) stands.
+  if ((outcome.kind === "timeout" || outcome.kind === "abort") && executed.isError) return executed;
   if (outcome.kind === "timeout") {
     return {
       result: createErrorToolResult(hookTimedOutMessage(name, "afterToolCall", hookTimeoutMs)),

@@ -7,11 +7,11 @@
 
 import {
   type AgentTool,
+  invalidSchemaReason,
   type JsonSchema,
   type ToolEffect,
   ToolError,
   type ToolResult,
-  validateToolArguments,
 } from "@tack/agent";
 import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
@@ -49,15 +49,11 @@ const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
  */
 function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
-  try {
-    validateToolArguments(tool.name, schema, {});
-    return { parameters: schema, note: "" };
-  } catch {
-    return {
-      parameters: ANY_OBJECT,
-      note: `\n\nParameters (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,
-    };
-  }
+  if (invalidSchemaReason(schema) === undefined) return { parameters: schema, note: "" };
+  return {
+    parameters: ANY_OBJECT,
+    note: `\n\nParameters (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,
+  };
 }
 
 function progressText(progress: Progress): string {

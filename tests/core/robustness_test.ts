@@ -233,3 +233,23 @@ Deno.test("prompt() while a run is in progress rejects (it does not throw synchr
   });
   await running;
 });
+
+Deno.test("a stalled afterToolCall withholds a successful result but leaves an error standing", async () => {
+  const failing = defineTool({
+    name: "failing",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => {
+      throw new Error("disk full");
+    },
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("failing")], [text("ok")]]),
+    tools: [failing],
+    plugins: [hookThatNeverAnswers("afterToolCall")],
+    toolTimeoutMs: 20,
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  equal(textOf(result), "disk full");
+  equal(result.isError, true);
+});
