@@ -188,16 +188,17 @@ Deno.test("a call that starts after others in its batch still gets its full time
       description: "",
       parameters: Type.Object({}),
       execute: async () => {
-        const until = performance.now() + 60; // synchronous setup before the first await
+        const until = performance.now() + 100; // synchronous setup before the first await
         while (performance.now() < until) { /* busy */ }
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, 10));
         return { content: [{ type: "text", text: `${name} ok` }] };
       },
     });
   const agent = createAgent({
     model: scriptedModel([[toolCall("a"), toolCall("b")], [text("ok")]]),
     tools: [slowStart("a"), slowStart("b")],
-    toolTimeoutMs: 50 + 60,
+    // b needs 110 ms from its own start; timed from a's start it would need 210 ms.
+    toolTimeoutMs: 160,
   });
   const results = resultsOf(await agent.prompt("go"));
   deepEqual(results.map(textOf), ["a ok", "b ok"]);
