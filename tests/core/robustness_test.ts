@@ -188,7 +188,7 @@ Deno.test("a call that starts after others in its batch still gets its full time
       description: "",
       parameters: Type.Object({}),
       execute: async () => {
-        const until = performance.now() + 100; // synchronous setup before the first await
+        const until = performance.now() + 150; // synchronous setup, longer than the timeout
         while (performance.now() < until) { /* busy */ }
         await new Promise((r) => setTimeout(r, 10));
         return { content: [{ type: "text", text: `${name} ok` }] };
@@ -197,8 +197,9 @@ Deno.test("a call that starts after others in its batch still gets its full time
   const agent = createAgent({
     model: scriptedModel([[toolCall("a"), toolCall("b")], [text("ok")]]),
     tools: [slowStart("a"), slowStart("b")],
-    // b needs 110 ms from its own start; timed from a's start it would need 210 ms.
-    toolTimeoutMs: 160,
+    // b joins the batch's timer group only after a's 150 ms of setup, when the group's
+    // 120 ms are already up: timed from the group's start, b would be stopped at once.
+    toolTimeoutMs: 120,
   });
   const results = resultsOf(await agent.prompt("go"));
   deepEqual(results.map(textOf), ["a ok", "b ok"]);
