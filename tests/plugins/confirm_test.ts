@@ -515,9 +515,13 @@ Deno.test("examples/coding_agent.ts runs offline: fs + shell + confirm + audit f
   const stdout = new TextDecoder().decode(out.stdout);
   equal(out.code, 0, new TextDecoder().decode(out.stderr));
   const audit = stdout.slice(stdout.indexOf("Audit log"));
-  deepEqual(audit.split("\n").slice(1).map((line) => line.trim()).filter((l) => l !== ""), [
+  const lines = audit.split("\n").slice(1).map((line) => line.trim()).filter((l) => l !== "");
+  // The first turn's ls and read run in parallel: audit logs them in completion order.
+  deepEqual(lines.slice(0, 2).sort(), [
     'ls {"path":"."} → ok',
     'read {"path":"src/greet.ts"} → ok',
+  ]);
+  deepEqual(lines.slice(2), [
     'edit {"path":"src/greet.ts","oldText":"Helo","newText":"Hello"} → ok',
     'bash {"command":"grep -n Hello src/greet.ts"} → ok',
     'bash {"command":"rm -rf .git && git init"} → blocked by confirm',
