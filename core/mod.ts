@@ -86,6 +86,7 @@ export {
 } from "./execute_prepared_tool_call.ts";
 export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 export { invalidContentReason } from "./check_tool_result.ts";
+export { ownerLabel } from "./owner_label.ts";
 export { boundHook, type HookOutcome } from "./bound_hook.ts";
 export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";
 export { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";

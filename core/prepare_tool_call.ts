@@ -11,6 +11,7 @@ import type { AssistantMessage, ToolCall } from "./messages.ts";
 import type { AgentTool, ToolResult } from "./tool.ts";
 import type { MaybePromise } from "./maybe_promise.ts";
 import { boundHook } from "./bound_hook.ts";
+import { ownerLabel } from "./owner_label.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, type ToolIndex } from "./loop_config.ts";
 import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
 
@@ -169,10 +170,6 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
   return passHooks(input, tool, validated.value);
 }
 
-function ownerText(owner: string): string {
-  return owner === "createAgent" ? "the agent's beforeToolCall" : `plugin "${owner}"`;
-}
-
 function blocked(
   toolCall: ToolCall,
   tool: AgentTool,
@@ -223,7 +220,7 @@ async function passHooks(
     if (decision?.args && decision.args !== args) {
       const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
       const by = decision.rewrittenBy?.length
-        ? decision.rewrittenBy.map(ownerText).join(", ")
+        ? decision.rewrittenBy.map(ownerLabel).join(", ")
         : "beforeToolCall";
       if (!rewritten.ok) {
         const note = ` (arguments rewritten by ${by})`;

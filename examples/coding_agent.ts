@@ -104,8 +104,9 @@ export interface CodingAgentOptions {
 }
 
 /**
- * Assembles the coding agent: audit first (it sees every call), the tools, and confirm
- * last (it judges the final arguments), with confirm's final check as the agent's hook.
+ * Assembles the coding agent: audit first (its fail-closed block comes before any
+ * question), the tools, and confirm last (it judges the arguments as earlier plugins left
+ * them; its verifyToolCall re-checks the final ones).
  *
  * @param options The model, the project root, how to ask, where to log.
  * @returns The agent.

@@ -7,6 +7,7 @@
  */
 
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
+import { ownerLabel } from "../core/owner_label.ts";
 import type {
   AfterToolCallHook,
   AfterToolCallResult,
@@ -28,24 +29,6 @@ export interface TaggedHook<H> {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * How error texts name a hook's owner: `plugin "x"`, or `the agent's` for `createAgent`.
- *
- * @param owner A plugin's name, or `createAgent`.
- * @returns The label.
- *
- * @example
- * ```ts
- * import { ownerLabel } from "@tack/agent";
- * import { equal } from "node:assert/strict";
- *
- * equal(ownerLabel("rules"), 'plugin "rules"');
- * ```
- */
-export function ownerLabel(owner: string): string {
-  return owner === "createAgent" ? "the agent's" : `plugin "${owner}"`;
 }
 
 /**
@@ -89,7 +72,7 @@ export function composeBeforeToolCall(
           blockedBy: owner,
           reason: `Tool ${context.tool.name} was blocked: ${
             ownerLabel(owner)
-          } beforeToolCall hook failed: ${messageOf(error)}`,
+          } failed in beforeToolCall: ${messageOf(error)}`,
         };
       }
       if (!decision) continue;
@@ -145,7 +128,7 @@ export function composeVerifyToolCall(
           blockedBy: owner,
           reason: `Tool ${context.tool.name} was blocked: ${
             ownerLabel(owner)
-          } verifyToolCall hook failed: ${messageOf(error)}`,
+          } failed in verifyToolCall: ${messageOf(error)}`,
         };
       }
       if (verdict?.block) {
@@ -201,7 +184,7 @@ export function composeAfterToolCall(
         isError = override.isError ?? isError;
       } catch (error) {
         result = createErrorToolResult(
-          `Tool ${context.tool.name} failed: ${ownerLabel(owner)} afterToolCall hook failed: ${
+          `Tool ${context.tool.name} failed: ${ownerLabel(owner)} failed in afterToolCall: ${
             messageOf(error)
           }`,
         );

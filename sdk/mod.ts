@@ -14,7 +14,6 @@ export {
   composeBeforeToolCall,
   composeShouldStopAfterTurn,
   composeVerifyToolCall,
-  ownerLabel,
   type TaggedHook,
 } from "./compose_hooks.ts";
 export {

@@ -60,7 +60,7 @@ Deno.test("a batch mixing every failure kind gets exactly one result per call, i
     "13 is unlucky",
     "exploded",
     "Tool stall timed out after 20 ms and was stopped",
-    'Tool ok was blocked: plugin "flaky" beforeToolCall hook failed: policy service down',
+    'Tool ok was blocked: plugin "flaky" failed in beforeToolCall: policy service down',
     "n=2",
   ]);
   equal(events.filter((e) => e.type === "tool_execution_start").length, 8);

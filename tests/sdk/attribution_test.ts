@@ -62,7 +62,7 @@ Deno.test("tool_execution_end names who blocked and who rewrote, for any plugin"
 
   const { ends: agentBlocked } = await ends({ beforeToolCall: () => ({ block: true }) });
   equal(agentBlocked[0].blockedBy, "createAgent");
-  equal(textOf(agentBlocked[0].result), "Tool say was blocked by the agent's");
+  equal(textOf(agentBlocked[0].result), "Tool say was blocked by the agent's own hook");
 });
 
 Deno.test("verifyToolCall sees the final arguments, after every rewrite including the agent's own", async () => {
@@ -101,7 +101,7 @@ Deno.test("a verifyToolCall that throws blocks the call, naming its plugin", asy
   const { results, ends: e } = await ends({ plugins: [broken] });
   equal(
     textOf(results[0]),
-    'Tool say was blocked: plugin "broken-verifier" verifyToolCall hook failed: hash store offline',
+    'Tool say was blocked: plugin "broken-verifier" failed in verifyToolCall: hash store offline',
   );
   equal(e[0].blockedBy, "broken-verifier");
 });
@@ -129,4 +129,14 @@ Deno.test("a ToolError may carry content (images) beside its message", async () 
     { type: "image", data: "AAAA", mimeType: "image/png" },
   ]);
   deepEqual(results[0].details, { frame: 3 });
+});
+
+Deno.test("an invalid rewrite by the agent's own hook is named as such", async () => {
+  const { results, ends: e } = await ends({ beforeToolCall: () => ({ args: { word: ["hi"] } }) });
+  equal(
+    textOf(results[0]),
+    'Invalid arguments for tool "say" (arguments rewritten by the agent\'s own hook):\n' +
+      '  - word: must be string (received ["hi"])\nReceived arguments: {"word":["hi"]}',
+  );
+  deepEqual(e[0].rewrittenBy, ["createAgent"]);
 });

@@ -70,17 +70,17 @@ Deno.test("a before hook that throws fails closed: the call is blocked and the p
     },
   });
   equal(result.isError, true);
-  equal(textOf(result), 'Tool say was blocked: plugin "crashy" beforeToolCall hook failed: oops');
+  equal(textOf(result), 'Tool say was blocked: plugin "crashy" failed in beforeToolCall: oops');
   equal(ran, false);
 });
 
-Deno.test("the agent's own hook failing is named as the agent's", async () => {
+Deno.test("the agent's own hook failing is named as the agent's own hook", async () => {
   const result = await run({
     beforeToolCall: () => {
       throw new Error("bad");
     },
   });
-  equal(textOf(result), "Tool say was blocked: the agent's beforeToolCall hook failed: bad");
+  equal(textOf(result), "Tool say was blocked: the agent's own hook failed in beforeToolCall: bad");
 });
 
 Deno.test("after hooks chain field by field; an omitted field keeps its value", async () => {
@@ -124,7 +124,7 @@ Deno.test("an after hook that throws turns the result into an error naming the p
   equal(result.isError, true);
   equal(
     textOf(result),
-    'Tool say failed: plugin "redactor" afterToolCall hook failed: regex exploded',
+    'Tool say failed: plugin "redactor" failed in afterToolCall: regex exploded',
   );
 });
 
