@@ -14,8 +14,8 @@ import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 import type { AgentContext } from "./hooks.ts";
 import {
   DEFAULT_MAX_RESULT_CHARS,
-  DEFAULT_TOOL_TIMEOUT_MS,
   type LoopConfig,
+  timeoutsFor,
   type ToolIndex,
 } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
@@ -136,8 +136,8 @@ function run(
       isError: true,
     };
   }
-  const timeoutMs = tool.timeoutMs ?? input.config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const executed = executePreparedToolCall(prepared, input.signal, timeoutMs, input.emit, watch);
+  const { callMs } = timeoutsFor(tool, input.config);
+  const executed = executePreparedToolCall(prepared, input.signal, callMs, input.emit, watch);
   return isPromiseLike<ExecutedToolCall>(executed)
     ? executed.then((done) => afterRun(input, prepared, done))
     : afterRun(input, prepared, executed);
@@ -155,8 +155,7 @@ function afterRun(
     input.context,
     input.config.afterToolCall,
     input.signal,
-    input.config.hookTimeoutMs ?? prepared.tool.timeoutMs ?? input.config.toolTimeoutMs ??
-      DEFAULT_TOOL_TIMEOUT_MS,
+    timeoutsFor(prepared.tool, input.config).hookMs,
   );
   const { toolCall, tool, args, rewrittenBy } = prepared;
   return isPromiseLike<ExecutedToolCall>(final)
@@ -196,8 +195,7 @@ function start(
     context: input.context,
     beforeToolCall: input.config.beforeToolCall,
     verifyToolCall: input.config.verifyToolCall,
-    hookTimeoutMs: input.config.hookTimeoutMs,
-    toolTimeoutMs: input.config.toolTimeoutMs,
+    timeouts: input.config,
     signal: input.signal,
   });
 }

@@ -70,3 +70,29 @@ export type ToolIndex = ReadonlyMap<string, AgentTool>;
 export function indexTools(tools: readonly AgentTool[]): ToolIndex {
   return new Map(tools.map((tool) => [tool.name, tool]));
 }
+
+/**
+ * A call's timeout and its hooks' timeout, from the tool and the config: the tool's own
+ * `timeoutMs`, else the agent's `toolTimeoutMs`, else two minutes; hooks get
+ * `hookTimeoutMs` when set, else the call's timeout.
+ *
+ * @param tool The tool being called.
+ * @param config The agent's limits.
+ * @returns Both limits in ms.
+ *
+ * @example
+ * ```ts
+ * import { timeoutsFor } from "@tack/agent";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const tool = { name: "t", description: "", parameters: {}, timeoutMs: 5, execute: () => ({ content: [] }) };
+ * deepEqual(timeoutsFor(tool, { hookTimeoutMs: Infinity }), { callMs: 5, hookMs: Infinity });
+ * ```
+ */
+export function timeoutsFor(
+  tool: AgentTool,
+  config: Pick<LoopConfig, "toolTimeoutMs" | "hookTimeoutMs">,
+): { callMs: number; hookMs: number } {
+  const callMs = tool.timeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  return { callMs, hookMs: config.hookTimeoutMs ?? callMs };
+}

@@ -54,6 +54,7 @@ export {
   DEFAULT_TOOL_TIMEOUT_MS,
   indexTools,
   type LoopConfig,
+  timeoutsFor,
   type ToolIndex,
 } from "./loop_config.ts";
 export {

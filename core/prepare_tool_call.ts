@@ -12,7 +12,7 @@ import type { AgentTool, ToolResult } from "./tool.ts";
 import type { MaybePromise } from "./maybe_promise.ts";
 import { boundHook } from "./bound_hook.ts";
 import { ownerLabel } from "./owner_label.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, type ToolIndex } from "./loop_config.ts";
+import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
 import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
 
 /** A call that passed every gate and may execute. */
@@ -64,10 +64,8 @@ export interface PrepareToolCallInput {
   beforeToolCall?: BeforeToolCallHook;
   /** The composed `verifyToolCall` hook, if any: the last, block-only check. */
   verifyToolCall?: VerifyToolCallHook;
-  /** How long the hooks may take before the call ends as timed out (default: the call's timeout). */
-  hookTimeoutMs?: number;
-  /** The agent's default call timeout, the fallback for `hookTimeoutMs`. */
-  toolTimeoutMs?: number;
+  /** The agent's `toolTimeoutMs` and `hookTimeoutMs`, which bound the hooks (see `timeoutsFor`). */
+  timeouts?: Pick<LoopConfig, "toolTimeoutMs" | "hookTimeoutMs">;
   /** The run's abort signal. */
   signal: AbortSignal;
 }
@@ -202,8 +200,7 @@ async function passHooks(
   const aborted = () =>
     immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)), tool);
 
-  const limit = input.hookTimeoutMs ?? tool.timeoutMs ?? input.toolTimeoutMs ??
-    DEFAULT_TOOL_TIMEOUT_MS;
+  const limit = timeoutsFor(tool, input.timeouts ?? {}).hookMs;
   const stalled = (stage: string) =>
     immediate(toolCall, createErrorToolResult(hookTimedOutMessage(tool.name, stage, limit)), tool);
 
