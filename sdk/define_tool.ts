@@ -12,7 +12,7 @@ import type {
   ToolExecutionMode,
   ToolResult,
 } from "../core/tool.ts";
-import { validateToolArguments } from "../core/validate_tool_arguments.ts";
+import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 
 /** The pattern tool names must match (what OpenAI-compatible APIs accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -83,12 +83,10 @@ export function defineTool<S extends JsonSchema, D = unknown>(
   if (typeof definition.execute !== "function") {
     throw new TypeError(`Cannot define tool "${name}": execute must be a function`);
   }
-  try {
-    validateToolArguments(name, parameters, {});
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+  const problem = invalidSchemaReason(parameters);
+  if (problem !== undefined) {
     throw new TypeError(
-      `Cannot define tool "${name}": its parameters are not a valid schema: ${reason}`,
+      `Cannot define tool "${name}": its parameters are not a valid schema: ${problem}`,
     );
   }
   return Object.freeze({ ...definition, description: definition.description ?? "" }) as Tool<S, D>;

@@ -64,6 +64,20 @@ Deno.test("defineTool refuses names the APIs reject, and broken schemas", () => 
     message: 'Cannot define tool "get weather": a name must match ^[a-zA-Z0-9_-]{1,64}$',
   });
   throws(() => tool("x".repeat(65)), TypeError);
+  throws(
+    () =>
+      defineTool({
+        name: "bad_schema",
+        description: "",
+        parameters: Type.Object({ p: Type.String({ pattern: "(" }) }),
+        execute: () => ({ content: [] }),
+      }),
+    {
+      name: "TypeError",
+      message: 'Cannot define tool "bad_schema": its parameters are not a valid schema: ' +
+        "Invalid regular expression: /(/u: Unterminated group",
+    },
+  );
   throws(() => definePlugin({ name: "" }), {
     message: "Cannot define plugin: it needs a non-empty name",
   });
