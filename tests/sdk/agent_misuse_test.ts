@@ -1,0 +1,36 @@
+// Host bugs get clear errors: the misuse paths of the Agent and the stream.
+import { AssistantMessageStream, createAgent, emptyUsage, scriptedModel, text } from "@tack/agent";
+import { equal, rejects, throws } from "node:assert/strict";
+
+Deno.test("continue() on an empty transcript rejects with a clear message", async () => {
+  const agent = createAgent({ model: scriptedModel([[text("x")]]) });
+  await rejects(agent.continue(), { message: "Cannot continue: the transcript is empty" });
+  equal(agent.isRunning, false);
+});
+
+Deno.test("reset() while a run is in progress throws; afterwards it clears the transcript", async () => {
+  const agent = createAgent({ model: scriptedModel([{ content: [text("slow")], delayMs: 10 }]) });
+  const running = agent.prompt("hi");
+  throws(() => agent.reset(), { message: "Cannot reset: a run is in progress" });
+  await running;
+  equal(agent.messages.length, 2);
+  agent.reset();
+  equal(agent.messages.length, 0);
+});
+
+Deno.test("pushing to a stream after done is a provider bug, named", () => {
+  const message = {
+    role: "assistant" as const,
+    content: [],
+    stopReason: "stop" as const,
+    usage: emptyUsage(),
+    provider: "p",
+    model: "m",
+    timestamp: 0,
+  };
+  const stream = new AssistantMessageStream();
+  stream.push({ type: "done", reason: "stop", message });
+  throws(() => stream.push({ type: "start", partial: message }), {
+    message: 'Cannot push "start": the stream has ended',
+  });
+});
