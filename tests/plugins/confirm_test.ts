@@ -22,40 +22,7 @@ import confirmDefault, {
 } from "@tack/agent/plugins/confirm";
 import { Type } from "typebox";
 import { deepEqual, equal, throws } from "node:assert/strict";
-
-function writeTool(root: string): Tool {
-  return defineTool({
-    name: "write",
-    description: "Writes a file",
-    effects: ["write"],
-    parameters: Type.Object({ path: Type.String(), content: Type.String() }),
-    async execute({ path, content }) {
-      await Deno.writeTextFile(`${root}/${path}`, content);
-      return { content: [{ type: "text", text: `wrote ${path}` }] };
-    },
-  });
-}
-
-function bashTool(root: string): Tool {
-  return defineTool({
-    name: "bash",
-    description: "Runs a shell command",
-    effects: ["exec"],
-    parameters: Type.Object({ command: Type.String() }),
-    async execute({ command }) {
-      const out = await new Deno.Command("sh", { args: ["-c", command], cwd: root }).output();
-      return { content: [{ type: "text", text: new TextDecoder().decode(out.stdout).trim() }] };
-    },
-  });
-}
-
-const readTool: Tool = defineTool({
-  name: "read",
-  description: "Reads",
-  effects: ["read"],
-  parameters: Type.Object({ path: Type.String() }),
-  execute: ({ path }) => ({ content: [{ type: "text", text: `read ${path}` }] }),
-});
+import { bashTool, readTool, writeTool } from "../support/effect_tools.ts";
 
 function summarize(messages: readonly { role: string }[]): string[] {
   return messages
@@ -128,7 +95,7 @@ Deno.test("without an ask function, write and exec are denied with a reason; rea
   withRoot(async (root) => {
     const results = await runTurns({
       plugins: [confirm()],
-      tools: [writeTool(root), bashTool(root), readTool],
+      tools: [writeTool(root), bashTool(root), readTool()],
       turns: [[["write", { path: "a", content: "x" }], ["bash", { command: "touch b" }], [
         "read",
         { path: "a" },
@@ -255,7 +222,7 @@ Deno.test("rules: ask rules ask even for reads, allow rules exempt, deny rules b
           { name: "no-rm", action: "deny", tool: "bash", args: { command: { regex: "\\brm\\b" } } },
         ],
       })],
-      tools: [readTool, bashTool(root)],
+      tools: [readTool(), bashTool(root)],
       turns: [[
         ["read", { path: "keys/server.pem" }],
         ["read", { path: "notes.txt" }],
@@ -374,7 +341,7 @@ Deno.test("a rewrite after confirm passes only when the new arguments need no ap
     });
     const results = await runTurns({
       plugins: [plugin, rewrite],
-      tools: [readTool, bashTool(root)],
+      tools: [readTool(), bashTool(root)],
       turns: [[
         ["bash", { command: "echo hi" }],
         ["bash", { command: "echo ok" }],

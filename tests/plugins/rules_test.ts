@@ -15,46 +15,9 @@ import rulesDefault, {
   rules,
 } from "@tack/agent/plugins/rules";
 import { parse } from "@std/jsonc";
-import { dirname } from "node:path";
 import { Type } from "typebox";
 import { deepEqual, equal, throws } from "node:assert/strict";
-
-function writeTool(root: string): Tool {
-  return defineTool({
-    name: "write",
-    description: "Writes a file",
-    effects: ["write"],
-    parameters: Type.Object({ path: Type.String(), content: Type.String() }),
-    async execute({ path, content }) {
-      await Deno.mkdir(dirname(`${root}/${path}`), { recursive: true });
-      await Deno.writeTextFile(`${root}/${path}`, content);
-      return { content: [{ type: "text", text: `wrote ${path}` }] };
-    },
-  });
-}
-
-function bashTool(root: string): Tool {
-  return defineTool({
-    name: "bash",
-    description: "Runs a shell command",
-    effects: ["exec"],
-    parameters: Type.Object({ command: Type.String() }),
-    async execute({ command }) {
-      const out = await new Deno.Command("sh", { args: ["-c", command], cwd: root }).output();
-      return { content: [{ type: "text", text: new TextDecoder().decode(out.stdout).trim() }] };
-    },
-  });
-}
-
-function readTool(): Tool {
-  return defineTool({
-    name: "read",
-    description: "Reads",
-    effects: ["read"],
-    parameters: Type.Object({ path: Type.String() }),
-    execute: ({ path }) => ({ content: [{ type: "text", text: `read ${path}` }] }),
-  });
-}
+import { bashTool, readTool, writeTool } from "../support/effect_tools.ts";
 
 async function run(
   plugin: Plugin,
