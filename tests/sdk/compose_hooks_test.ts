@@ -1,4 +1,13 @@
-import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import {
+  composeAfterToolCall,
+  composeBeforeToolCall,
+  createAgent,
+  definePlugin,
+  defineTool,
+  scriptedModel,
+  text,
+  toolCall,
+} from "@tack/agent";
 import { Type } from "typebox";
 import { deepEqual, equal } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
@@ -148,4 +157,44 @@ Deno.test("hooks see the tool, the raw call and the run's context", async () => 
   });
   await agent.prompt("go");
   deepEqual(seen, { tool: "say", callArgs: { word: "yo" }, messages: 2, plugin: "owner" });
+});
+
+Deno.test("a chain of synchronous hooks answers synchronously; a mixed chain keeps its order", async () => {
+  const order: string[] = [];
+  const sync = (name: string) => ({
+    owner: name,
+    hook: ({ args }: { args: Record<string, unknown> }) => {
+      order.push(name);
+      return { args: { word: `${args.word}${name}` } };
+    },
+  });
+  const syncChain = composeBeforeToolCall([sync("a"), sync("b")])!;
+  // deno-lint-ignore no-explicit-any
+  const context = { args: { word: "" }, tool: { name: "say" } } as any;
+  const answer = syncChain(context, new AbortController().signal);
+  equal(answer instanceof Promise, false, "no promise for synchronous hooks");
+  deepEqual(answer, { args: { word: "ab" }, rewrittenBy: ["a", "b"] });
+
+  order.length = 0;
+  const mixed = composeBeforeToolCall([
+    sync("a"),
+    {
+      owner: "slow",
+      hook: async ({ args }) => (order.push("slow"), { args: { word: `${args.word}s` } }),
+    },
+    sync("c"),
+  ])!;
+  deepEqual(await mixed(context, new AbortController().signal), {
+    args: { word: "asc" },
+    rewrittenBy: ["a", "slow", "c"],
+  });
+  deepEqual(order, ["a", "slow", "c"]);
+
+  const after = composeAfterToolCall([{ owner: "x", hook: () => ({ details: 1 }) }])!;
+  // deno-lint-ignore no-explicit-any
+  const afterAnswer = after(
+    { result: { content: [] }, isError: false, tool: { name: "say" } } as any,
+    new AbortController().signal,
+  );
+  equal(afterAnswer instanceof Promise, false);
 });
