@@ -180,7 +180,9 @@ Deno.test("a chain of synchronous hooks answers synchronously; a mixed chain kee
     sync("a"),
     {
       owner: "slow",
-      hook: async ({ args }) => (order.push("slow"), { args: { word: `${args.word}s` } }),
+      hook: (
+        { args },
+      ) => (order.push("slow"), Promise.resolve({ args: { word: `${args.word}s` } })),
     },
     sync("c"),
   ])!;
@@ -191,8 +193,8 @@ Deno.test("a chain of synchronous hooks answers synchronously; a mixed chain kee
   deepEqual(order, ["a", "slow", "c"]);
 
   const after = composeAfterToolCall([{ owner: "x", hook: () => ({ details: 1 }) }])!;
-  // deno-lint-ignore no-explicit-any
   const afterAnswer = after(
+    // deno-lint-ignore no-explicit-any
     { result: { content: [] }, isError: false, tool: { name: "say" } } as any,
     new AbortController().signal,
   );
