@@ -18,7 +18,17 @@ export interface ModuleGraph {
   remoteHosts: string[];
   /** Scoped mappings of every bare specifier in the graph, as the host resolved them. */
   importMap: { imports: Record<string, string>; scopes: Record<string, Record<string, string>> };
+  /**
+   * The lockfile the graph was cached with (the plugin's project's, else the host's), if
+   * any: the child runs with it frozen, so it never re-resolves a package the host did not
+   * fetch.
+   */
+  lockFile?: string;
 }
+
+import { parse as parseJsonc } from "@std/jsonc";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 interface InfoModule {
   specifier: string;
@@ -41,6 +51,77 @@ async function deno(args: string[], cwd: string): Promise<string> {
     );
   }
   return decoder.decode(output.stdout);
+}
+
+const CONFIG_NAMES = ["deno.json", "deno.jsonc"];
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The folder whose Deno config resolves a module: the nearest folder at or above `start`
+ * with a `deno.json(c)`.
+ *
+ * @param start An absolute folder.
+ * @returns The folder and its config file, or `undefined` when none is found.
+ *
+ * @example The repository's own config
+ * ```ts
+ * import { findConfig } from "./module_graph.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const found = findConfig(new URL(".", import.meta.url).pathname);
+ * equal(found?.file.endsWith("/deno.json"), true);
+ * ```
+ */
+export function findConfig(start: string): { dir: string; file: string } | undefined {
+  let dir = start.replace(/\/+$/, "") || "/";
+  while (true) {
+    for (const name of CONFIG_NAMES) {
+      const file = `${dir === "/" ? "" : dir}/${name}`;
+      if (isFile(file)) return { dir, file };
+    }
+    if (dir === "/") return undefined;
+    dir = dir.slice(0, dir.lastIndexOf("/")) || "/";
+  }
+}
+
+/**
+ * The lockfile a config uses: its `lock` field (a path or `{ path }`), `deno.lock` beside
+ * it by default, none when `lock` is `false` or the file does not exist.
+ *
+ * @param config The config's folder and file.
+ * @returns The lockfile's absolute path, or `undefined`.
+ *
+ * @example The repository's lockfile
+ * ```ts
+ * import { findConfig, lockFileOf } from "./module_graph.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const config = findConfig(new URL(".", import.meta.url).pathname)!;
+ * equal(lockFileOf(config)?.endsWith("/deno.lock"), true);
+ * ```
+ */
+export function lockFileOf(config: { dir: string; file: string }): string | undefined {
+  let lock: unknown;
+  try {
+    lock = parseJsonc(Deno.readTextFileSync(config.file))?.lock;
+  } catch {
+    lock = undefined;
+  }
+  if (lock === false) return undefined;
+  const named = typeof lock === "string"
+    ? lock
+    : typeof (lock as { path?: unknown })?.path === "string"
+    ? (lock as { path: string }).path
+    : "deno.lock";
+  const path = resolve(config.dir, named);
+  return isFile(path) ? path : undefined;
 }
 
 function isBare(specifier: string): boolean {
@@ -89,6 +170,13 @@ export async function prepareModuleGraph(
   specifier: string,
   cwd: string = Deno.cwd(),
 ): Promise<ModuleGraph> {
+  // A local plugin with its own project (a deno.json at or above its folder) is cached
+  // and resolved by that project's config and lock; anything else by the host's.
+  const own = specifier.startsWith("file:")
+    ? findConfig(dirname(fileURLToPath(specifier)))
+    : undefined;
+  const config = own ?? findConfig(cwd);
+  if (own !== undefined) cwd = own.dir;
   await deno(["cache", "--quiet", specifier], cwd);
   const info = JSON.parse(await deno(["info", "--json", specifier], cwd)) as {
     roots: string[];
@@ -131,5 +219,6 @@ export async function prepareModuleGraph(
     dynamicFiles: local(dynamicUrls),
     remoteHosts: [...remoteHosts],
     importMap: { imports: {}, scopes },
+    lockFile: config === undefined ? undefined : lockFileOf(config),
   };
 }

@@ -169,6 +169,8 @@ export async function prepareSandbox(
   const entryPath = `${dir}/entry.ts`;
   await Deno.writeTextFile(importMapPath, JSON.stringify(graph.importMap));
   await Deno.writeTextFile(entryPath, entrySource(url, false));
+  const lockPath = graph.lockFile === undefined ? undefined : `${dir}/deno.lock`;
+  if (lockPath !== undefined) await Deno.copyFile(graph.lockFile!, lockPath);
   const layer = await chooseOsLayer(options.confine !== false, false);
   return {
     url,
@@ -181,6 +183,7 @@ export async function prepareSandbox(
         grants,
         graph,
         importMapPath,
+        lockPath,
         entryPath,
         layer: netLayer,
         denoDir,

@@ -94,6 +94,8 @@ export interface SandboxCommandInput {
   grants: Required<PluginPermissions>;
   graph: ModuleGraph;
   importMapPath: string;
+  /** A read-only copy of the lockfile the graph was cached with, if there is one. */
+  lockPath?: string;
   /** The entry module that imports the runner and the plugin. */
   entryPath: string;
   config: RunnerConfig;
@@ -164,7 +166,9 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     "run",
     "--no-prompt",
     "--no-config",
-    "--no-lock",
+    // The lock the host cached the graph with, frozen: the child resolves exactly what the
+    // host fetched, and a package missing from it is an error, never a re-resolution.
+    ...(input.lockPath === undefined ? ["--no-lock"] : [`--lock=${input.lockPath}`, "--frozen"]),
     // Without an `import` grant nothing new can be fetched: the host cached the graph.
     ...(grants.import === false ? ["--cached-only"] : []),
     `--import-map=${input.importMapPath}`,
@@ -191,6 +195,7 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
       ...TACK_SOURCE_DIRS,
       ...input.graph.localFiles,
       input.importMapPath,
+      ...(input.lockPath === undefined ? [] : [input.lockPath]),
       input.entryPath,
       ...paths(grants.read),
       ...paths(grants.ffi),
