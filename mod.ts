@@ -4,8 +4,7 @@
  *
  * @example A weather agent on the scripted model
  * ```ts
- * import { createAgent, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
- * import { Type } from "typebox";
+ * import { createAgent, defineTool, scriptedModel, text, toolCall, Type } from "@tack/agent";
  * import { equal } from "node:assert/strict";
  *
  * const weather = defineTool({
@@ -38,11 +37,9 @@ export {
   thinking,
   toolCall,
 } from "./sdk/testing.ts";
-export {
-  type MaxTokensField,
-  openai,
-  OPENAI_BASE_URL,
-  type OpenAIOptions,
-  PLACEHOLDER_API_KEY,
-  type ReasoningEffort,
-} from "./sdk/providers/openai/mod.ts";
+// The client loads at the first turn: importing `@tack/agent` for the plugin API stays light.
+export { lazyOpenai as openai } from "./sdk/providers/openai/lazy_openai.ts";
+export { OPENAI_BASE_URL, PLACEHOLDER_API_KEY } from "./sdk/providers/openai/check_options.ts";
+export type { MaxTokensField, OpenAIOptions, ReasoningEffort } from "./sdk/providers/openai/mod.ts";
+// TypeBox, so a tool or plugin needs one import and never a second copy of it.
+export { type Static, Type } from "typebox";

@@ -15,14 +15,14 @@ import { streamResponses } from "./stream_responses.ts";
 import { StreamingMessage } from "./streaming_message.ts";
 import { streamTurn } from "./stream_turn.ts";
 
-/** The official endpoint, used when neither `baseURL` nor `OPENAI_BASE_URL` is set. */
-export const OPENAI_BASE_URL = "https://api.openai.com/v1";
+import {
+  checkOpenAIOptions,
+  isHttpURL,
+  OPENAI_BASE_URL,
+  PLACEHOLDER_API_KEY,
+} from "./check_options.ts";
 
-/**
- * The key sent to a server given by base URL when no key is set: local servers (Ollama,
- * vLLM, LM Studio) ignore it, and the client needs one.
- */
-export const PLACEHOLDER_API_KEY = "tack-no-key";
+export { OPENAI_BASE_URL, PLACEHOLDER_API_KEY };
 
 /** Options of {@linkcode openai}. */
 export interface OpenAIOptions {
@@ -64,12 +64,6 @@ export interface OpenAIOptions {
   idleTimeoutMs?: number;
   /** The `fetch` to send requests with (a proxy, a recorder). Default: the global `fetch`. */
   fetch?: typeof fetch;
-}
-
-/** Whether `value` is an absolute http: or https: URL (`localhost:11434` is not). */
-function isHttpURL(value: string): boolean {
-  const url = URL.parse(value);
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:");
 }
 
 /** Reads an environment variable, as `undefined` when unset or not permitted. */
@@ -157,12 +151,7 @@ function resolve(options: OpenAIOptions): Resolved {
  * ```
  */
 export function openai(options: OpenAIOptions): Model {
-  if (!options.model) throw new TypeError("Cannot create the openai model: `model` is empty");
-  if (options.baseURL !== undefined && !isHttpURL(options.baseURL)) {
-    throw new TypeError(
-      `Cannot create the openai model: baseURL "${options.baseURL}" is not an http(s) URL`,
-    );
-  }
+  checkOpenAIOptions(options);
   const policy: RetryPolicy = {
     maxRetries: options.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
     baseDelayMs: options.retryBaseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs,
