@@ -190,7 +190,7 @@ if (import.meta.main) {
       tack: values.tack && resolve(base, values.tack),
     });
     console.log(`Created ${result.target}:\n  ${result.files.join("\n  ")}`);
-    console.log(`Next: cd ${result.target} && deno test --doc`);
+    console.log(`Next: cd ${result.target} && deno task test`);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     Deno.exit(1);

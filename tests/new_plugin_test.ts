@@ -128,23 +128,39 @@ Deno.test("new-plugin without a name prints the usage", async () => {
   match(stderr, /^usage: deno task new-plugin <name> \[target\]/);
 });
 
-Deno.test("a copy wired to a Tack checkout passes its own tests", async () => {
+/** Runs the command the scaffolder prints (`deno task test`) in `cwd`, with no env grants. */
+async function runPrintedTestCommand(cwd: string): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "test"],
+    cwd,
+    clearEnv: true,
+    env: { ...envWithoutInitCwd(), NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const log = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+  equal(output.code, 0, log);
+  return log;
+}
+
+Deno.test("a copy outside the repo, wired to a Tack checkout, passes the command it prints", async () => {
   await withTempDir(async (dir) => {
     const target = join(dir, "local-one");
-    equal((await scaffold(["local-one", target, `--tack=${REPO}`])).code, 0);
+    const made = await scaffold(["local-one", target, `--tack=${REPO}`]);
+    equal(made.code, 0);
+    match(made.stdout, /Next: cd .*local-one && deno task test\n/);
     const config = JSON.parse(await Deno.readTextFile(join(target, "deno.json")));
     equal(await exists(join(target, config.imports["@tack/agent/sdk"])), true);
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["test", "-A", "tests/"],
-      cwd: target,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const log = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
-    equal(output.code, 0, log);
-    match(log, /ok \| 8 passed \| 0 failed/);
+    // The tests and the JSDoc examples: 8 tests, 4 doc examples.
+    match(await runPrintedTestCommand(target), /ok \| 12 passed \| 0 failed/);
   });
+});
+
+Deno.test("the repo's plugin template passes deno task test as its README says", async () => {
+  match(
+    await runPrintedTestCommand(join(REPO, "examples/plugin-template")),
+    /ok \| 12 passed \| 0 failed/,
+  );
 });
 
 Deno.test("deno task new-plugin creates the copy where the user is, not in the repo", async () => {
