@@ -3,6 +3,7 @@
  * out of the root end as error results with exact texts, and nothing outside is touched.
  */
 
+import { HAVE_BWRAP, skipWithoutBwrap } from "../support/os_layer.ts";
 import {
   createAgent,
   type Plugin,
@@ -209,7 +210,11 @@ Deno.test("resolveInRoot: NUL characters and empty paths", async () => {
   });
 });
 
-Deno.test("fs: sandboxed, with only its declared permissions, it is still confined", async () => {
+Deno.test({
+  name: "fs: sandboxed, with only its declared permissions, it is still confined",
+  ignore: skipWithoutBwrap("fs: sandboxed, it is still confined"),
+}, async () => {
+  equal(HAVE_BWRAP, true, "bubblewrap must be installed");
   await withDirs(async (root, outside) => {
     await Deno.symlink(`${outside}/secret.txt`, `${root}/link.txt`);
     const plugin = await loadPlugin("./plugins/fs/mod.ts", {

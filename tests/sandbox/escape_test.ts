@@ -1,5 +1,6 @@
 // The escape suite: a sandboxed plugin granted only `read: ["./ws"]` tries every way
 // out; each attempt must end as an error result naming the permission.
+import { skipWithoutBwrap } from "../support/os_layer.ts";
 import { createAgent, scriptedModel, text, type ToolResultMessage } from "@tack/agent";
 import { toolCall } from "@tack/agent/sdk/testing";
 import { deepEqual, equal, rejects } from "node:assert/strict";
@@ -58,7 +59,7 @@ const denied = (name: string, value?: string) => ({
 
 Deno.test({
   name: "escape suite: every way out of a read-only sandbox is a denial the model reads",
-  ignore: !linux,
+  ignore: skipWithoutBwrap("escape suite"),
   async fn() {
     equal(await bwrapAvailable(), true, "bubblewrap must be installed for the escape suite");
     const root = await workspace();
@@ -185,8 +186,9 @@ Deno.test("a plugin asking for run access to a shell is refused unless the user 
 
 Deno.test({
   name: "inspectPlugin reports tools and declared permissions before anything runs with them",
-  ignore: !linux,
+  ignore: skipWithoutBwrap("inspectPlugin reports tools"),
   async fn() {
+    equal(await bwrapAvailable(), true, "bubblewrap must be installed");
     const root = await workspace();
     try {
       const report = await inspectPlugin(FIXTURE, { root, stderr: "capture" });

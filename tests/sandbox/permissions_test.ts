@@ -1,4 +1,5 @@
 // Grants to flags, denials to results (in-process too), and load errors.
+import { HAVE_BWRAP, skipWithoutBwrap } from "../support/os_layer.ts";
 import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
 import { permissionDenial } from "../../core/create_error_tool_result.ts";
 import {
@@ -116,7 +117,11 @@ Deno.test("a module whose top level throws fails to load sandboxed, with its err
   );
 });
 
-Deno.test("a knowingly allowed run escape loads, with a warning", async () => {
+Deno.test({
+  name: "a knowingly allowed run escape loads, with a warning",
+  ignore: skipWithoutBwrap("a knowingly allowed run escape loads"),
+}, async () => {
+  equal(HAVE_BWRAP, true, "bubblewrap must be installed");
   const warnings: string[] = [];
   const plugin = await loadPlugin("./tests/fixtures/sandbox/faulty_plugin.ts", {
     sandbox: true,
@@ -138,8 +143,9 @@ Deno.test("a module that never finishes loading is killed at the start timeout",
 
 Deno.test({
   name: "a write grant that does not exist is reported: bubblewrap cannot mount it",
-  ignore: Deno.build.os !== "linux",
+  ignore: skipWithoutBwrap("a write grant that does not exist is reported"),
   async fn() {
+    equal(HAVE_BWRAP, true, "bubblewrap must be installed");
     const root = await Deno.makeTempDir({ prefix: "tack-write-" });
     const warnings: string[] = [];
     try {
