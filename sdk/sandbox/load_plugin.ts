@@ -5,6 +5,7 @@
  * @module
  */
 
+import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
@@ -73,7 +74,7 @@ async function start(
     );
     const hint = grants === NOTHING && /Permission denied|Requires \w+ access/.test(reason)
       ? " (its manifest is read in a sandbox with no permissions: pass what its module's top level needs as `permissions`)"
-      : "";
+      : loadFailureHint(reason, specifier);
     throw new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}${hint}`);
   }
 }

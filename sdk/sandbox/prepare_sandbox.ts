@@ -6,6 +6,7 @@
  * @module
  */
 
+import { loadFailureHint } from "./load_failure_hint.ts";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
@@ -81,6 +82,17 @@ export function moduleUrl(specifier: string, root: string): string {
   return pathToFileURL(isAbsolute(specifier) ? specifier : resolve(root, specifier)).href;
 }
 
+/**
+ * The host's lockfile as the child needs it: its resolutions, without the `workspace`
+ * section that records the host config's own dependencies and links (the child runs with
+ * `--no-config`, so a frozen check would find them "out of date").
+ */
+function childLock(text: string): string {
+  const lock = JSON.parse(text);
+  delete lock.workspace;
+  return JSON.stringify(lock, null, 2);
+}
+
 function within(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(root + "/"));
 }
@@ -135,7 +147,8 @@ export async function prepareSandbox(
   try {
     graph = await prepareModuleGraph(url);
   } catch (error) {
-    throw new Error(`${label}: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    throw new Error(`${label}: ${message}${loadFailureHint(message, specifier)}`);
   }
   const folder = pluginFolder(url);
   const allowed = [
@@ -170,7 +183,9 @@ export async function prepareSandbox(
   await Deno.writeTextFile(importMapPath, JSON.stringify(graph.importMap));
   await Deno.writeTextFile(entryPath, entrySource(url, false));
   const lockPath = graph.lockFile === undefined ? undefined : `${dir}/deno.lock`;
-  if (lockPath !== undefined) await Deno.copyFile(graph.lockFile!, lockPath);
+  if (lockPath !== undefined) {
+    await Deno.writeTextFile(lockPath, childLock(await Deno.readTextFile(graph.lockFile!)));
+  }
   const layer = await chooseOsLayer(options.confine !== false, false);
   return {
     url,

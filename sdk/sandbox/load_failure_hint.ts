@@ -1,0 +1,40 @@
+/**
+ * What to tell a user whose sandboxed plugin could not load its modules: the child runs
+ * from the host's cache and lock, frozen, so a package the host did not fetch is named
+ * with the command that fetches it.
+ *
+ * @module
+ */
+
+/**
+ * A hint for a sandbox child's load failure, or `""` when the failure is not about the
+ * cache or the lock.
+ *
+ * @param reason The child's last words.
+ * @param specifier The plugin as the user gave it.
+ * @returns The hint, starting with a space.
+ *
+ * @example A package missing from the cache
+ * ```ts
+ * import { loadFailureHint } from "./load_failure_hint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   loadFailureHint('npm package not found in cache: "left-pad", --cached-only is specified.', "./p.ts"),
+ *   ' (the package "left-pad" is not in the host\'s Deno cache: run `deno cache ./p.ts` where the plugin\'s deno.json is, with the network, then load it again)',
+ * );
+ * ```
+ */
+export function loadFailureHint(reason: string, specifier: string): string {
+  const missing = /not found in cache: "([^"]+)"/.exec(reason) ??
+    /Failed loading [^ ]+ for package "([^"]+)"/.exec(reason);
+  if (missing) {
+    return ` (the package "${
+      missing[1]
+    }" is not in the host's Deno cache: run \`deno cache ${specifier}\` where the plugin's deno.json is, with the network, then load it again)`;
+  }
+  if (/lockfile is out of date/.test(reason)) {
+    return ` (the plugin's module graph is not in its project's deno.lock: run \`deno cache ${specifier}\` where its deno.json is, so the lock records it, then load it again)`;
+  }
+  return "";
+}

@@ -1,0 +1,119 @@
+// Depending on Tack from your own project, as the README shows: a project in a temp folder
+// outside the repo, with its own deno.json mapping `@tack/agent` to this checkout, a plugin
+// and a script, run in-process and sandboxed (the plugin is resolved and locked by the
+// project's own config, not the repo's).
+import { equal, match, rejects } from "node:assert/strict";
+import { join } from "node:path";
+
+const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** The deno.json the README tells a user to write (offline: a path mapping). */
+function projectConfig(): string {
+  return JSON.stringify(
+    {
+      imports: {
+        "@tack/agent": `${REPO}/mod.ts`,
+        "@tack/agent/": `${REPO}/`,
+        "typebox": "npm:typebox@1.4.3",
+        "typebox/compile": "npm:typebox@1.4.3/compile",
+        "@std/jsonc": "npm:jsonc-parser@3.3.1",
+        "@openai/openai": "npm:openai@7.59.0",
+      },
+    },
+    null,
+    2,
+  );
+}
+
+const PLUGIN = `import { definePlugin, defineTool, Type } from "@tack/agent";
+
+export default definePlugin({
+  name: "shout",
+  permissions: {},
+  tools: [
+    defineTool({
+      name: "shout",
+      description: "Upper-cases a text",
+      parameters: Type.Object({ text: Type.String() }),
+      execute: ({ text }) => ({ content: [{ type: "text", text: text.toUpperCase() }] }),
+    }),
+  ],
+});
+`;
+
+const SCRIPT =
+  `import { createAgent, loadPlugin, scriptedModel, text, toolCall } from "@tack/agent";
+
+const sandbox = Deno.args[0] === "sandboxed";
+const plugin = await loadPlugin("./shout_plugin.ts", { sandbox });
+const agent = createAgent({
+  model: scriptedModel([[toolCall("shout", { text: "hello" })], [text("done")]]),
+  plugins: [plugin],
+});
+const messages = await agent.prompt("shout hello");
+const result = messages.find((m) => m.role === "toolResult");
+console.log(result?.role === "toolResult" && !result.isError ? result.content[0].type === "text" && result.content[0].text : "error");
+await agent.dispose();
+`;
+
+async function project(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tack-user-project-" });
+  await Deno.writeTextFile(join(dir, "deno.json"), projectConfig());
+  await Deno.writeTextFile(join(dir, "shout_plugin.ts"), PLUGIN);
+  await Deno.writeTextFile(join(dir, "main.ts"), SCRIPT);
+  return dir;
+}
+
+async function run(dir: string, mode: string): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts", mode],
+    cwd: dir,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  const log = decoder.decode(output.stdout) + decoder.decode(output.stderr);
+  equal(output.code, 0, log);
+  return decoder.decode(output.stdout);
+}
+
+Deno.test("a project outside the repo depends on Tack by path: in-process and sandboxed", async () => {
+  const dir = await project();
+  try {
+    equal(await run(dir, "in-process"), "HELLO\n");
+    equal(await run(dir, "sandboxed"), "HELLO\n");
+    // The project's own lock, written by its own config, is what the sandbox ran with.
+    match(await Deno.readTextFile(join(dir, "deno.lock")), /typebox@1\.4\.3/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a plugin whose package is not in its project's frozen lock: the error names the fix", async () => {
+  const dir = await project();
+  try {
+    equal(await run(dir, "in-process"), "HELLO\n"); // writes the lock
+    const config = JSON.parse(await Deno.readTextFile(join(dir, "deno.json")));
+    await Deno.writeTextFile(
+      join(dir, "deno.json"),
+      JSON.stringify({ ...config, lock: { frozen: true } }),
+    );
+    await Deno.writeTextFile(
+      join(dir, "shout_plugin.ts"),
+      `import "npm:zod@4.6.7";\n${PLUGIN}`,
+    );
+    const { loadPlugin } = await import("@tack/agent");
+    await rejects(
+      loadPlugin(join(dir, "shout_plugin.ts"), { sandbox: true }),
+      (error: Error) => {
+        match(error.message, /^Cannot load plugin ".*shout_plugin\.ts": /);
+        match(error.message, /npm:zod@4\.6\.7/);
+        match(error.message, /run `deno cache .*shout_plugin\.ts` where its deno\.json is/);
+        return true;
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
