@@ -41,5 +41,4 @@ export {
 export { lazyOpenai as openai } from "./sdk/providers/openai/lazy_openai.ts";
 export { OPENAI_BASE_URL, PLACEHOLDER_API_KEY } from "./sdk/providers/openai/check_options.ts";
 export type { MaxTokensField, OpenAIOptions, ReasoningEffort } from "./sdk/providers/openai/mod.ts";
-// TypeBox, so a tool or plugin needs one import and never a second copy of it.
-export { type Static, Type } from "typebox";
+export { Type } from "./sdk/typebox.ts";

@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { denoCacheDir } from "../sdk/sandbox/module_graph.ts";
 import { runErrors } from "../examples/errors.ts";
 import { runPolicies } from "../examples/policy.ts";
 import { runWeather } from "../examples/weather.ts";
@@ -34,13 +35,16 @@ Deno.test("deno task demo runs with no permissions, no key and no network", asyn
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", "examples/demo.ts"],
     cwd: new URL("..", import.meta.url),
-    env: { NO_COLOR: "1" },
+    // The same cache as this run (CI's is a fresh DENO_DIR), nothing else of the env.
+    env: { NO_COLOR: "1", DENO_DIR: await denoCacheDir() },
     clearEnv: true,
     stdout: "piped",
     stderr: "piped",
   }).output();
   const stdout = new TextDecoder().decode(output.stdout);
-  equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const stderr = new TextDecoder().decode(output.stderr);
+  equal(output.code, 0, stderr);
+  equal(stderr.includes("Download"), false, `the demo fetched something: ${stderr}`);
   ok(stdout.includes("tool_execution_end   get_weather ✓ ok: Sunny, 21°C in Paris"));
   ok(stdout.includes("Tool banana not found"));
   ok(stdout.includes("Read-only mode: write_note would write, so it was not run."));
