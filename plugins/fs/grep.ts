@@ -11,6 +11,7 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
 import { compileRe2 } from "../../core/linear_regexp.ts";
 import { compileGlob, type Glob } from "./glob.ts";
+import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { walk } from "./walk.ts";
 
@@ -22,7 +23,10 @@ export interface GrepDetails {
   files: number;
   /** Whether the search stopped at the limit. */
   limitReached: boolean;
-  /** Files passed over: binary, larger than 10 MB, or not regular files (FIFOs, devices). */
+  /**
+   * Files passed over: binary, larger than 10 MB, not regular files (FIFOs, devices), or
+   * with several hard links.
+   */
   skippedFiles: number;
 }
 
@@ -201,11 +205,10 @@ export function createGrepTool(context: FsContext): AgentTool {
       const target = await resolveInRoot(root, params.path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Path not found: ${target.display}`);
-      if (!info.isDirectory && !info.isFile) {
-        throw new Error(
-          `${target.display} is not a regular file (a FIFO, socket or device); grep searches files`,
-        );
-      }
+      const refusal = info.isDirectory
+        ? undefined
+        : fileRefusal(info, target.display, context.allowHardLinks);
+      if (refusal) throw new Error(refusal);
       const max = params.limit ?? context.maxGrepMatches;
       const search: Search = {
         regex,
@@ -227,7 +230,10 @@ export function createGrepTool(context: FsContext): AgentTool {
         // Size and kind come from lstat before any byte is read: a file over the cap is
         // never read, a FIFO or device never opened.
         const stat = await Deno.lstat(entry.path).catch(() => undefined);
-        if (!stat?.isFile || stat.size > MAX_FILE_BYTES) {
+        if (
+          !stat || fileRefusal(stat, entry.relative, context.allowHardLinks) ||
+          stat.size > MAX_FILE_BYTES
+        ) {
           skippedFiles++;
           continue;
         }
