@@ -4,7 +4,9 @@
  * so a catastrophic one must not stall the host: the host checks them in linear time.
  */
 
-import { validateToolArguments } from "@tack/agent";
+import { createAgent, scriptedModel, text, toolCall, validateToolArguments } from "@tack/agent";
+import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
 import { Type } from "typebox";
 import { deepEqual, equal } from "node:assert/strict";
 
@@ -48,4 +50,32 @@ Deno.test("schema patternProperties: keys are matched in linear time, additional
     value: { h: { a: "1" } },
   });
   equal(validateToolArguments("t", record, { h: { a: 1 } }).ok, false);
+});
+
+Deno.test("a sandboxed plugin's catastrophic schema pattern is checked by the host in linear time", async () => {
+  const plugin = await loadPlugin(
+    new URL("../fixtures/sandbox/catastrophic_schema_plugin.ts", import.meta.url).href,
+    { sandbox: true, stderr: "capture" },
+  );
+  try {
+    const long = "a".repeat(40) + "b";
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("echo", { s: long }, "c1"), toolCall("echo", { s: "aaa" }, "c2")],
+        [text("done")],
+      ]),
+      plugins: [plugin],
+    });
+    const results = resultsOf(await agent.prompt("go")).map((r) => [textOf(r), r.isError]);
+    deepEqual(results, [
+      [
+        `Invalid arguments for tool "echo":\n  - s: must match pattern ^(a+)+$ (received "${long}")` +
+        `\nReceived arguments: {"s":"${long}"}`,
+        true,
+      ],
+      ["aaa", false],
+    ]);
+  } finally {
+    await plugin.dispose?.();
+  }
 });
