@@ -7,6 +7,7 @@
 
 import { Compile } from "typebox/compile";
 import { coerceValue } from "./coerce_arguments.ts";
+import { linearSchema } from "./linear_schema.ts";
 import type { JsonSchema } from "./schema.ts";
 
 type CompiledValidator = ReturnType<typeof Compile>;
@@ -24,7 +25,8 @@ const validators = new WeakMap<object, CompiledValidator>();
 function validatorFor(schema: JsonSchema): CompiledValidator {
   let validator = validators.get(schema);
   if (!validator) {
-    validator = Compile(schema);
+    // Patterns run on the linear-time engine, never on V8's backtracking one.
+    validator = Compile(linearSchema(schema, Compile));
     validators.set(schema, validator);
   }
   return validator;

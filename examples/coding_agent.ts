@@ -162,6 +162,7 @@ if (import.meta.main) {
     heading(`Audit log (${auditPath})`);
     for (const line of (await Deno.readTextFile(auditPath)).trim().split("\n")) {
       const entry = JSON.parse(line);
+      if (entry.phase !== "end") continue; // intent lines precede the calls that ran
       const by = entry.blockedBy ? ` by ${entry.blockedBy}` : "";
       console.log(`  ${entry.tool} ${JSON.stringify(entry.args)} → ${entry.outcome}${by}`);
     }

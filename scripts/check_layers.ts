@@ -1,5 +1,6 @@
 /**
- * Keeps the layers pointing one way: core/ imports only core/ and the schema library;
+ * Keeps the layers pointing one way: core/ imports only core/, the schema library and the
+ * linear-time regex engine (re2js);
  * sdk/ imports core/ and sdk/; plugins/ import sdk/, core/, their own folder and other
  * plugins only through their mod.ts; cli/ builds on all of these.
  *
@@ -9,7 +10,7 @@
 const rules: Record<string, (target: string, from: string) => boolean> = {
   core: (t) =>
     t.startsWith("core/") || t.startsWith("npm:typebox") || t === "typebox" ||
-    t.startsWith("typebox/"),
+    t.startsWith("typebox/") || t === "re2js",
   sdk: (t) => !t.startsWith("plugins/") && !t.startsWith("examples/") && !t.startsWith("tests/"),
   plugins: (t, from) => {
     const own = from.split("/").slice(0, 2).join("/") + "/";

@@ -1,5 +1,6 @@
 /**
- * `audit()`: one JSONL line per finished tool call, written synchronously.
+ * `audit()`: a JSONL intent line before each tool call runs and an end line after it,
+ * written synchronously.
  *
  * @module
  */
@@ -14,7 +15,7 @@ import {
   type ToolResult,
 } from "@tack/agent";
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
-import type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
+import type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 import { truncateStrings } from "./truncate_strings.ts";
 
 /** Options of {@linkcode audit}. */
@@ -74,17 +75,21 @@ export function auditFailureMessage(path: string, failure: string): string {
 }
 
 /**
- * A plugin that appends one JSON line per finished tool call to a file: time, call id,
- * tool, owning plugin, the arguments it ran with (and the model's, when a hook or
- * coercion changed them), outcome (`ok`, `error`, `blocked`), error text, duration, which
- * plugin blocked the call and which rewrote its arguments. Who blocked and who rewrote
- * come from the loop's `tool_execution_end` event, so they are right for any plugin
- * (third-party ones included) and for the agent's own hooks (`"createAgent"`). Each line
- * is written synchronously as the call ends, so a crash loses at most the calls still in
- * flight. Calls that never reach a hook (unknown tool, invalid arguments) are logged too.
+ * A plugin that appends JSON lines to a file. Before a call runs (in its
+ * `verifyToolCall`, after every `beforeToolCall` hook let the call through), an intent
+ * line (`phase: "intent"`): time, call id, tool, owning plugin, the arguments it will run
+ * with. When the call ends, an end line (`phase: "end"`): the arguments it ran with (and
+ * the model's, when a hook or coercion changed them), outcome (`ok`, `error`, `blocked`),
+ * error text, duration, which plugin blocked the call and which rewrote its arguments.
+ * Who blocked and who rewrote come from the loop's `tool_execution_end` event, so they are
+ * right for any plugin (third-party ones included) and for the agent's own hooks
+ * (`"createAgent"`). Lines are written synchronously, so a crash or kill while a call
+ * runs leaves at least its intent line. Calls that never reach a hook (unknown tool,
+ * invalid arguments) get an end line too. Arguments of any shape are logged bounded
+ * (see `truncateStrings`), never thrown on.
  *
  * If the log cannot be written, the failure is reported on stderr and every further call
- * is blocked (fail closed). Put it first among the plugins, so that block comes before
+ * is blocked (fail closed); a call whose intent line cannot be written does not run. Put it first among the plugins, so that block comes before
  * any other plugin acts (confirm would otherwise ask the user about a call that cannot
  * run).
  *
@@ -112,8 +117,9 @@ export function auditFailureMessage(path: string, failure: string): string {
  *   plugins: [log],
  * });
  * await agent.prompt("ping");
- * const [entry] = Deno.readTextFileSync(log.path).trim().split("\n").map((l) => JSON.parse(l));
- * equal(`${entry.tool} ${entry.toolCallId} ${entry.outcome}`, "ping c1 ok");
+ * const [intent, end] = Deno.readTextFileSync(log.path).trim().split("\n").map((l) => JSON.parse(l));
+ * equal(`${intent.phase} ${intent.tool} ${intent.toolCallId}`, "intent ping c1");
+ * equal(`${end.phase} ${end.tool} ${end.toolCallId} ${end.outcome}`, "end ping c1 ok");
  * Deno.removeSync(dir, { recursive: true });
  * ```
  */
@@ -146,16 +152,37 @@ export function audit(options: AuditOptions): AuditPlugin {
   let knownTools: readonly AgentTool[] | undefined;
   let failure: string | undefined;
 
-  const write = (entry: AuditEntry): void => {
+  /** Appends a line; on failure records why (every further call is blocked) and says so. */
+  const write = (build: () => AuditEntry | AuditIntent): boolean => {
     try {
-      appendJsonlSync(path, entry, fsync);
+      appendJsonlSync(path, build(), fsync);
+      return true;
     } catch (error) {
       failure = messageOf(error);
       console.error(`Tack audit: cannot write ${path}: ${failure}; further tool calls are blocked`);
+      return false;
     }
   };
 
-  const finish = (event: ToolExecutionEnd): void => {
+  const intent = (toolCallId: string, tool: AgentTool, args: unknown): AuditIntent => {
+    const line: AuditIntent = {
+      phase: "intent",
+      time: new Date().toISOString(),
+      toolCallId,
+      tool: tool.name,
+      args: truncateStrings(args, maxStringChars),
+    };
+    const owner = tool.plugin ?? owners.get(tool.name);
+    if (owner !== undefined) line.plugin = owner;
+    const modelArgs = calls.get(toolCallId)?.modelArgs;
+    if (modelArgs !== undefined && modelArgs !== args) {
+      const original = truncateStrings(modelArgs, maxStringChars);
+      if (JSON.stringify(original) !== JSON.stringify(line.args)) line.originalArgs = original;
+    }
+    return line;
+  };
+
+  const finish = (event: ToolExecutionEnd): AuditEntry => {
     const state = calls.get(event.toolCallId);
     calls.delete(event.toolCallId);
     const error = event.isError ? textOf(event.result) : undefined;
@@ -166,6 +193,7 @@ export function audit(options: AuditOptions): AuditPlugin {
     const modelArgs = state?.modelArgs ?? event.args ?? {};
     const args = event.args ?? modelArgs;
     const entry: AuditEntry = {
+      phase: "end",
       time: new Date().toISOString(),
       toolCallId: event.toolCallId,
       tool: event.toolName,
@@ -175,13 +203,14 @@ export function audit(options: AuditOptions): AuditPlugin {
     };
     const owner = owners.get(event.toolName);
     if (owner !== undefined) entry.plugin = owner;
-    if (args !== modelArgs && canonicalJson(args) !== canonicalJson(modelArgs)) {
-      entry.originalArgs = truncateStrings(modelArgs, maxStringChars);
+    if (args !== modelArgs) {
+      const original = truncateStrings(modelArgs, maxStringChars);
+      if (canonicalJson(original) !== canonicalJson(entry.args)) entry.originalArgs = original;
     }
     if (error !== undefined) entry.error = error;
     if (event.blockedBy !== undefined) entry.blockedBy = event.blockedBy;
     if (event.rewrittenBy?.length) entry.rewrittenBy = [...event.rewrittenBy];
-    write(entry);
+    return entry;
   };
 
   const plugin: AuditPlugin = {
@@ -198,7 +227,7 @@ export function audit(options: AuditOptions): AuditPlugin {
           calls.set(event.toolCallId, { started: performance.now(), modelArgs: event.args });
           break;
         case "tool_execution_end":
-          finish(event);
+          write(() => finish(event));
           break;
         case "agent_end":
           calls.clear();
@@ -211,6 +240,11 @@ export function audit(options: AuditOptions): AuditPlugin {
       }
       if (failure !== undefined) return { block: true, reason: auditFailureMessage(path, failure) };
       return undefined;
+    },
+    verifyToolCall: function auditVerifyToolCall({ toolCall, tool, args }) {
+      // The intent line: written before the call runs, or the call does not run.
+      if (failure === undefined && write(() => intent(toolCall.id, tool, args))) return undefined;
+      return { block: true, reason: auditFailureMessage(path, failure ?? "unknown") };
     },
   };
   return definePlugin(plugin);

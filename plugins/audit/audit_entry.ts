@@ -7,8 +7,31 @@
 /** How a call ended: it ran (`ok`/`error`), or a plugin stopped it (`blocked`). */
 export type AuditOutcome = "ok" | "error" | "blocked";
 
+/**
+ * The line written just before a call runs, after every `beforeToolCall` hook let it
+ * through: if the process dies while the call runs, this line is what remains.
+ */
+export interface AuditIntent {
+  /** Marks the line as an intent. */
+  phase: "intent";
+  /** When the call was about to run (ISO 8601). */
+  time: string;
+  /** The call's id, as the model sent it. */
+  toolCallId: string;
+  /** The tool's name. */
+  tool: string;
+  /** The plugin that registered the tool (absent for the agent's own tools). */
+  plugin?: string;
+  /** The arguments it will run with (bounded: see `truncateStrings`). */
+  args: unknown;
+  /** The model's arguments, when a hook or coercion changed them. */
+  originalArgs?: unknown;
+}
+
 /** One line of the audit log: one finished tool call. */
 export interface AuditEntry {
+  /** Marks the line as a call's end (its intent line, if it got that far, came before). */
+  phase: "end";
   /** When the call ended (ISO 8601). */
   time: string;
   /** The call's id, as the model sent it. */

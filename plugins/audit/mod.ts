@@ -17,7 +17,7 @@
  */
 
 export { audit, auditFailureMessage, type AuditOptions, type AuditPlugin } from "./audit.ts";
-export type { AuditEntry, AuditOutcome } from "./audit_entry.ts";
+export type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 export { appendJsonlSync } from "./append_jsonl_sync.ts";
 export { truncateStrings } from "./truncate_strings.ts";
 export { audit as default } from "./audit.ts";

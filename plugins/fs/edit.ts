@@ -8,6 +8,7 @@ import { Type } from "typebox";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
+import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 
 /** What `edit` puts in `details`. */
@@ -88,6 +89,8 @@ export function createEditTool(context: FsContext): AgentTool {
       return await context.locks.run(target.real, async () => {
         let text: string;
         try {
+          const refusal = fileRefusal(await Deno.stat(target.real), name, context.allowHardLinks);
+          if (refusal) throw new Error(refusal);
           text = await Deno.readTextFile(target.real);
         } catch (error) {
           if (error instanceof Deno.errors.NotFound) throw new Error(`File not found: ${name}`);

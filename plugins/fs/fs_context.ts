@@ -25,6 +25,11 @@ export interface FsOptions {
   maxGrepMatches?: number;
   /** Directory names `find` and `grep` do not descend into (default `.git`, `node_modules`). */
   skipDirs?: readonly string[];
+  /**
+   * Open files with more than one hard link (default `false`: refused, since another link
+   * may lie outside the root and reading or writing would reach it).
+   */
+  allowHardLinks?: boolean;
 }
 
 /** The resolved options and shared state of one `fs` plugin instance. */
@@ -57,6 +62,8 @@ export interface FsContext {
   readonly maxGrepMatches: number;
   /** Directory names `find` and `grep` do not enter. */
   readonly skipDirs: ReadonlySet<string>;
+  /** Whether files with more than one hard link may be opened. */
+  readonly allowHardLinks: boolean;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -138,6 +145,7 @@ export function createFsContext(options: FsOptions = {}): FsContext {
     maxFindResults: positive("maxFindResults", options.maxFindResults, 1000),
     maxGrepMatches: positive("maxGrepMatches", options.maxGrepMatches, 100),
     skipDirs: new Set(options.skipDirs ?? [".git", "node_modules"]),
+    allowHardLinks: options.allowHardLinks === true,
   };
 }
 

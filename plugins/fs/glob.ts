@@ -1,8 +1,11 @@
 /**
- * Glob patterns for `find` and `grep`: `*`, `?`, `**`, `[abc]`, `[!abc]` and `{a,b}`.
+ * Glob patterns for `find` and `grep`: `*`, `?`, `**`, `[abc]`, `[!abc]` and `{a,b}`,
+ * matched by the linear-time RE2 engine (a glob like `*a*a*a*a*b` cannot stall the host).
  *
  * @module
  */
+
+import { compileRe2 } from "../../core/linear_regexp.ts";
 
 function escape(char: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
@@ -69,7 +72,7 @@ export interface Glob {
  *
  * @param pattern The glob.
  * @returns The compiled matcher.
- * @throws {Error} When the pattern is empty.
+ * @throws {Error} When the pattern is empty or cannot be compiled (e.g. a bad `[...]` class).
  *
  * @example Matching TypeScript files
  * ```ts
@@ -85,7 +88,12 @@ export function compileGlob(pattern: string): Glob {
   const cleaned = pattern.replace(/^\.\//, "");
   if (cleaned === "") throw new Error("The glob pattern is empty");
   const byName = !cleaned.includes("/");
-  const regex = new RegExp(`^${translate(cleaned)}$`);
+  let regex: { test(input: string): boolean };
+  try {
+    regex = compileRe2(`^${translate(cleaned)}$`);
+  } catch (error) {
+    throw new Error(`The glob ${pattern} is not valid: ${(error as Error).message}`);
+  }
   return {
     test(relativePath: string): boolean {
       const path = byName ? relativePath.slice(relativePath.lastIndexOf("/") + 1) : relativePath;

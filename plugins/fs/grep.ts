@@ -9,7 +9,9 @@ import { relative } from "node:path";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
+import { compileRe2 } from "../../core/linear_regexp.ts";
 import { compileGlob, type Glob } from "./glob.ts";
+import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { walk } from "./walk.ts";
 
@@ -21,7 +23,10 @@ export interface GrepDetails {
   files: number;
   /** Whether the search stopped at the limit. */
   limitReached: boolean;
-  /** Files passed over: binary, or larger than 10 MB. */
+  /**
+   * Files passed over: binary, larger than 10 MB, not regular files (FIFOs, devices), or
+   * with several hard links.
+   */
   skippedFiles: number;
 }
 
@@ -32,20 +37,25 @@ function clip(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
 }
 
-function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
+interface Matcher {
+  test(line: string): boolean;
+}
+
+function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): Matcher {
   const source = literal ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&") : pattern;
   try {
-    return new RegExp(source, ignoreCase ? "i" : "");
+    return compileRe2(source, ignoreCase ? "i" : "");
   } catch (error) {
     throw new Error(
       `pattern is not a valid regular expression: ${(error as Error).message}` +
-        " (set literal: true to search for the text as is)",
+        " (RE2 syntax, no backreferences or lookaround; set literal: true to search for the" +
+        " text as is)",
     );
   }
 }
 
 interface Search {
-  regex: RegExp;
+  regex: Matcher;
   context: number;
   remaining: number;
   out: string[];
@@ -54,12 +64,31 @@ interface Search {
   truncated: boolean;
 }
 
-function searchFile(search: Search, name: string, text: string): boolean {
+/** Lines scanned between two yields to the event loop (timers, abort, Ctrl-C run there). */
+const YIELD_EVERY_CHARS = 256 * 1024;
+
+function yieldToLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+async function searchFile(
+  search: Search,
+  name: string,
+  text: string,
+  signal: AbortSignal,
+): Promise<boolean> {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   let lastShown = -1;
   let matched = false;
+  let scanned = 0;
   for (let i = 0; i < lines.length; i++) {
+    scanned += lines[i].length;
+    if (scanned > YIELD_EVERY_CHARS) {
+      scanned = 0;
+      await yieldToLoop();
+      signal.throwIfAborted();
+    }
     if (!search.regex.test(lines[i])) continue;
     if (search.remaining === 0) {
       search.truncated = true;
@@ -85,11 +114,40 @@ function searchFile(search: Search, name: string, text: string): boolean {
 }
 
 /**
+ * Reads at most `max` bytes of a regular file, or `undefined` when it is larger (it grew
+ * since its size was checked) or cannot be read. Never reads past `max + 1` bytes.
+ */
+async function readCapped(path: string, max: number): Promise<Uint8Array | undefined> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const buffer = new Uint8Array(max + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = await file.read(buffer.subarray(length));
+      if (read === null) break;
+      length += read;
+    }
+    return length > max ? undefined : buffer.subarray(0, length);
+  } catch {
+    return undefined;
+  } finally {
+    file.close();
+  }
+}
+
+/**
  * Creates the `grep` tool: searches the files under `path` (default the root; a file
- * searches just that file) for lines matching `pattern` (a JavaScript regular
- * expression, or plain text with `literal`), optionally only files matching `glob`.
+ * searches just that file) for lines matching `pattern` (a regular expression in RE2
+ * syntax, run in linear time, or plain text with `literal`), optionally only files
+ * matching `glob`.
  * Matches print as `path:line: text`, context lines as `path-line- text`, groups apart
- * as `--`. Binary files, files over 10 MB, symlinks and `skipDirs` are passed over.
+ * as `--`. Binary files, files over 10 MB (never read), symlinks, FIFOs, sockets,
+ * devices and `skipDirs` are passed over; a FIFO or device named as `path` is refused.
  *
  * @param context The plugin's root, limits and locks.
  * @returns The tool (effect `read`).
@@ -115,11 +173,14 @@ export function createGrepTool(context: FsContext): AgentTool {
     name: "grep",
     label: "Search files",
     description: "Search file contents inside the workspace for a regular expression " +
-      "(JavaScript syntax; literal: true for plain text). Prints path:line: text, with " +
+      "(RE2 syntax: as JavaScript's, without backreferences or lookaround; literal: true " +
+      "for plain text). Prints path:line: text, with " +
       `\`context\` lines around each match, at most ${context.maxGrepMatches} matches unless ` +
       "limit says otherwise. glob filters the files searched (e.g. *.ts).",
     parameters: Type.Object({
-      pattern: Type.String({ description: "Regular expression (or text with literal: true)" }),
+      pattern: Type.String({
+        description: "Regular expression, RE2 syntax (or text with literal: true)",
+      }),
       path: Type.Optional(
         Type.String({ description: "File or directory to search, relative to the root" }),
       ),
@@ -144,6 +205,10 @@ export function createGrepTool(context: FsContext): AgentTool {
       const target = await resolveInRoot(root, params.path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Path not found: ${target.display}`);
+      const refusal = info.isDirectory
+        ? undefined
+        : fileRefusal(info, target.display, context.allowHardLinks);
+      if (refusal) throw new Error(refusal);
       const max = params.limit ?? context.maxGrepMatches;
       const search: Search = {
         regex,
@@ -160,15 +225,26 @@ export function createGrepTool(context: FsContext): AgentTool {
         : [{ path: target.real, relative: target.display, isFile: true, isSymlink: false }];
       for await (const entry of candidates) {
         if (search.truncated) break;
-        if (!entry.isFile || entry.isSymlink) continue;
+        if (entry.isSymlink || (entry as { isDirectory?: boolean }).isDirectory) continue;
         if (filter && !filter.test(entry.relative)) continue;
-        const bytes = await Deno.readFile(entry.path).catch(() => undefined);
-        if (!bytes || bytes.length > MAX_FILE_BYTES || bytes.subarray(0, 8000).includes(0)) {
+        // Size and kind come from lstat before any byte is read: a file over the cap is
+        // never read, a FIFO or device never opened.
+        const stat = await Deno.lstat(entry.path).catch(() => undefined);
+        if (
+          !stat || fileRefusal(stat, entry.relative, context.allowHardLinks) ||
+          stat.size > MAX_FILE_BYTES
+        ) {
+          skippedFiles++;
+          continue;
+        }
+        const bytes = await readCapped(entry.path, MAX_FILE_BYTES);
+        if (!bytes || bytes.subarray(0, 8000).includes(0)) {
           skippedFiles++;
           continue;
         }
         const name = relative(root, entry.path);
-        if (searchFile(search, name, new TextDecoder().decode(bytes))) files++;
+        if (await searchFile(search, name, new TextDecoder().decode(bytes), signal)) files++;
+        signal.throwIfAborted();
       }
       let text = search.out.length === 0
         ? `No matches for ${params.pattern} in ${target.display}`

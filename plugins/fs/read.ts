@@ -8,6 +8,7 @@ import { Type } from "typebox";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
+import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 
 /** What `read` puts in `details`. */
@@ -93,7 +94,7 @@ export function createReadTool(context: FsContext): AgentTool {
       limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most lines to return" })),
     }),
     effects: ["read"],
-    async execute({ path, offset, limit }) {
+    async execute({ path, offset, limit }, { signal }) {
       const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
       let info: Deno.FileInfo;
@@ -104,11 +105,14 @@ export function createReadTool(context: FsContext): AgentTool {
         throw error;
       }
       if (info.isDirectory) throw new Error(`${name} is a directory; use ls to list it`);
+      const refusal = fileRefusal(info, name, context.allowHardLinks);
+      if (refusal) throw new Error(refusal);
       if (info.size > STREAM_ABOVE_BYTES) {
         const head = await readHead(target.real);
         if (!imageMimeType(head) || info.size > context.maxImageBytes) {
           checkNotBinary(name, head, info.size, context);
-          return await readText(context, name, streamLines(target.real), offset ?? 1, limit);
+          const lines = streamLines(target.real, context.maxReadBytes, signal);
+          return await readText(context, name, lines, offset ?? 1, limit);
         }
       }
       const bytes = await Deno.readFile(target.real);
@@ -128,7 +132,11 @@ export function createReadTool(context: FsContext): AgentTool {
       }
       checkNotBinary(name, bytes, bytes.length, context);
       const text = new TextDecoder().decode(bytes);
-      return await readText(context, name, text === "" ? [] : splitLines(text), offset ?? 1, limit);
+      const lines = (text === "" ? [] : splitLines(text)).map((line) => ({
+        text: line,
+        bytes: encoder.encode(line).length,
+      }));
+      return await readText(context, name, lines, offset ?? 1, limit);
     },
   }) as AgentTool;
 }
@@ -160,22 +168,74 @@ async function readHead(path: string): Promise<Uint8Array> {
   return buffer.subarray(0, read ?? 0);
 }
 
-/** The lines of a large file, read as a stream so memory stays bounded. */
-async function* streamLines(path: string): AsyncGenerator<string> {
-  const file = await Deno.open(path);
-  let partial = "";
-  for await (const chunk of file.readable.pipeThrough(new TextDecoderStream())) {
-    const parts = (partial + chunk).split("\n");
-    partial = parts.pop()!;
-    yield* parts;
+/** A line of text and its full size in bytes (its text may be only its head). */
+interface Line {
+  text: string;
+  bytes: number;
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
   }
-  if (partial !== "") yield partial;
+  return out;
+}
+
+/**
+ * The lines of a large file, read as a stream: memory and time stay linear in the file
+ * whatever its line lengths. A line keeps only its first `keepBytes` bytes (the rest is
+ * counted, not kept), and the stream stops when `signal` aborts (the call's timeout).
+ */
+async function* streamLines(
+  path: string,
+  keepBytes: number,
+  signal: AbortSignal,
+): AsyncGenerator<Line> {
+  using file = await Deno.open(path);
+  const decoder = new TextDecoder();
+  let kept: Uint8Array[] = [];
+  let keptBytes = 0;
+  let bytes = 0;
+  let pending = false;
+  const take = (segment: Uint8Array) => {
+    bytes += segment.length;
+    if (keptBytes < keepBytes) {
+      const part = segment.slice(0, keepBytes - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    }
+  };
+  const flush = (): Line => {
+    const line = { text: decoder.decode(concat(kept, keptBytes)), bytes };
+    kept = [];
+    keptBytes = 0;
+    bytes = 0;
+    pending = false;
+    return line;
+  };
+  for await (const chunk of file.readable) {
+    signal.throwIfAborted();
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      take(chunk.subarray(start, end));
+      yield flush();
+      start = end + 1;
+    }
+    if (start < chunk.length) {
+      take(chunk.subarray(start));
+      pending = true;
+    }
+  }
+  if (pending) yield flush();
 }
 
 async function readText(
   context: FsContext,
   name: string,
-  source: Iterable<string> | AsyncIterable<string>,
+  source: Iterable<Line> | AsyncIterable<Line>,
   offset: number,
   limit: number | undefined,
 ): Promise<{ content: { type: "text"; text: string }[]; details: ReadDetails }> {
@@ -185,18 +245,18 @@ async function readText(
   let bytes = 0;
   let cutByBytes = false;
   let collecting = true;
-  let tooLong: string | undefined;
+  let tooLong: Line | undefined;
   for await (const line of source) {
     total++;
     if (!collecting || total < offset) continue;
-    const size = encoder.encode(line).length + 1;
+    const size = line.bytes + 1;
     if (bytes + size > context.maxReadBytes) {
       cutByBytes = true;
       collecting = false;
       if (shown.length === 0) tooLong = line;
       continue;
     }
-    shown.push(line);
+    shown.push(line.text);
     bytes += size;
     if (shown.length >= wanted) collecting = false;
   }
@@ -215,13 +275,11 @@ async function readText(
   const start = offset - 1;
   if (tooLong !== undefined) {
     const line = tooLong;
-    const head = line.slice(0, context.maxReadBytes);
+    const head = line.text.slice(0, context.maxReadBytes);
     return {
       content: [{
         type: "text",
-        text: `${head}\n\n[Line ${offset} is ${
-          formatBytes(encoder.encode(line).length)
-        }, over the ${
+        text: `${head}\n\n[Line ${offset} is ${formatBytes(line.bytes)}, over the ${
           formatBytes(context.maxReadBytes)
         } limit; showing its first ${head.length} characters.${
           offset < total ? ` Use offset=${offset + 1} to continue.` : ""

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
+import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 
 /** What `write` puts in `details`. */
@@ -24,7 +25,7 @@ export interface WriteDetails {
 /**
  * Creates the `write` tool. The path is confined to the root (a symlinked directory on
  * the way cannot lead out of it); missing parent directories are created; writes to the
- * same file are serialized.
+ * same file are serialized. FIFOs, devices and files with several hard links are refused.
  *
  * @param context The plugin's root, limits and locks.
  * @returns The tool (effect `write`).
@@ -59,14 +60,17 @@ export function createWriteTool(context: FsContext): AgentTool {
       const name = target.display;
       return await context.locks.run(target.real, async () => {
         let created = false;
+        let info: Deno.FileInfo | undefined;
         try {
-          const info = await Deno.stat(target.real);
-          if (info.isDirectory) throw new Error(`${name} is a directory; cannot write to it`);
+          info = await Deno.stat(target.real);
         } catch (error) {
           if (!(error instanceof Deno.errors.NotFound)) throw error;
           created = true;
           await Deno.mkdir(dirname(target.real), { recursive: true });
         }
+        if (info?.isDirectory) throw new Error(`${name} is a directory; cannot write to it`);
+        const refusal = info && fileRefusal(info, name, context.allowHardLinks);
+        if (refusal) throw new Error(refusal);
         const bytes = new TextEncoder().encode(content);
         await Deno.writeFile(target.real, bytes);
         const details: WriteDetails = { path: name, bytes: bytes.length, created };

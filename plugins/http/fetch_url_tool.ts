@@ -9,6 +9,7 @@ import { Type } from "typebox";
 import type { ImageContent, TextContent } from "../../core/messages.ts";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
+import { addressRefusal } from "./address_refusal.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
 import { type BodyKind, renderBody } from "./render_body.ts";
@@ -25,6 +26,11 @@ export interface FetchSettings {
   maxRedirects: number;
   /** Headers sent with every request (the call's headers win). */
   headers: Record<string, string>;
+  /**
+   * Reach loopback, private, link-local and unspecified addresses (default `false`: host
+   * names are resolved and such addresses refused, for the URL and every redirect).
+   */
+  allowPrivateAddresses?: boolean;
 }
 
 /** What `fetch_url` puts in `details` (on success and on HTTP errors). */
@@ -124,6 +130,14 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       let url = parseUrl(params.url);
       const refused = settings.allowlist.refusal(url);
       if (refused) throw new Error(refused);
+      const leadsTo = (target: URL) =>
+        addressRefusal(target, {
+          allowPrivate: settings.allowPrivateAddresses === true,
+          listedExactly: settings.allowlist.listsExactly(target),
+          signal,
+        });
+      const badAddress = await leadsTo(url);
+      if (badAddress) throw new Error(badAddress);
       const controller = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -175,7 +189,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           } catch (error) {
             throw new Error(`Redirect from ${url.href} refused: ${(error as Error).message}`);
           }
-          const nextRefused = settings.allowlist.refusal(next);
+          const nextRefused = settings.allowlist.refusal(next) ?? await leadsTo(next);
           if (nextRefused) {
             throw new Error(`Redirect from ${url.href} to ${next.href} refused: ${nextRefused}`);
           }

@@ -11,6 +11,8 @@ export interface HostAllowlist {
   allows(url: URL): boolean;
   /** Why the URL's host is not allowed, or `undefined` when it is. */
   refusal(url: URL): string | undefined;
+  /** Whether a pattern names the URL's host exactly (not through `*` or `*.domain`). */
+  listsExactly(url: URL): boolean;
   /** The patterns, for messages. */
   readonly patterns: readonly string[];
   /** Whether every host is allowed (`*`). */
@@ -104,5 +106,12 @@ export function compileHostAllowlist(patterns: readonly string[]): HostAllowlist
     }
     return `Host ${url.host} is not in the allowlist (allowed: ${patterns.join(", ") || "none"})`;
   };
-  return { patterns, any, refusal, allows: (url) => refusal(url) === undefined };
+  const listsExactly = (url: URL) => {
+    const host = url.hostname.toLowerCase();
+    const port = defaultPort(url);
+    return rules.some((rule) =>
+      !rule.wildcard && rule.host === host && (rule.port === undefined || rule.port === port)
+    );
+  };
+  return { patterns, any, refusal, listsExactly, allows: (url) => refusal(url) === undefined };
 }

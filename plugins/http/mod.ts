@@ -14,7 +14,7 @@
  * const url = `http://127.0.0.1:${server.addr.port}/`;
  * const agent = createAgent({
  *   model: scriptedModel([[toolCall("fetch_url", { url })], [text("It is ok.")]]),
- *   plugins: [http({ allowedHosts: [`127.0.0.1:${server.addr.port}`] })],
+ *   plugins: [http({ allowedHosts: [`127.0.0.1:${server.addr.port}`], allowPrivateAddresses: true })],
  * });
  * const added = await agent.prompt("Is it ok?");
  * const result = added[2];
@@ -31,6 +31,8 @@ import { compileHostAllowlist } from "./host_allowlist.ts";
 
 export { createFetchUrlTool, type FetchDetails, type FetchSettings } from "./fetch_url_tool.ts";
 export { compileHostAllowlist, type HostAllowlist } from "./host_allowlist.ts";
+export { type AddressCheck, addressRefusal } from "./address_refusal.ts";
+export { isIpAddress, nonPublicRange } from "./ip_address.ts";
 export { decodeEntities, htmlToText } from "./html_to_text.ts";
 export { type CappedBody, readCappedBody } from "./read_body.ts";
 export { type BodyKind, renderBody, type RenderedBody } from "./render_body.ts";
@@ -40,7 +42,7 @@ export interface HttpOptions {
   /**
    * Hosts `fetch_url` may reach: `"example.com"`, `"*.example.com"`, `"host:port"`, or
    * `"*"` for any public host (the default). Loopback, private and link-local IP
-   * literals and `localhost` must be listed explicitly.
+   * literals and `localhost` must be listed explicitly, and `allowPrivateAddresses` set.
    */
   allowedHosts?: readonly string[];
   /** Body bytes read at most (default 1 MiB); the rest is not downloaded. */
@@ -51,6 +53,13 @@ export interface HttpOptions {
   maxRedirects?: number;
   /** Headers sent with every request (default a `user-agent` naming Tack). */
   headers?: Record<string, string>;
+  /**
+   * Let `fetch_url` reach loopback, private, link-local and unspecified addresses (default
+   * `false`). Without it, IP literals in such ranges, `localhost`, and host names that
+   * resolve to such an address (checked with `Deno.resolveDns`, for the URL and every
+   * redirect) are refused, even when listed in `allowedHosts`.
+   */
+  allowPrivateAddresses?: boolean;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -101,6 +110,7 @@ export function http(options: HttpOptions = {}): Plugin {
       timeoutSeconds: positive("timeoutSeconds", options.timeoutSeconds, 30),
       maxRedirects,
       headers: options.headers ?? { "user-agent": "Tack fetch_url (+https://jsr.io/@tack/agent)" },
+      allowPrivateAddresses: options.allowPrivateAddresses === true,
     })],
     permissions: { net: wildcard ? true : patterns.map((p) => p.trim().toLowerCase()) },
   });

@@ -4,12 +4,15 @@
  * @module
  */
 
+import { LinearRegExp } from "../../core/linear_regexp.ts";
+
 function escape(char: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
 }
 
 /**
- * Compiles a glob to an anchored regular expression. `*` matches within one path segment,
+ * Compiles a glob to an anchored regular expression, matched in linear time (RE2), so
+ * `*a*a*a*a*b` cannot stall the host on a long value. `*` matches within one path segment,
  * `**` across segments (a `**` segment may also match none), `?` one character other
  * than `/`, `{a,b}` either alternative; everything else is literal.
  *
@@ -59,5 +62,5 @@ export function globToRegExp(glob: string): RegExp {
     }
   }
   if (depth > 0) throw new SyntaxError(`Cannot compile glob "${glob}": a "{" is not closed`);
-  return new RegExp(`^${source}$`);
+  return new LinearRegExp(`^${source}$`);
 }

@@ -6,6 +6,7 @@
  */
 
 import type { ToolEffect } from "@tack/agent";
+import { LinearRegExp } from "../../core/linear_regexp.ts";
 import { globToRegExp } from "./glob_to_regexp.ts";
 
 /** What a rule does to the calls it matches. */
@@ -13,7 +14,8 @@ export type RuleAction = "allow" | "deny" | "ask";
 
 /**
  * A pattern on one named argument: a regular expression (`{ regex, flags? }` in JSON, or a
- * `RegExp` from code) tested against the value, or a glob (`{ glob }`) matched against the
+ * `RegExp` from code; run by the linear-time RE2 engine, so valid in both JavaScript and
+ * RE2 syntax: no backreferences or lookaround) tested against the value, or a glob (`{ glob }`) matched against the
  * value read as a path, normalized (`./`, `..` and `//` resolved) and at any depth
  * (`.git/**` matches `.git/config`, `./a/../.git/config`, `sub/.git/x` and `/repo/.git/x`).
  * Non-string values are tested as `String(value)` (numbers, booleans) or JSON.
@@ -80,7 +82,13 @@ function compileArg(
   fail: (why: string) => never,
 ): CompiledArgPattern {
   if (value instanceof RegExp) {
-    return { name, kind: "regex", pattern: value, label: `/${value.source}/${value.flags}` };
+    let pattern: RegExp;
+    try {
+      pattern = value instanceof LinearRegExp ? value : new LinearRegExp(value.source, value.flags);
+    } catch (error) {
+      fail(`args.${name} has an invalid regex: ${(error as Error).message}`);
+    }
+    return { name, kind: "regex", pattern, label: `/${value.source}/${value.flags}` };
   }
   if (typeof value !== "object" || value === null) {
     fail(`args.${name} must be { "regex": "…" } or { "glob": "…" }, got ${JSON.stringify(value)}`);
@@ -92,7 +100,7 @@ function compileArg(
     }
     let pattern: RegExp;
     try {
-      pattern = new RegExp(regex, flags as string | undefined);
+      pattern = new LinearRegExp(regex, flags as string | undefined);
     } catch (error) {
       fail(`args.${name} has an invalid regex: ${(error as Error).message}`);
     }

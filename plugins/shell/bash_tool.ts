@@ -5,6 +5,7 @@
  * @module
  */
 
+import { DEFAULT_INHERITED_ENV, inheritedEnv } from "./inherited_env.ts";
 import { Type } from "typebox";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
@@ -16,7 +17,10 @@ export interface ShellSettings {
   root: string;
   /** The shell binary. */
   shell: string;
-  /** Added to the inherited environment. */
+  /**
+   * The command's whole environment: nothing else is inherited (default: the host's
+   * variables named in `DEFAULT_INHERITED_ENV`).
+   */
   env?: Record<string, string>;
   /** Timeout when the call gives none, in seconds. */
   timeoutSeconds: number;
@@ -105,7 +109,8 @@ export function createBashTool(settings: ShellSettings): AgentTool {
           shell: settings.shell,
           command,
           cwd: settings.root,
-          env: settings.env,
+          env: settings.env ?? inheritedEnv(DEFAULT_INHERITED_ENV),
+          clearEnv: true,
           timeoutMs: seconds * 1000,
           maxOutputChars: settings.maxOutputChars,
           signal: controller.signal,

@@ -25,10 +25,12 @@
 import { resolve } from "node:path";
 import { definePlugin, type Plugin } from "../../sdk/define_plugin.ts";
 import { createBashTool, type ShellSettings } from "./bash_tool.ts";
+import { DEFAULT_INHERITED_ENV, inheritedEnv } from "./inherited_env.ts";
 
 export { type BashDetails, createBashTool, type ShellSettings } from "./bash_tool.ts";
 export { type CommandOutcome, runCommand, type RunCommandOptions } from "./run_command.ts";
 export { createOutputBuffer, type OutputBuffer } from "./output_buffer.ts";
+export { DEFAULT_INHERITED_ENV, inheritedEnv } from "./inherited_env.ts";
 
 /** Options of the `shell` plugin. */
 export interface ShellOptions {
@@ -40,7 +42,14 @@ export interface ShellOptions {
   maxTimeoutSeconds?: number;
   /** Characters of combined output kept, head and tail (default 30 000). */
   maxOutputChars?: number;
-  /** Variables added to the inherited environment (e.g. `{ PAGER: "cat" }`). */
+  /**
+   * The host variables a command inherits (exact names, or prefixes ending in `*`).
+   * Default {@linkcode DEFAULT_INHERITED_ENV}: `PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`,
+   * `LANG`, `LANGUAGE`, `LC_*`, `TERM`, `COLORTERM`, `NO_COLOR`, `TMPDIR`, `TZ`. Nothing
+   * else reaches the command: the host's API keys and tokens stay with the host.
+   */
+  inheritEnv?: readonly string[];
+  /** Variables set for every command, on top of the inherited ones (e.g. `{ PAGER: "cat" }`). */
   env?: Record<string, string>;
   /** The shell binary (default `"bash"`); it is run as `shell -c command`. */
   shell?: string;
@@ -59,7 +68,8 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 /**
  * Creates the `shell` plugin with its `bash` tool (effect `exec`, sequential). It
  * declares `run` permission (all programs: the group kill needs it, and bash can start
- * anything anyway) and `read` on the root. `dispose()` (called by `agent.dispose()`)
+ * anything anyway) and `read` on the root. Commands run with an allowlisted environment
+ * (`inheritEnv`, plus `env`), never the host's API keys. `dispose()` (called by `agent.dispose()`)
  * kills the commands still running and waits for them to end.
  *
  * @param options The root, timeouts, output cap, environment and shell.
@@ -114,7 +124,7 @@ export function shell(options: ShellOptions = {}): Plugin {
     tools: [createBashTool({
       root,
       shell: options.shell ?? "bash",
-      env: options.env,
+      env: { ...inheritedEnv(options.inheritEnv ?? DEFAULT_INHERITED_ENV), ...options.env },
       timeoutSeconds,
       maxTimeoutSeconds,
       maxOutputChars: Math.max(2, Math.floor(maxOutputChars)),

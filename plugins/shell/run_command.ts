@@ -15,8 +15,10 @@ export interface RunCommandOptions {
   command: string;
   /** Working directory. */
   cwd: string;
-  /** Added to the inherited environment. */
+  /** The command's environment; with `clearEnv`, nothing else is inherited. */
   env?: Record<string, string>;
+  /** Start from an empty environment instead of the host's (default `false`). */
+  clearEnv?: boolean;
   /** Kill the command after this many ms. */
   timeoutMs: number;
   /** Characters of output to keep (head and tail). */
@@ -113,6 +115,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     args: ["-c", options.command, options.shell.slice(options.shell.lastIndexOf("/") + 1)],
     cwd: options.cwd,
     env: options.env,
+    clearEnv: options.clearEnv ?? false,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

@@ -144,7 +144,7 @@ Deno.test("a schema that cannot compile is a load error, not a rejected prompt",
   throws(() => createAgent({ model: scriptedModel([]), tools: [tool] }), {
     message:
       'Cannot create agent: tool "bad_schema" (from createAgent({ tools })) has an invalid parameter schema: ' +
-      "Invalid regular expression: /(/u: Unterminated group",
+      'pattern "(" is not valid RE2 syntax, which schemas are checked with (no backreferences or lookaround): missing closing ): `(`',
   });
 });
 

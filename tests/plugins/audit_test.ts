@@ -12,7 +12,10 @@ import auditDefault, {
   audit,
   type AuditEntry,
   auditFailureMessage,
+  type AuditIntent,
+  truncateStrings,
 } from "@tack/agent/plugins/audit";
+import { fs } from "@tack/agent/plugins/fs";
 import { rules } from "@tack/agent/plugins/rules";
 import { Type } from "typebox";
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
@@ -47,10 +50,10 @@ const bashPlugin: Plugin = definePlugin({
   })],
 });
 
-function readLog(path: string): AuditEntry[] {
+function readLog(path: string, phase = "end"): AuditEntry[] {
   return Deno.readTextFileSync(path).trim().split("\n").filter((l) => l !== "").map((line) =>
     JSON.parse(line)
-  );
+  ).filter((entry) => entry.phase === phase);
 }
 
 async function withDir(fn: (dir: string) => Promise<void> | void): Promise<void> {
@@ -274,6 +277,8 @@ await agent.prompt("go");
     }).output();
     equal(out.signal, "SIGKILL", new TextDecoder().decode(out.stderr));
     deepEqual(readLog(logPath).map((e) => `${e.toolCallId} ${e.outcome}`), ["s1 ok", "s2 ok"]);
+    // The call that killed the host left its intent line.
+    deepEqual(readLog(logPath, "intent").map((e) => e.toolCallId), ["s1", "s2", "s3"]);
   }));
 
 Deno.test("a log that cannot be written blocks every further call (fail closed)", () =>
@@ -307,10 +312,11 @@ Deno.test("a log that cannot be written blocks every further call (fail closed)"
           : []
       );
       equal(texts[0], "slept 0");
-      equal(texts[1], "slept 0"); // ran before the failure was known; its own line could not be written
+      // w2's intent line could not be written, so it did not run (fail closed).
+      equal(texts[1], auditFailureMessage(log.path, log.failure!));
       equal(texts[2], auditFailureMessage(log.path, log.failure!));
       match(log.failure!, /directory/i);
-      equal(errors.length, 2);
+      equal(errors.length, 3); // w2's intent, w2's end, w3's end
       match(
         String(errors[0][0]),
         /^Tack audit: cannot write .*audit\.jsonl: .*; further tool calls are blocked$/,
@@ -347,4 +353,34 @@ Deno.test("bad options are load errors", () =>
       );
       return true;
     });
+  }));
+
+Deno.test("arguments 5,000 levels deep, huge or cyclic: the write still gets its intent line", () =>
+  withDir(async (dir) => {
+    const root = `${dir}/root`;
+    Deno.mkdirSync(root);
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 5000; i++) deep = { d: deep };
+    const log = audit({ path: `${dir}/audit.jsonl` });
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("write", { path: "a.txt", content: "x".repeat(100_000), extra: deep }, "d1")],
+        [text("done")],
+      ]),
+      plugins: [log, fs({ root })],
+    });
+    await agent.prompt("go");
+    equal(Deno.readTextFileSync(`${root}/a.txt`).length, 100_000);
+    const [intent] = readLog(log.path, "intent") as unknown as AuditIntent[];
+    equal(`${intent.toolCallId} ${intent.tool} ${intent.plugin}`, "d1 write fs");
+    const args = intent.args as { content: string; extra: unknown };
+    equal(args.content, `${"x".repeat(4096)}…[+${100_000 - 4096} chars]`);
+    let level = args.extra as Record<string, unknown>;
+    for (let i = 0; i < 30; i++) level = level.d as Record<string, unknown>;
+    deepEqual(level, { d: "[nested deeper than 32 levels]" });
+    deepEqual(readLog(log.path).map((e) => `${e.toolCallId} ${e.outcome}`), ["d1 ok"]);
+    const cyclic: Record<string, unknown> = { a: [1] };
+    cyclic.self = cyclic;
+    (cyclic.a as unknown[]).push(cyclic);
+    deepEqual(truncateStrings(cyclic, 10), { a: [1, "[circular]"], self: "[circular]" });
   }));

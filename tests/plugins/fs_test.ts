@@ -411,8 +411,8 @@ Deno.test("grep: matches with context, glob filter, case and literal options", a
       ["docs/readme.md-1- # Docs\ndocs/readme.md:2: TODO: write", false],
       ["src/main.ts:2: console.log(ui);", false],
       [
-        "pattern is not a valid regular expression: Invalid regular expression: /ui(/: " +
-        "Unterminated group (set literal: true to search for the text as is)",
+        "pattern is not a valid regular expression: missing closing ): `ui(` (RE2 syntax, no " +
+        "backreferences or lookaround; set literal: true to search for the text as is)",
         true,
       ],
       [

@@ -112,7 +112,7 @@ async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage
 }
 
 function plugin(server: TestServer, options: HttpOptions = {}): Plugin {
-  return http({ allowedHosts: [server.host], ...options });
+  return http({ allowedHosts: [server.host], allowPrivateAddresses: true, ...options });
 }
 
 const outcome = (r: ToolResultMessage) => [textOf(r), r.isError];
@@ -249,7 +249,10 @@ Deno.test("fetch_url: redirects are followed, counted and bounded", async () => 
 Deno.test("fetch_url: credentials are dropped when a redirect changes origin", async () => {
   await withServer(async (server) => {
     const results = await run(
-      http({ allowedHosts: [server.host, `localhost:${server.port}`] }),
+      http({
+        allowedHosts: [server.host, `localhost:${server.port}`],
+        allowPrivateAddresses: true,
+      }),
       [
         toolCall("fetch_url", {
           url: `${server.base}/to-other-origin`,
@@ -324,7 +327,7 @@ Deno.test("fetch_url: bad arguments and unreachable servers are exact error resu
     const deadPort = (closed.addr as Deno.NetAddr).port;
     closed.close();
     const results = await run(
-      http({ allowedHosts: [server.host, `127.0.0.1:${deadPort}`] }),
+      http({ allowedHosts: [server.host, `127.0.0.1:${deadPort}`], allowPrivateAddresses: true }),
       [
         toolCall("fetch_url", { url: "not a url" }),
         toolCall("fetch_url", { url: "ftp://example.com/x" }),
@@ -346,9 +349,10 @@ Deno.test("fetch_url: bad arguments and unreachable servers are exact error resu
       'Invalid arguments for tool "fetch_url":\n  - url: is required\nReceived arguments: {}',
       true,
     ]);
-    const [refused] = await run(http({ allowedHosts: [`127.0.0.1:${deadPort}`] }), [
-      toolCall("fetch_url", { url: `http://127.0.0.1:${deadPort}/` }),
-    ]);
+    const [refused] = await run(
+      http({ allowedHosts: [`127.0.0.1:${deadPort}`], allowPrivateAddresses: true }),
+      [toolCall("fetch_url", { url: `http://127.0.0.1:${deadPort}/` })],
+    );
     equal(refused.isError, true);
     equal(textOf(refused).startsWith(`Cannot fetch http://127.0.0.1:${deadPort}/: `), true);
   });
@@ -408,7 +412,7 @@ Deno.test("fetch_url: sandboxed, Deno's net grant is enforced beneath the allowl
     ) {
       const loaded = await loadPlugin("./plugins/http/mod.ts", {
         sandbox: true,
-        options: { allowedHosts: [server.host], maxResponseBytes: 10 },
+        options: { allowedHosts: [server.host], maxResponseBytes: 10, allowPrivateAddresses: true },
         permissions: permissions && { net: [...permissions.net] },
         stderr: "capture",
       });

@@ -278,3 +278,26 @@ Deno.test("output buffer: small output is kept whole, large output stays bounded
   equal(large.text(), "012\n[… 94 characters elided …]\n789");
   equal(large.totalChars, 100);
 });
+
+Deno.test("bash: the host's API keys stay with the host; the allowlist and env pass", async () => {
+  await withRoot(async (root) => {
+    Deno.env.set("OPENAI_API_KEY", "sk-host-secret");
+    Deno.env.set("GITHUB_TOKEN", "ghp-host-secret");
+    Deno.env.set("LC_TACK_TEST", "kept");
+    try {
+      const script = 'echo "key=$OPENAI_API_KEY gh=$GITHUB_TOKEN lc=$LC_TACK_TEST"; ' +
+        'echo "path=${PATH:+set} home=${HOME:+set} extra=$EXTRA"; env | grep -c host-secret || true';
+      const result = await bash(root, { command: script }, { env: { EXTRA: "x" } });
+      equal(result.text, "key= gh= lc=kept\npath=set home=set extra=x\n0\n");
+      // A custom allowlist replaces the default one.
+      const custom = await bash(root, { command: 'echo "[$HOME][$GITHUB_TOKEN]"' }, {
+        inheritEnv: ["GITHUB_TOKEN"],
+      });
+      equal(custom.text, "[][ghp-host-secret]\n");
+    } finally {
+      Deno.env.delete("OPENAI_API_KEY");
+      Deno.env.delete("GITHUB_TOKEN");
+      Deno.env.delete("LC_TACK_TEST");
+    }
+  });
+});

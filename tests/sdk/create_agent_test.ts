@@ -75,7 +75,7 @@ Deno.test("defineTool refuses names the APIs reject, and broken schemas", () => 
     {
       name: "TypeError",
       message: 'Cannot define tool "bad_schema": its parameters are not a valid schema: ' +
-        "Invalid regular expression: /(/u: Unterminated group",
+        'pattern "(" is not valid RE2 syntax, which schemas are checked with (no backreferences or lookaround): missing closing ): `(`',
     },
   );
   throws(() => definePlugin({ name: "" }), {

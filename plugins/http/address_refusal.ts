@@ -1,0 +1,97 @@
+/**
+ * Where a URL's host leads: `fetch_url` resolves host names and refuses loopback,
+ * private, link-local and unspecified addresses unless `allowPrivateAddresses` is set.
+ *
+ * @module
+ */
+
+import { isIpAddress, nonPublicRange } from "./ip_address.ts";
+
+const RULE = "fetch_url refuses loopback, private, link-local and unspecified addresses " +
+  "unless the http option allowPrivateAddresses is true";
+
+function withArticle(range: string): string {
+  return `${/^[aeiou]/i.test(range) ? "an" : "a"} ${range}`;
+}
+
+async function resolve(host: string, type: "A" | "AAAA", signal?: AbortSignal): Promise<string[]> {
+  try {
+    return await Deno.resolveDns(host, type, { signal });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    if (error instanceof Error && /no (record|connections)|not found/i.test(error.message)) {
+      return [];
+    }
+    throw error;
+  }
+}
+
+/** How {@linkcode addressRefusal} decides. */
+export interface AddressCheck {
+  /** Skip the check: private addresses are allowed (the `allowPrivateAddresses` option). */
+  allowPrivate: boolean;
+  /**
+   * Whether the allowlist names this host exactly (not through `*` or `*.domain`); when the
+   * host may not make DNS lookups (a sandbox granting only the listed hosts), such a host
+   * passes unresolved, any other is refused.
+   */
+  listedExactly: boolean;
+  /** Stops the lookup. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Why `fetch_url` refuses the URL's host for where it leads, or `undefined` when it may
+ * go there. IP literals are checked as written; `localhost` and `*.localhost` are
+ * loopback; other names are resolved (`A` and `AAAA`) and every address must be public.
+ *
+ * @param url The URL about to be fetched (or a redirect's target).
+ * @param check The option and what the allowlist says of the host.
+ * @returns The refusal text for an error result, or `undefined`.
+ *
+ * @example A loopback literal is refused unless allowed
+ * ```ts
+ * import { addressRefusal } from "@tack/agent/plugins/http";
+ * import { equal } from "node:assert/strict";
+ *
+ * const url = new URL("http://127.1:8080/");
+ * equal(
+ *   await addressRefusal(url, { allowPrivate: false, listedExactly: true }),
+ *   "Host 127.0.0.1:8080 is a loopback address; fetch_url refuses loopback, private, " +
+ *     "link-local and unspecified addresses unless the http option allowPrivateAddresses is true",
+ * );
+ * equal(await addressRefusal(url, { allowPrivate: true, listedExactly: true }), undefined);
+ * ```
+ */
+export async function addressRefusal(url: URL, check: AddressCheck): Promise<string | undefined> {
+  if (check.allowPrivate) return undefined;
+  const host = url.hostname.toLowerCase();
+  if (isIpAddress(host)) {
+    const range = nonPublicRange(host);
+    return range && `Host ${url.host} is ${withArticle(range)} address; ${RULE}`;
+  }
+  if (host === "localhost" || host.endsWith(".localhost")) {
+    return `Host ${url.host} is a loopback name; ${RULE}`;
+  }
+  let addresses: string[];
+  try {
+    const [v4, v6] = await Promise.all([
+      resolve(host, "A", check.signal),
+      resolve(host, "AAAA", check.signal),
+    ]);
+    addresses = [...v4, ...v6];
+  } catch (error) {
+    check.signal?.throwIfAborted();
+    if (error instanceof Deno.errors.NotCapable && check.listedExactly) return undefined;
+    return `Cannot check where ${host} leads: resolving it failed (${
+      (error as Error).message
+    }); ${RULE}, so hosts that cannot be resolved are refused`;
+  }
+  for (const address of addresses) {
+    const range = nonPublicRange(address);
+    if (range) {
+      return `Host ${url.host} resolves to ${address}, ${withArticle(range)} address; ${RULE}`;
+    }
+  }
+  return undefined;
+}

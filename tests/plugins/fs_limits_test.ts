@@ -1,0 +1,177 @@
+/**
+ * The fs tools against files built to hurt the host: a file too large to grep (never
+ * read), a multi-gigabyte single line (read in bounded memory, stopped by the call's
+ * timeout or abort), FIFOs and sockets (refused, never opened), and a hard link to a file
+ * outside the root (refused for reading and writing).
+ */
+
+import { createAgent, scriptedModel, text, type ToolCall, toolCall } from "@tack/agent";
+import { createFsContext, createReadTool, fs, type FsOptions } from "@tack/agent/plugins/fs";
+import { deepEqual, equal, rejects } from "node:assert/strict";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_fs_limits_" }));
+  try {
+    await body(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+async function call(
+  root: string,
+  calls: ToolCall[],
+  options: FsOptions = {},
+  toolTimeoutMs?: number,
+): Promise<{ text: string; isError: boolean; details: unknown }[]> {
+  const agent = createAgent({
+    model: scriptedModel([calls, [text("done")]]),
+    plugins: [fs({ root, ...options })],
+    toolTimeoutMs,
+  });
+  return resultsOf(await agent.prompt("go")).map((r) => ({
+    text: textOf(r),
+    isError: r.isError,
+    details: r.details,
+  }));
+}
+
+/** A sparse file: `head`, then zeros up to `size` bytes (no disk space used). */
+async function sparse(path: string, head: string, size: number): Promise<void> {
+  await Deno.writeTextFile(path, head);
+  await Deno.truncate(path, size);
+}
+
+const GB = 1024 ** 3;
+
+Deno.test("grep: a file over the size cap is skipped without being read", async () => {
+  await withRoot(async (root) => {
+    await sparse(`${root}/huge.log`, "needle\n", 1.5 * GB);
+    await Deno.writeTextFile(`${root}/small.txt`, "needle\n");
+    const before = Deno.memoryUsage().rss;
+    const [result] = await call(root, [toolCall("grep", { pattern: "needle" })]);
+    const grown = Deno.memoryUsage().rss - before;
+    equal(result.text, "small.txt:1: needle");
+    deepEqual(result.details, { matches: 1, files: 1, limitReached: false, skippedFiles: 1 });
+    equal(grown < 256 * 1024 ** 2, true, `rss grew by ${grown} bytes`);
+  });
+});
+
+Deno.test("read: a 4 GB single line is read in bounded memory and stops at abort", async () => {
+  await withRoot(async (root) => {
+    await sparse(`${root}/one_line.txt`, "x".repeat(9000), 4 * GB);
+    const read = createReadTool(createFsContext({ root }));
+    const controller = new AbortController();
+    let ticks = 0;
+    const timer = setInterval(() => {
+      if (++ticks === 3) controller.abort(new Error("stopped by the test"));
+    }, 1);
+    const before = Deno.memoryUsage().rss;
+    try {
+      await rejects(
+        async () =>
+          await read.execute({ path: "one_line.txt" }, {
+            toolCallId: "1",
+            signal: controller.signal,
+          }),
+        { message: "stopped by the test" },
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    equal(ticks >= 3, true, "the timer kept firing while read streamed");
+    const grown = Deno.memoryUsage().rss - before;
+    equal(grown < 256 * 1024 ** 2, true, `rss grew by ${grown} bytes`);
+    // Through the agent, the call's timeout ends it with an error result.
+    const [result] = await call(root, [toolCall("read", { path: "one_line.txt" })], {}, 200);
+    deepEqual(result.text, "Tool read timed out after 200 ms and was stopped");
+  });
+});
+
+Deno.test("read: a 12 MB single line comes back cut to the byte cap, with its size", async () => {
+  await withRoot(async (root) => {
+    await Deno.writeTextFile(`${root}/min.js`, "y".repeat(12 * 1024 * 1024));
+    const read = createReadTool(createFsContext({ root }));
+    const result = await read.execute({ path: "min.js" }, {
+      toolCallId: "1",
+      signal: new AbortController().signal,
+    });
+    equal(
+      result.content[0].type === "text" && result.content[0].text,
+      `${
+        "y".repeat(51200)
+      }\n\n[Line 1 is 12 MB, over the 50 KB limit; showing its first 51200 characters.]`,
+    );
+  });
+});
+
+Deno.test("fs: FIFOs and sockets are refused by read, grep, write and edit, skipped by grep's walk", async () => {
+  await withRoot(async (root) => {
+    const made = await new Deno.Command("mkfifo", { args: [`${root}/pipe`] }).output();
+    equal(made.success, true);
+    const socket = Deno.listen({ transport: "unix", path: `${root}/sock` });
+    try {
+      const fifo = "pipe is a FIFO, not a regular file; fs tools only open regular files";
+      const outcomes = await call(root, [
+        toolCall("read", { path: "pipe" }),
+        toolCall("grep", { pattern: "x", path: "pipe" }),
+        toolCall("write", { path: "pipe", content: "x" }),
+        toolCall("edit", { path: "pipe", oldText: "a", newText: "b" }),
+        toolCall("read", { path: "sock" }),
+        toolCall("find", { pattern: "*", path: "pipe" }),
+        toolCall("grep", { pattern: "x" }),
+      ]);
+      deepEqual(outcomes.map((o) => [o.text, o.isError]), [
+        [fifo, true],
+        [fifo, true],
+        [fifo, true],
+        [fifo, true],
+        ["sock is a socket, not a regular file; fs tools only open regular files", true],
+        ["pipe is not a directory", true],
+        ["No matches for x in .", false],
+      ]);
+      deepEqual(outcomes[6].details, {
+        matches: 0,
+        files: 0,
+        limitReached: false,
+        skippedFiles: 2,
+      });
+    } finally {
+      socket.close();
+    }
+  });
+});
+
+Deno.test("fs: a hard link to a file outside the root is neither read nor written", async () => {
+  const outside = await Deno.makeTempDir({ prefix: "tack_fs_outside_" });
+  try {
+    await withRoot(async (root) => {
+      await Deno.writeTextFile(`${outside}/secret.txt`, "the secret\n");
+      await Deno.link(`${outside}/secret.txt`, `${root}/inside.txt`);
+      const refusal = "inside.txt has 2 hard links; fs does not open files with more than one, " +
+        "since another link may lie outside the root (the fs option allowHardLinks permits it)";
+      const outcomes = await call(root, [
+        toolCall("read", { path: "inside.txt" }),
+        toolCall("write", { path: "inside.txt", content: "overwritten" }),
+        toolCall("edit", { path: "inside.txt", oldText: "secret", newText: "public" }),
+        toolCall("grep", { pattern: "secret", path: "inside.txt" }),
+        toolCall("grep", { pattern: "secret" }),
+      ]);
+      deepEqual(outcomes.map((o) => [o.text, o.isError]), [
+        [refusal, true],
+        [refusal, true],
+        [refusal, true],
+        [refusal, true],
+        ["No matches for secret in .", false],
+      ]);
+      equal(await Deno.readTextFile(`${outside}/secret.txt`), "the secret\n");
+      const [allowed] = await call(root, [toolCall("read", { path: "inside.txt" })], {
+        allowHardLinks: true,
+      });
+      equal(allowed.text, "the secret");
+    });
+  } finally {
+    await Deno.remove(outside, { recursive: true });
+  }
+});

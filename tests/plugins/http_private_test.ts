@@ -1,0 +1,114 @@
+/**
+ * fetch_url does not reach the machine it runs on or its network unless told to: a
+ * loopback server is refused through the machine's own host name (resolved with DNS),
+ * `localhost`, `127.1`, `[::1]`, `0.0.0.0` and an IPv4-mapped IPv6 address, even when
+ * listed, until `allowPrivateAddresses` is set. The server counts the requests it got.
+ */
+
+import { createAgent, type Plugin, scriptedModel, text, toolCall } from "@tack/agent";
+import { http, nonPublicRange } from "@tack/agent/plugins/http";
+import { deepEqual, equal, match } from "node:assert/strict";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+const RULE = "fetch_url refuses loopback, private, link-local and unspecified addresses " +
+  "unless the http option allowPrivateAddresses is true";
+
+async function fetchAll(plugin: Plugin, urls: string[]): Promise<[string, boolean][]> {
+  const agent = createAgent({
+    model: scriptedModel([urls.map((url) => toolCall("fetch_url", { url })), [text("done")]]),
+    plugins: [plugin],
+  });
+  return resultsOf(await agent.prompt("go")).map((r) => [textOf(r), r.isError]);
+}
+
+Deno.test("fetch_url: the machine's own host name, resolved to loopback, is refused under *", async () => {
+  let hits = 0;
+  await using server = Deno.serve({ hostname: "0.0.0.0", port: 0, onListen() {} }, () => {
+    hits++;
+    return new Response("inside");
+  });
+  const port = server.addr.port;
+  const name = Deno.hostname();
+  const [[refusal, isError]] = await fetchAll(http(), [`http://${name}:${port}/`]);
+  equal(isError, true);
+  match(
+    refusal,
+    new RegExp(
+      `^Host ${name}:${port} resolves to \\S+, an? (IPv4-mapped )?(loopback|private|link-local)`,
+    ),
+  );
+  equal(refusal.endsWith(RULE), true);
+  equal(hits, 0);
+  // Opted in, the same URL is fetched.
+  const [[body]] = await fetchAll(http({ allowPrivateAddresses: true }), [
+    `http://${name}:${port}/`,
+  ]);
+  equal(body, "HTTP 200 OK (text/plain;charset=UTF-8)\n\ninside");
+  equal(hits, 1);
+});
+
+Deno.test("fetch_url: loopback literals and localhost are refused even when listed", async () => {
+  let hits = 0;
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    hits++;
+    return new Response("inside");
+  });
+  const port = server.addr.port;
+  const hosts = ["localhost", "127.1", "[::1]", "0.0.0.0", "[::ffff:127.0.0.1]"];
+  // Listed as the URL parser writes them (it turns 127.1 into 127.0.0.1).
+  const listed = http({
+    allowedHosts: ["localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::ffff:7f00:1]"].map((h) =>
+      `${h}:${port}`
+    ),
+  });
+  const outcomes = await fetchAll(listed, hosts.map((h) => `http://${h}:${port}/`));
+  deepEqual(outcomes, [
+    [`Host localhost:${port} is a loopback name; ${RULE}`, true],
+    [`Host 127.0.0.1:${port} is a loopback address; ${RULE}`, true],
+    [`Host [::1]:${port} is a loopback address; ${RULE}`, true],
+    [`Host 0.0.0.0:${port} is an unspecified address; ${RULE}`, true],
+    [`Host [::ffff:7f00:1]:${port} is an IPv4-mapped loopback address; ${RULE}`, true],
+  ]);
+  equal(hits, 0);
+  const [[body]] = await fetchAll(
+    http({ allowedHosts: [`127.0.0.1:${port}`], allowPrivateAddresses: true }),
+    [`http://127.1:${port}/`],
+  );
+  equal(body, "HTTP 200 OK (text/plain;charset=UTF-8)\n\ninside");
+  equal(hits, 1);
+});
+
+Deno.test("nonPublicRange: IPv4, IPv6 and the IPv4 inside IPv6", () => {
+  deepEqual(
+    [
+      "10.0.0.1",
+      "172.16.5.4",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "::",
+      "fd00::1",
+      "fe80::1%eth0",
+      "::ffff:10.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "8.8.8.8",
+      "2606:4700:4700::1111",
+      "::ffff:8.8.8.8",
+    ].map(nonPublicRange),
+    [
+      "private",
+      "private",
+      "private",
+      "link-local",
+      "shared (carrier-grade NAT)",
+      "unspecified",
+      "private (unique local)",
+      "link-local",
+      "IPv4-mapped private",
+      "NAT64 link-local",
+      undefined,
+      undefined,
+      undefined,
+    ],
+  );
+});
