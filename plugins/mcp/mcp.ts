@@ -7,6 +7,7 @@
 import type { AgentTool, Plugin, PluginPermissions } from "@tack/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
+import { INHERITED_ENV } from "./stdio_transport.ts";
 import type { McpOptions, McpServerConfig } from "./options.ts";
 import { toolEffects } from "./tool_effects.ts";
 import { toolName } from "./tool_name.ts";
@@ -55,21 +56,6 @@ function checkServer(server: string, config: McpServerConfig): void {
   }
 }
 
-/**
- * What spawning a stdio server reads from the environment: the variables the SDK passes
- * on, and those the SDK's and Deno's `node:child_process` code look at.
- */
-const STDIO_ENV: readonly string[] = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "OSTYPE",
-  "NODE_V8_COVERAGE",
-];
-
 function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions {
   const run = new Set<string>();
   const net = new Set<string>();
@@ -78,7 +64,7 @@ function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions 
     else run.add(config.command);
   }
   return {
-    ...(run.size > 0 ? { run: [...run], env: STDIO_ENV } : {}),
+    ...(run.size > 0 ? { run: [...run], env: INHERITED_ENV } : {}),
     ...(net.size > 0 ? { net: [...net] } : {}),
   };
 }

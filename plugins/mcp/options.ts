@@ -58,6 +58,12 @@ export interface McpLimits {
    * before it is considered hung and restarted, in ms (default 5 000).
    */
   pingTimeoutMs?: number;
+  /**
+   * How long a stdio server has to exit at each step of its shutdown, in ms (default
+   * 2 000): after its stdin is closed, then after SIGTERM; then it gets SIGKILL. A server
+   * that stopped answering starts at SIGTERM.
+   */
+  killGraceMs?: number;
 }
 
 /** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */

@@ -74,7 +74,7 @@ Deno.test("mcp with several servers: one plugin, tools prefixed by server name",
     ]);
     deepEqual(plugin.permissions, {
       run: [STDIO_SERVER.command],
-      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "OSTYPE", "NODE_V8_COVERAGE"],
+      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"],
       net: [new URL(server.url).host],
     });
     const { results } = await run(plugin, [
