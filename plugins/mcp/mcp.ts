@@ -12,6 +12,8 @@ import type { McpOptions, McpServerConfig } from "./options.ts";
 import { toolEffects } from "./tool_effects.ts";
 import { toolName } from "./tool_name.ts";
 import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
+import { promptTools } from "./prompt_tools.ts";
+import { resourceTools } from "./resource_tools.ts";
 
 /** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
 export interface McpPlugin extends Plugin {
@@ -142,6 +144,9 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     const listed = await Promise.all(
       servers.map(([server, config]) => listedTools(server, config, connections.get(server)!)),
     );
+    const capabilities = await Promise.all(
+      servers.map(([server]) => connections.get(server)!.capabilities()),
+    );
     // Names are given in server order, after listing, so they never depend on timing.
     for (const [index, [server, config]] of servers.entries()) {
       const connection = connections.get(server)!;
@@ -151,6 +156,18 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
           effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
           timeoutMs: config.timeoutMs,
         }));
+      }
+      const offers = capabilities[index];
+      const serverTools = {
+        prefix: config.toolPrefix ?? server,
+        taken,
+        timeoutMs: config.timeoutMs,
+      };
+      if (offers.resources && config.resources !== false) {
+        tools.push(...resourceTools(connection, serverTools));
+      }
+      if (offers.prompts && config.prompts !== false) {
+        tools.push(...promptTools(connection, serverTools));
       }
     }
   } catch (error) {

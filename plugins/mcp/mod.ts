@@ -38,6 +38,8 @@ export type {
 } from "./options.ts";
 export { type McpToolHints, toolEffects } from "./tool_effects.ts";
 export { toolName } from "./tool_name.ts";
+export { failRequest, resourceTools, type ServerToolOptions } from "./resource_tools.ts";
+export { promptTools } from "./prompt_tools.ts";
 export { type McpCallDetails, type TackToolOptions, toTackTool } from "./to_tack_tool.ts";
 
 export default mcp;

@@ -19,6 +19,16 @@ export interface McpToolOptions {
   effects?: Readonly<Record<string, readonly ToolEffect[]>>;
   /** Per-call timeout in ms for this server's tools; default: the agent's `toolTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * Expose `<prefix>_list_resources` and `<prefix>_read_resource` when the server
+   * advertises resources (default `true`).
+   */
+  resources?: boolean;
+  /**
+   * Expose `<prefix>_list_prompts` and `<prefix>_get_prompt` when the server advertises
+   * prompts (default `true`).
+   */
+  prompts?: boolean;
 }
 
 /** A server Tack starts as a child process and talks to over stdin/stdout. */
