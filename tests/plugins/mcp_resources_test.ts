@@ -187,7 +187,7 @@ Deno.test("McpConnection: resources and prompts for the host", async () => {
   }
 });
 
-Deno.test("McpConnection.onToolsChanged hears list_changed; unsubscribing stops it", async () => {
+Deno.test("McpConnection.onToolsChanged hears list_changed, also after a restart; unsubscribing stops it", async () => {
   const connection = new McpConnection("changing", {
     ...STDIO_SERVER,
     args: [
@@ -204,7 +204,7 @@ Deno.test("McpConnection.onToolsChanged hears list_changed; unsubscribing stops 
     });
     await connection.callTool("grow", {});
     await changed.promise;
-    deepEqual((await connection.listTools()).map((tool) => tool.name), ["grow", "extra1"]);
+    deepEqual((await connection.listTools()).map((tool) => tool.name), ["grow", "crash", "extra1"]);
     equal(heard, 1);
     unsubscribe();
     let other = 0;
@@ -215,6 +215,13 @@ Deno.test("McpConnection.onToolsChanged hears list_changed; unsubscribing stops 
     await changed.promise;
     equal(heard, 1);
     equal(other, 1);
+    // A restarted server's notifications reach the same subscribers.
+    await connection.callTool("crash", {}).catch(() => {});
+    changed = Promise.withResolvers<void>();
+    await connection.callTool("grow", {});
+    await changed.promise;
+    equal(connection.starts, 2);
+    equal(other, 2);
   } finally {
     await connection.close();
   }
