@@ -41,7 +41,12 @@ export interface StdioTransportOptions {
 function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of INHERITED_ENV) {
-    const value = Deno.env.get(key);
+    let value: string | undefined;
+    try {
+      value = Deno.env.get(key);
+    } catch {
+      continue; // not permitted: not passed on
+    }
     // Exported bash functions look like `() { …`; the SDK leaves them out too.
     if (value !== undefined && !value.startsWith("()")) env[key] = value;
   }
