@@ -59,7 +59,8 @@ function inheritedEnv(): Record<string, string> {
  * nothing on a second `kill()`), its shutdown always ends the process: `close()` closes
  * stdin and waits `killGraceMs`, then sends SIGTERM and waits again, then SIGKILL;
  * `terminate()` starts at SIGTERM, for a server that stopped answering. Both resolve once
- * the process has exited. `onclose` fires once, when the process is gone.
+ * the process has exited. `onclose` fires once, when the process is gone and its output
+ * read (or, when a child it left behind keeps stdout open, `killGraceMs` after the exit).
  *
  * @example Starting a server and stopping it
  * ```ts
@@ -92,6 +93,7 @@ export class StdioTransport implements Transport {
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #exited = false;
   #done?: Promise<void>;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
   #stopping?: Promise<void>;
 
   /**
@@ -137,15 +139,19 @@ export class StdioTransport implements Transport {
     const status = this.#child.status.then(() => {
       this.#exited = true;
     });
-    this.#done = this.#read(this.#child.stdout).then(() => status).then(() => this.onclose?.());
+    const read = this.#read(this.#child.stdout);
+    this.#done = status.then(() => this.#drain(read)).then(() => this.onclose?.());
     return Promise.resolve();
   }
 
   async #read(stdout: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
+    const reader = this.#reader = stdout.getReader();
     let buffer = "";
     try {
-      for await (const chunk of stdout) {
+      while (true) {
+        const { done, value: chunk } = await reader.read();
+        if (done) break;
         buffer += decoder.decode(chunk, { stream: true });
         let end: number;
         while ((end = buffer.indexOf("\n")) !== -1) {
@@ -162,6 +168,21 @@ export class StdioTransport implements Transport {
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
+  }
+
+  /**
+   * After the process exited: reads what it wrote last, but a child it left behind may
+   * hold its stdout open, so reading stops after the grace period.
+   */
+  async #drain(read: Promise<void>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([
+      read.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), this.#graceMs)),
+    ]);
+    clearTimeout(timer);
+    if (!drained) await this.#reader?.cancel().catch(() => {});
+    await read;
   }
 
   #deliver(line: string): void {

@@ -79,3 +79,35 @@ Deno.test("StdioTransport: send() after the process exited fails with Not connec
   equal(error?.message, "Not connected");
   await transport.close();
 });
+
+Deno.test("StdioTransport: a child the server left holding stdout does not keep close() waiting", async () => {
+  const dir = await Deno.makeTempDir();
+  const pidFile = `${dir}/sleeper`;
+  // The shell starts a sleeper that inherits stdout, then becomes the stubborn server.
+  const transport = new StdioTransport({
+    command: "sh",
+    args: ["-c", `sleep 60 & echo $! > ${pidFile}; exec "$0" "$@"`, ...[
+      STUBBORN.command,
+      ...STUBBORN.args!,
+    ]],
+    killGraceMs: 50,
+  });
+  let closed = 0;
+  transport.onclose = () => closed++;
+  await transport.start();
+  let sleeper = 0;
+  while (!(sleeper = Number(await Deno.readTextFile(pidFile).catch(() => "")))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  try {
+    const pid = transport.pid!;
+    await transport.close();
+    equal(await alive(pid), false);
+    equal(closed, 1);
+    // close() returned while the sleeper still held the pipe: it did not wait for EOF.
+    equal(await alive(sleeper), true);
+  } finally {
+    Deno.kill(sleeper, "SIGKILL");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
