@@ -226,3 +226,31 @@ Deno.test("McpConnection.onToolsChanged hears list_changed, also after a restart
     await connection.close();
   }
 });
+
+Deno.test("server-everything: the last progress of a long-running operation arrives", async () => {
+  const plugin = await mcp({
+    name: "everything",
+    ...EVERYTHING,
+    tools: ["trigger-long-running-operation"],
+    resources: false,
+    prompts: false,
+  });
+  try {
+    const { results, events } = await run(plugin, [
+      toolCall("everything_trigger-long-running-operation", { duration: 0.15, steps: 3 }),
+    ]);
+    equal(
+      firstText(results[0]),
+      "Long running operation completed. Duration: 0.15 seconds, Steps: 3.",
+    );
+    // The server sends the result right after the last notification.
+    const updates = events.flatMap((event) =>
+      event.type === "tool_execution_update" && event.partialResult.content[0]?.type === "text"
+        ? [event.partialResult.content[0].text]
+        : []
+    );
+    deepEqual(updates, ["progress 1/3", "progress 2/3", "progress 3/3"]);
+  } finally {
+    await plugin.dispose();
+  }
+});
