@@ -49,8 +49,9 @@ interface Live {
 }
 
 /**
- * The transport for a config. Imported on demand: the stdio transport reads environment
- * variables when it loads, so an HTTP-only plugin needs no `env` permission.
+ * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
+ * stdio transport reads the environment only when it starts a server, so an HTTP-only
+ * plugin needs no `env` permission.
  */
 async function makeTransport(config: McpServerConfig, killGraceMs: number): Promise<Transport> {
   if ("url" in config) {

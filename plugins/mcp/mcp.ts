@@ -19,7 +19,10 @@ import { resourceTools } from "./resource_tools.ts";
 export interface McpPlugin extends Plugin {
   /** The connections by server name (to see `starts` or `connected`). */
   readonly servers: ReadonlyMap<string, McpConnection>;
-  /** One Tack tool per exposed MCP tool, in server order, then listing order. */
+  /**
+   * One Tack tool per exposed MCP tool, in server order, then listing order, each
+   * server's followed by its resource and prompt tools (when it advertises those).
+   */
   readonly tools: readonly AgentTool<Record<string, unknown>, McpCallDetails>[];
   /** Closes every connection and ends the server processes; idempotent. */
   dispose(): Promise<void>;
@@ -95,7 +98,10 @@ async function listedTools(
  * Connects to MCP servers (stdio commands or streamable HTTP URLs) with the official
  * SDK, lists their tools and returns a plugin exposing each as a Tack tool: named
  * `<prefix>_<tool>` (sanitized, unique), with the server's JSON Schema as parameters and
- * effects from its annotations. Calls pass through the agent's hooks like any other; a
+ * effects from its annotations. A server that advertises resources or prompts also gets
+ * `<prefix>_list_resources` and `<prefix>_read_resource`, or `<prefix>_list_prompts` and
+ * `<prefix>_get_prompt` (see {@linkcode resourceTools}, {@linkcode promptTools}); the host
+ * reads them through `servers.get(name)`. Calls pass through the agent's hooks like any other; a
  * server that dies or hangs ends its calls with error results and is restarted on the
  * next call. The factory is async because the agent needs the tool list when it is
  * created. `dispose()` closes the connections and ends the server processes.
