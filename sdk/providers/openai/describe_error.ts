@@ -42,9 +42,11 @@ function causeText(error: unknown): string {
 }
 
 /**
- * Describes a failed request: the server's status and its own error text, a refused or
- * broken connection with the address, a denied permission with the flag that grants
- * it, or a chunk that was not JSON.
+ * Describes a failed request in the server's own words: its status and error text (from
+ * any body shape, seen by `replyFetch`), a 2xx reply that is not a stream with
+ * the start of its body, a timeout with `timeoutMs`, a connection refused (with the
+ * address) or closed without a reply, a denied permission with the flag that grants it,
+ * or a chunk that was not JSON.
  *
  * @param error What the request or the stream failed with.
  * @param context The base URL and model, to name them.
