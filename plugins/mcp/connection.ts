@@ -7,15 +7,25 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
   ErrorCode,
+  type GetPromptResult,
+  type JSONRPCMessage,
   McpError,
   type Progress,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
   type Tool,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import type { McpLimits, McpServerConfig } from "./options.ts";
+import { StdioTransport } from "./stdio_transport.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
@@ -39,10 +49,11 @@ interface Live {
 }
 
 /**
- * The transport for a config. Imported on demand: the stdio transport reads environment
- * variables when it loads, so an HTTP-only plugin needs no `env` permission.
+ * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
+ * stdio transport reads the environment only when it starts a server, so an HTTP-only
+ * plugin needs no `env` permission.
  */
-async function makeTransport(config: McpServerConfig): Promise<Transport> {
+async function makeTransport(config: McpServerConfig, killGraceMs: number): Promise<Transport> {
   if ("url" in config) {
     const { StreamableHTTPClientTransport } = await import(
       "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -51,26 +62,23 @@ async function makeTransport(config: McpServerConfig): Promise<Transport> {
       requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
     });
   }
-  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
-  return new StdioClientTransport({
-    command: config.command,
-    args: [...(config.args ?? [])],
-    env: config.env ? { ...config.env } : undefined,
-    cwd: config.cwd,
-    stderr: config.stderr ?? "inherit",
-  });
+  return new StdioTransport({ ...config, killGraceMs });
 }
 
-/** Ends a server that stopped answering at once, instead of waiting for it to exit. */
-function terminate(transport: Transport): void {
-  // The SDK keeps the child private; its own close() would wait 2 s before SIGTERM.
-  const child = (transport as unknown as { _process?: { kill(signal: string): boolean } })
-    ._process;
-  try {
-    child?.kill("SIGTERM");
-  } catch {
-    // already gone
-  }
+/**
+ * Ends a server that stopped answering at once (SIGTERM, then SIGKILL after the grace
+ * period), instead of first waiting for it to exit by itself.
+ */
+async function terminate(transport: Transport): Promise<void> {
+  if (transport instanceof StdioTransport) await transport.terminate();
+}
+
+/** Whether a message is a progress notification (which carries no `id`). */
+function isProgress(
+  message: JSONRPCMessage,
+): message is JSONRPCMessage & { method: string; params: Progress & { progressToken: unknown } } {
+  return "method" in message && message.method === "notifications/progress" &&
+    !("id" in message);
 }
 
 /**
@@ -101,6 +109,10 @@ export class McpConnection {
   readonly #config: McpServerConfig;
   readonly #connectTimeoutMs: number;
   readonly #pingTimeoutMs: number;
+  readonly #killGraceMs: number;
+  readonly #progress = new Map<string, (progress: Progress) => void>();
+  readonly #toolsChanged = new Set<() => void>();
+  #progressTokens = 0;
   #live?: Live;
   #connecting?: Promise<Live>;
   #checking?: Promise<void>;
@@ -119,6 +131,7 @@ export class McpConnection {
     this.#config = config;
     this.#connectTimeoutMs = limits.connectTimeoutMs ?? 30_000;
     this.#pingTimeoutMs = limits.pingTimeoutMs ?? 5_000;
+    this.#killGraceMs = limits.killGraceMs ?? 2_000;
   }
 
   /** How many times the server was started (or connected to), including the first. */
@@ -150,20 +163,33 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    const transport = await makeTransport(this.#config);
+    const transport = await makeTransport(this.#config, this.#killGraceMs);
+    // Progress is taken here, as each message arrives. The SDK hands notifications to
+    // their handlers a microtask later but a response at once, so a last progress
+    // notification read in the same chunk as the response found its handler removed.
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if (isProgress(message)) {
+        const { progressToken: token, ...progress } = message.params;
+        this.#progress.get(String(token))?.(progress);
+      }
+    };
     const client = new Client(CLIENT_INFO);
     const live: Live = { client, transport };
     client.onclose = () => {
       if (this.#live === live) this.#live = undefined;
     };
     // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
-    // them to the console unless a handler is set.
+    // them to the console unless a handler is set. Progress with Tack's own tokens is
+    // one: the SDK does not know them.
     client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      for (const listener of [...this.#toolsChanged]) listener();
+    });
     this.#starts++;
     try {
       await client.connect(transport, { timeout: this.#connectTimeoutMs });
     } catch (error) {
-      terminate(transport);
+      await terminate(transport);
       await client.close().catch(() => {});
       throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(error)}`, {
         cause: error,
@@ -178,23 +204,144 @@ export class McpConnection {
   }
 
   /**
+   * What the server said it supports in `initialize` (`tools`, `resources`, `prompts`,
+   * …), connecting first if needed.
+   *
+   * @returns Its capabilities.
+   * @throws {Error} When connecting fails.
+   */
+  async capabilities(): Promise<ServerCapabilities> {
+    const client = await this.connect();
+    return client.getServerCapabilities() ?? {};
+  }
+
+  /**
+   * Subscribes to the server's `notifications/tools/list_changed`. The subscription
+   * outlives restarts: a restarted server's notifications reach it too.
+   *
+   * @param listener Called each time the server says its tool list changed.
+   * @returns A function that unsubscribes.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    const entry = () => listener();
+    this.#toolsChanged.add(entry);
+    return () => this.#toolsChanged.delete(entry);
+  }
+
+  /**
    * Lists every tool the server offers, following pagination.
    *
    * @returns The server's tools.
    * @throws {Error} When connecting or listing fails.
    */
-  async listTools(): Promise<Tool[]> {
-    const client = await this.connect();
-    const tools: Tool[] = [];
+  listTools(): Promise<Tool[]> {
+    return this.#pages(async (client, cursor, options) => {
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
+      return { items: page.tools, next: page.nextCursor };
+    });
+  }
+
+  /**
+   * Lists the server's resources (concrete URIs), following pagination.
+   *
+   * @param options Signal and timeout (default the connect timeout).
+   * @returns Its resources.
+   * @throws {Error} When connecting fails or the server has no resources (`McpError`).
+   */
+  listResources(options: CallOptions = {}): Promise<Resource[]> {
+    return this.#pages(async (client, cursor, request) => {
+      const page = await client.listResources(
+        cursor === undefined ? undefined : { cursor },
+        request,
+      );
+      return { items: page.resources, next: page.nextCursor };
+    }, options);
+  }
+
+  /**
+   * Lists the server's resource templates (URI templates such as `demo://text/{id}`),
+   * following pagination.
+   *
+   * @param options Signal and timeout (default the connect timeout).
+   * @returns Its templates.
+   * @throws {Error} When connecting fails or the server has no resources (`McpError`).
+   */
+  listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
+    return this.#pages(async (client, cursor, request) => {
+      const page = await client.listResourceTemplates(
+        cursor === undefined ? undefined : { cursor },
+        request,
+      );
+      return { items: page.resourceTemplates, next: page.nextCursor };
+    }, options);
+  }
+
+  /**
+   * Reads one resource.
+   *
+   * @param uri Its URI (listed, or made from a template).
+   * @param options Signal and timeout (default none).
+   * @returns Its contents (text or base64 blobs).
+   * @throws {Error} `McpError` when the server rejects the URI; as for `callTool`.
+   */
+  readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
+    return this.#request(options, (client, request) => client.readResource({ uri }, request));
+  }
+
+  /**
+   * Lists the server's prompts, following pagination.
+   *
+   * @param options Signal and timeout (default the connect timeout).
+   * @returns Its prompts with their arguments.
+   * @throws {Error} When connecting fails or the server has no prompts (`McpError`).
+   */
+  listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
+    return this.#pages(async (client, cursor, request) => {
+      const page = await client.listPrompts(cursor === undefined ? undefined : { cursor }, request);
+      return { items: page.prompts, next: page.nextCursor };
+    }, options);
+  }
+
+  /**
+   * Gets one prompt, filled in with its arguments.
+   *
+   * @param name The prompt's name.
+   * @param args Its arguments (all strings, as MCP has them).
+   * @param options Signal and timeout (default none).
+   * @returns Its messages.
+   * @throws {Error} `McpError` when the server rejects the name or the arguments.
+   */
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options: CallOptions = {},
+  ): Promise<GetPromptResult> {
+    return this.#request(
+      options,
+      (client, request) => client.getPrompt({ name, arguments: args }, request),
+    );
+  }
+
+  async #pages<T>(
+    page: (
+      client: Client,
+      cursor: string | undefined,
+      options: RequestOptions,
+    ) => Promise<{ items: T[]; next?: string }>,
+    options: CallOptions = {},
+  ): Promise<T[]> {
+    const items: T[] = [];
     let cursor: string | undefined;
+    const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs };
     do {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-        timeout: this.#connectTimeoutMs,
-      });
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
+      const result = await this.#request(
+        bounded,
+        (client, request) => page(client, cursor, request),
+      );
+      items.push(...result.items);
+      cursor = result.next;
     } while (cursor !== undefined);
-    return tools;
+    return items;
   }
 
   /**
@@ -214,6 +361,30 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
+    const { onprogress } = options;
+    const token = onprogress ? `tack-${++this.#progressTokens}` : undefined;
+    if (token) this.#progress.set(token, onprogress!);
+    try {
+      return await this.#request(options, (client, request) =>
+        client.callTool(
+          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+          undefined,
+          request,
+        )) as CallToolResult;
+    } finally {
+      if (token) this.#progress.delete(token);
+    }
+  }
+
+  /**
+   * Makes one request on a live connection: connects first, and after a timeout or an
+   * abort pings the server (restarting it when the ping goes unanswered); after a
+   * transport failure starts afresh on the next request.
+   */
+  async #request<T>(
+    options: CallOptions,
+    send: (client: Client, request: RequestOptions) => Promise<T>,
+  ): Promise<T> {
     if (this.#checking) await this.#checking;
     const client = await this.connect();
     const live = this.#live!;
@@ -223,11 +394,7 @@ export class McpConnection {
     const onAbort = () => this.#check(live);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return await client.callTool({ name, arguments: args }, undefined, {
-        signal,
-        timeout: options.timeoutMs ?? NO_TIMEOUT_MS,
-        onprogress: options.onprogress,
-      }) as CallToolResult;
+      return await send(client, { signal, timeout: options.timeoutMs ?? NO_TIMEOUT_MS });
     } catch (error) {
       if (error instanceof McpError) {
         if ((error as McpError).code === ErrorCode.RequestTimeout) this.#check(live);
@@ -263,7 +430,7 @@ export class McpConnection {
   /** Forgets a connection and ends its server; the next call connects again. */
   async #retire(live: Live): Promise<void> {
     if (this.#live === live) this.#live = undefined;
-    terminate(live.transport);
+    await terminate(live.transport);
     await live.client.close().catch(() => {});
   }
 

@@ -17,6 +17,8 @@ const REQUEST_TIMEOUT = -32001;
  * @param tool The tool's name on the server.
  * @param error What the SDK (or the connection) threw.
  * @param timeoutMs The call's timeout, if the plugin set one.
+ * @param kind What `tool` names: a tool (default) or a request such as
+ * `resources/read demo://x`.
  * @returns The message for the error result.
  *
  * @example A server that exited mid-call
@@ -36,23 +38,28 @@ export function describeFailure(
   tool: string,
   error: unknown,
   timeoutMs?: number,
+  kind: "tool" | "request" = "tool",
 ): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const what = `${kind} "${tool}"`;
+  // A server that puts the SDK's prefix in its own message gets it twice.
+  const message = (error instanceof Error ? error.message : String(error))
+    .replace(/^(MCP error -?\d+: )\1+/, "$1");
   const code = (error as { code?: unknown } | undefined)?.code;
   if (code === CONNECTION_CLOSED) {
-    return `MCP server "${server}" closed the connection during tool "${tool}"; it is restarted on the next call`;
+    return `MCP server "${server}" closed the connection during ${what}; it is restarted on the next call`;
   }
   if (code === REQUEST_TIMEOUT) {
     const within = timeoutMs === undefined ? "in time" : `within ${timeoutMs} ms`;
-    return `MCP server "${server}" did not answer tool "${tool}" ${within}`;
+    return `MCP server "${server}" did not answer ${what} ${within}`;
   }
   if (message.startsWith("Cannot connect to MCP server")) return message;
   if (typeof code === "number") {
-    return `MCP server "${server}" rejected tool "${tool}": ${message}`;
+    return `MCP server "${server}" rejected ${what}: ${message}`;
   }
-  return `MCP tool "${tool}" on server "${server}" failed: ${
-    errorText(error)
-  }; it is reconnected on the next call`;
+  const failed = kind === "tool"
+    ? `MCP tool "${tool}" on server "${server}"`
+    : `MCP ${what} to server "${server}"`;
+  return `${failed} failed: ${errorText(error)}; it is reconnected on the next call`;
 }
 
 /**

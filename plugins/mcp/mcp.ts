@@ -7,16 +7,22 @@
 import type { AgentTool, Plugin, PluginPermissions } from "@tack/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
+import { INHERITED_ENV } from "./stdio_transport.ts";
 import type { McpOptions, McpServerConfig } from "./options.ts";
 import { toolEffects } from "./tool_effects.ts";
 import { toolName } from "./tool_name.ts";
 import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
+import { promptTools } from "./prompt_tools.ts";
+import { resourceTools } from "./resource_tools.ts";
 
 /** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
 export interface McpPlugin extends Plugin {
   /** The connections by server name (to see `starts` or `connected`). */
   readonly servers: ReadonlyMap<string, McpConnection>;
-  /** One Tack tool per exposed MCP tool, in server order, then listing order. */
+  /**
+   * One Tack tool per exposed MCP tool, in server order, then listing order, each
+   * server's followed by its resource and prompt tools (when it advertises those).
+   */
   readonly tools: readonly AgentTool<Record<string, unknown>, McpCallDetails>[];
   /** Closes every connection and ends the server processes; idempotent. */
   dispose(): Promise<void>;
@@ -55,21 +61,6 @@ function checkServer(server: string, config: McpServerConfig): void {
   }
 }
 
-/**
- * What spawning a stdio server reads from the environment: the variables the SDK passes
- * on, and those the SDK's and Deno's `node:child_process` code look at.
- */
-const STDIO_ENV: readonly string[] = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "OSTYPE",
-  "NODE_V8_COVERAGE",
-];
-
 function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions {
   const run = new Set<string>();
   const net = new Set<string>();
@@ -78,7 +69,7 @@ function permissionsOf(servers: [string, McpServerConfig][]): PluginPermissions 
     else run.add(config.command);
   }
   return {
-    ...(run.size > 0 ? { run: [...run], env: STDIO_ENV } : {}),
+    ...(run.size > 0 ? { run: [...run], env: INHERITED_ENV } : {}),
     ...(net.size > 0 ? { net: [...net] } : {}),
   };
 }
@@ -107,7 +98,10 @@ async function listedTools(
  * Connects to MCP servers (stdio commands or streamable HTTP URLs) with the official
  * SDK, lists their tools and returns a plugin exposing each as a Tack tool: named
  * `<prefix>_<tool>` (sanitized, unique), with the server's JSON Schema as parameters and
- * effects from its annotations. Calls pass through the agent's hooks like any other; a
+ * effects from its annotations. A server that advertises resources or prompts also gets
+ * `<prefix>_list_resources` and `<prefix>_read_resource`, or `<prefix>_list_prompts` and
+ * `<prefix>_get_prompt` (see {@linkcode resourceTools}, {@linkcode promptTools}); the host
+ * reads them through `servers.get(name)`. Calls pass through the agent's hooks like any other; a
  * server that dies or hangs ends its calls with error results and is restarted on the
  * next call. The factory is async because the agent needs the tool list when it is
  * created. `dispose()` closes the connections and ends the server processes.
@@ -156,6 +150,9 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     const listed = await Promise.all(
       servers.map(([server, config]) => listedTools(server, config, connections.get(server)!)),
     );
+    const capabilities = await Promise.all(
+      servers.map(([server]) => connections.get(server)!.capabilities()),
+    );
     // Names are given in server order, after listing, so they never depend on timing.
     for (const [index, [server, config]] of servers.entries()) {
       const connection = connections.get(server)!;
@@ -165,6 +162,18 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
           effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
           timeoutMs: config.timeoutMs,
         }));
+      }
+      const offers = capabilities[index];
+      const serverTools = {
+        prefix: config.toolPrefix ?? server,
+        taken,
+        timeoutMs: config.timeoutMs,
+      };
+      if (offers.resources && config.resources !== false) {
+        tools.push(...resourceTools(connection, serverTools));
+      }
+      if (offers.prompts && config.prompts !== false) {
+        tools.push(...promptTools(connection, serverTools));
       }
     }
   } catch (error) {

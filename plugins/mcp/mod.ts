@@ -23,6 +23,7 @@ import { mcp } from "./mcp.ts";
 
 export { mcp, type McpPlugin } from "./mcp.ts";
 export { type CallOptions, McpConnection } from "./connection.ts";
+export { INHERITED_ENV, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
 export { describeFailure, errorText } from "./describe_failure.ts";
 export { type MappedResult, mapResult, textOf } from "./map_result.ts";
 export type {
@@ -37,6 +38,8 @@ export type {
 } from "./options.ts";
 export { type McpToolHints, toolEffects } from "./tool_effects.ts";
 export { toolName } from "./tool_name.ts";
+export { failRequest, resourceTools, type ServerToolOptions } from "./resource_tools.ts";
+export { promptTools } from "./prompt_tools.ts";
 export { type McpCallDetails, type TackToolOptions, toTackTool } from "./to_tack_tool.ts";
 
 export default mcp;

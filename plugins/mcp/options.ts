@@ -19,6 +19,16 @@ export interface McpToolOptions {
   effects?: Readonly<Record<string, readonly ToolEffect[]>>;
   /** Per-call timeout in ms for this server's tools; default: the agent's `toolTimeoutMs`. */
   timeoutMs?: number;
+  /**
+   * Expose `<prefix>_list_resources` and `<prefix>_read_resource` when the server
+   * advertises resources (default `true`).
+   */
+  resources?: boolean;
+  /**
+   * Expose `<prefix>_list_prompts` and `<prefix>_get_prompt` when the server advertises
+   * prompts (default `true`).
+   */
+  prompts?: boolean;
 }
 
 /** A server Tack starts as a child process and talks to over stdin/stdout. */
@@ -58,6 +68,12 @@ export interface McpLimits {
    * before it is considered hung and restarted, in ms (default 5 000).
    */
   pingTimeoutMs?: number;
+  /**
+   * How long a stdio server has to exit at each step of its shutdown, in ms (default
+   * 2 000): after its stdin is closed, then after SIGTERM; then it gets SIGKILL. A server
+   * that stopped answering starts at SIGTERM.
+   */
+  killGraceMs?: number;
 }
 
 /** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */

@@ -22,8 +22,15 @@ import { mapResult, textOf } from "./map_result.ts";
 export interface McpCallDetails {
   /** The server's name. */
   server: string;
-  /** The tool's name on the server. */
+  /**
+   * The tool's name on the server; for the resource and prompt tools, the request
+   * (`resources/list`, `resources/read`, `prompts/list`, `prompts/get`).
+   */
   tool: string;
+  /** The resource read (`resources/read`). */
+  uri?: string;
+  /** The prompt got (`prompts/get`). */
+  prompt?: string;
   /** The server's structured result, when it sent one. */
   structuredContent?: Record<string, unknown>;
   /** The JSON-RPC error code, when the call failed with one. */

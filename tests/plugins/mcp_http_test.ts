@@ -74,7 +74,7 @@ Deno.test("mcp with several servers: one plugin, tools prefixed by server name",
     ]);
     deepEqual(plugin.permissions, {
       run: [STDIO_SERVER.command],
-      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "OSTYPE", "NODE_V8_COVERAGE"],
+      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"],
       net: [new URL(server.url).host],
     });
     const { results } = await run(plugin, [
@@ -88,6 +88,24 @@ Deno.test("mcp with several servers: one plugin, tools prefixed by server name",
       "remote",
       "again",
     ]);
+  } finally {
+    await plugin.dispose();
+    await server.close();
+  }
+});
+
+Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own tokens, not the SDK's)", async () => {
+  const server = startHttpServer(0, false);
+  const plugin = await mcp({ name: "web", url: server.url, tools: ["count"] });
+  try {
+    const { results, events } = await run(plugin, [toolCall("web_count", {})]);
+    equal(firstText(results[0]), "counted");
+    const updates = events.flatMap((event) =>
+      event.type === "tool_execution_update" && event.partialResult.content[0]?.type === "text"
+        ? [event.partialResult.content[0].text]
+        : []
+    );
+    deepEqual(updates, ["progress 1/3", "progress 2/3", "done"]);
   } finally {
     await plugin.dispose();
     await server.close();

@@ -62,7 +62,10 @@ Deno.test("mcp: a server that cannot start fails the load, naming it", async () 
   await rejects(
     mcp({ name: "ghost", command: "/nonexistent/mcp-server" }),
     (error: Error) => {
-      match(error.message, /^Cannot connect to MCP server "ghost": .*ENOENT/);
+      match(
+        error.message,
+        /^Cannot connect to MCP server "ghost": .*Failed to spawn .\/nonexistent\/mcp-server.: No such file or directory/,
+      );
       return true;
     },
   );

@@ -37,7 +37,7 @@ Deno.test("mcp lists the server's tools as prefixed, sanitized, unique Tack tool
     });
     deepEqual(plugin.permissions, {
       run: [STDIO_SERVER.command],
-      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "OSTYPE", "NODE_V8_COVERAGE"],
+      env: ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"],
     });
     equal(plugin.servers.get("fixture")?.starts, 1);
   } finally {

@@ -94,6 +94,13 @@ export interface FakeTurn {
   errorMessage?: string;
   /** For the mid-stream faults: how many events are sent first (default 2). */
   faultAfter?: number;
+  /**
+   * Answer with this body as it is (status `status`, default 200) instead of a stream or
+   * an OpenAI-style error: another server's error shape, a JSON reply, an empty body.
+   */
+  rawBody?: string;
+  /** The `content-type` of `rawBody` (default none). */
+  contentType?: string;
 }
 
 /** A request as the fake server received it. */
@@ -464,6 +471,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     const retryHeaders: Record<string, string> = turn.retryAfter === undefined
       ? {}
       : { "retry-after": String(turn.retryAfter) };
+    if (turn.rawBody !== undefined) {
+      const headers = new Headers(retryHeaders);
+      const response = new Response(turn.rawBody, { status: turn.status ?? 200, headers });
+      // A string body gets text/plain by default; a raw reply has only what it was given.
+      response.headers.delete("content-type");
+      if (turn.contentType) response.headers.set("content-type", turn.contentType);
+      return response;
+    }
     if (turn.status !== undefined) return jsonError(turn.status, message, retryHeaders);
     if (turn.fault === "500") return jsonError(500, message, retryHeaders);
     if (turn.fault === "429") {

@@ -5,7 +5,13 @@
  * @module
  */
 
-import { APIConnectionError, APIError, APIUserAbortError } from "@openai/openai";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "@openai/openai";
+import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** Where the request went, for the message. */
@@ -14,6 +20,8 @@ export interface ErrorContext {
   baseURL: string;
   /** The model asked for. */
   model: string;
+  /** The per-request timeout, if one was set. */
+  timeoutMs?: number;
 }
 
 const HINTS: Record<number, string> = {
@@ -34,9 +42,11 @@ function causeText(error: unknown): string {
 }
 
 /**
- * Describes a failed request: the server's status and its own error text, a refused or
- * broken connection with the address, a denied permission with the flag that grants
- * it, or a chunk that was not JSON.
+ * Describes a failed request in the server's own words: its status and error text (from
+ * any body shape, seen by `replyFetch`), a 2xx reply that is not a stream with
+ * the start of its body, a timeout with `timeoutMs`, a connection refused (with the
+ * address) or closed without a reply, a denied permission with the flag that grants it,
+ * or a chunk that was not JSON.
  *
  * @param error What the request or the stream failed with.
  * @param context The base URL and model, to name them.
@@ -70,12 +80,7 @@ export function describeError(error: unknown, context: ErrorContext): string {
       `grant it with --allow-net=${host}`;
   }
   if (error instanceof APIUserAbortError) return "The request was aborted";
-  if (error instanceof APIConnectionError) {
-    // A timeout has no cause: its own message ("Request timed out.") says it.
-    const detail = causeText(error) || error.message;
-    const hint = /connection refused/i.test(detail) ? " (is the server running?)" : "";
-    return `Cannot connect to ${where}: ${detail}${hint}`;
-  }
+  if (error instanceof APIConnectionError) return connectionText(error, context);
   if (error instanceof APIError) {
     const text = providerText(error);
     if (error.status === undefined) {
@@ -99,12 +104,76 @@ export function describeError(error: unknown, context: ErrorContext): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Connect failures, as opposed to a connection made and then dropped or timed out. */
+const CONNECT_FAILED =
+  /tcp connect error|connection refused|dns error|failed to lookup|no route to host|network is unreachable/i;
+
+/** A connection the server closed before any reply (curl's "empty reply"). */
+const NO_REPLY =
+  /connection closed before message completed|unexpected eof|empty reply|connection reset/i;
+
+/** What failed before a reply came: the timeout, the connection, or a reply not a stream. */
+function connectionText(error: APIConnectionError, context: ErrorContext): string {
+  const where = context.baseURL;
+  const cause = error.cause;
+  if (cause instanceof NotAStreamError) {
+    const body = cause.body === "" ? "an empty body" : `a body of ${cause.body}`;
+    return `${where} answered ${cause.status} for model ${context.model} with ` +
+      `${cause.contentType || "no content-type"} instead of an event stream: ${body}`;
+  }
+  const detail = causeText(error) || error.message;
+  // Our timeout aborts the request; a connect timeout of the OS is a connect failure.
+  if (
+    error instanceof APIConnectionTimeoutError && cause instanceof Error &&
+    cause.name === "AbortError"
+  ) {
+    return context.timeoutMs === undefined
+      ? `The request to ${where} timed out`
+      : `The request to ${where} timed out after ${context.timeoutMs} ms (timeoutMs)`;
+  }
+  if (NO_REPLY.test(detail) && !CONNECT_FAILED.test(detail)) {
+    return `${where} closed the connection without a reply: ${detail}`;
+  }
+  if (CONNECT_FAILED.test(detail) || error instanceof APIConnectionTimeoutError) {
+    const hint = /connection refused/i.test(detail) ? " (is the server running?)" : "";
+    return `Cannot connect to ${where}: ${detail}${hint}`;
+  }
+  return `The connection to ${where} failed: ${detail}`;
+}
+
 /** The provider's own error text, without the status the client prefixes. */
 function providerText(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
   if (body && typeof body.message === "string" && body.message !== "") return body.message;
+  // The client keeps only a JSON body's `error` field: the whole body says more.
+  const raw = errorBodyOf(error.headers);
+  if (raw !== undefined && raw.trim() !== "") return bodyText(raw);
   if (body && typeof body === "object") return JSON.stringify(body);
-  return error.status === undefined ? error.message : "(no error text in the response)";
+  if (typeof body === "string" && body !== "") return body;
+  return error.status === undefined ? error.message : "(an empty body)";
+}
+
+/** The words of an error body in any shape: JSON fields that say something, or its text. */
+function bodyText(raw: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    // HTML error pages: their text, not their markup.
+    return quote(
+      /^\s*</.test(raw) ? raw.replace(/<(script|style)[^]*?<\/\1>|<[^>]*>/gi, " ") : raw,
+    );
+  }
+  const said: string[] = [];
+  const collect = (value: unknown, depth: number) => {
+    if (typeof value === "string" && value !== "" && !said.includes(value)) said.push(value);
+    if (typeof value !== "object" || value === null || depth > 1) return;
+    for (const key of ["error", "message", "detail", "msg", "title"]) {
+      collect((value as Record<string, unknown>)[key], depth + 1);
+    }
+  };
+  collect(json, 0);
+  return said.length > 0 ? quote(said.join(": ")) : quote(raw);
 }
 
 function hostOf(url: string): string {

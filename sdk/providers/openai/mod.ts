@@ -69,5 +69,12 @@ export {
   sleep,
 } from "./retry.ts";
 export { describeError, type ErrorContext } from "./describe_error.ts";
+export {
+  errorBodyOf,
+  NotAStreamError,
+  quote,
+  QUOTED_BODY_CHARS,
+  replyFetch,
+} from "./reply_fetch.ts";
 export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

@@ -8,6 +8,7 @@
 import OpenAI from "@openai/openai";
 import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
 import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
+import { replyFetch } from "./reply_fetch.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.ts";
 import type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
 import { streamChatCompletions } from "./stream_chat_completions.ts";
@@ -104,7 +105,7 @@ function resolve(options: OpenAIOptions): Resolved {
     logLevel: "off", // failures end up in the message instead
     ...(options.headers ? { defaultHeaders: options.headers } : {}),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: replyFetch(options.fetch), // keeps the text of replies that are not streams
   });
   return {
     settings: {
@@ -117,6 +118,7 @@ function resolve(options: OpenAIOptions): Resolved {
         (official ? "max_completion_tokens" : "max_tokens"),
       reasoningEffort: options.reasoningEffort,
       strictTools: options.strictTools ?? true,
+      timeoutMs: options.timeoutMs,
     },
   };
 }

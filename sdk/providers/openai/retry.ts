@@ -5,6 +5,7 @@
  */
 
 import { APIConnectionError, APIError } from "@openai/openai";
+import { NotAStreamError } from "./reply_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** How the provider retries a request that failed before any output arrived. */
@@ -31,7 +32,8 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * Whether a failed request is worth retrying: rate limits (429), server errors (5xx),
  * timeouts (408), conflicts (409), and connections that failed, broke or closed early
  * ({@linkcode IncompleteStreamError}) or stalled ({@linkcode StalledStreamError}). A response the
- * server rejected (400, 401, 404, …) is not, nor an abort, nor an in-stream error event.
+ * server rejected (400, 401, 404, …) is not, nor a 2xx reply that is not a stream
+ * ({@linkcode NotAStreamError}), nor an abort, nor an in-stream error event.
  *
  * @param error What the request failed with.
  * @returns `true` for transient failures.
@@ -47,7 +49,11 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  */
 export function isRetryable(error: unknown): boolean {
   if (error instanceof IncompleteStreamError || error instanceof StalledStreamError) return true;
-  if (error instanceof APIConnectionError) return !(error.cause instanceof Deno.errors.NotCapable);
+  if (error instanceof APIConnectionError) {
+    // The server answered, with something else than a stream: it would again.
+    return !(error.cause instanceof Deno.errors.NotCapable ||
+      error.cause instanceof NotAStreamError);
+  }
   if (error instanceof APIError) {
     const status = error.status;
     if (status === undefined) return false; // an error event inside a stream

@@ -30,4 +30,6 @@ export interface RequestSettings {
   readonly reasoningEffort?: ReasoningEffort;
   /** Ask for strict function calling where a schema allows it. */
   readonly strictTools: boolean;
+  /** The per-request timeout the client was given, if any (for error texts). */
+  readonly timeoutMs?: number;
 }

@@ -95,7 +95,11 @@ export async function streamTurn(
         const delay = canRetry ? retryDelayMs(retry, error, policy) : undefined;
         if (delay === undefined) {
           const tries = retry > 0 ? ` (after ${retry + 1} attempts)` : "";
-          const context = { baseURL: settings.baseURL, model: settings.model };
+          const context = {
+            baseURL: settings.baseURL,
+            model: settings.model,
+            timeoutMs: settings.timeoutMs,
+          };
           return out.fail("error", describeError(error, context) + tries);
         }
         if (!(await sleep(delay, signal))) return out.fail("aborted", ABORTED_MESSAGE);

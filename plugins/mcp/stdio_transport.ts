@@ -1,0 +1,266 @@
+/**
+ * The stdio transport Tack uses for MCP servers: a `Deno.Command` child it owns, so
+ * shutdown can escalate from closing stdin to SIGTERM to SIGKILL.
+ *
+ * @module
+ */
+
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+
+/** The variables a server inherits from the host (the SDK's list, after sudo's). */
+export const INHERITED_ENV: readonly string[] = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "TERM",
+  "USER",
+];
+
+/** The longest line (one JSON-RPC message) a server may send, in characters. */
+const MAX_LINE = 10 * 1024 * 1024;
+
+/** How to start the server and how long it has to exit at each step of a shutdown. */
+export interface StdioTransportOptions {
+  /** The executable; no shell is involved. */
+  command: string;
+  /** Its arguments. */
+  args?: readonly string[];
+  /** Variables on top of {@linkcode INHERITED_ENV}; nothing else is inherited. */
+  env?: Readonly<Record<string, string>>;
+  /** Its working directory. */
+  cwd?: string;
+  /** Its stderr: shown (default) or dropped. */
+  stderr?: "inherit" | "ignore";
+  /** How long each shutdown step waits for the process to exit, in ms (default 2 000). */
+  killGraceMs?: number;
+}
+
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    let value: string | undefined;
+    try {
+      value = Deno.env.get(key);
+    } catch {
+      continue; // not permitted: not passed on
+    }
+    // Exported bash functions look like `() { …`; the SDK leaves them out too.
+    if (value !== undefined && !value.startsWith("()")) env[key] = value;
+  }
+  return env;
+}
+
+/**
+ * An MCP client transport over a child process's stdin and stdout, one JSON-RPC message
+ * per line. Unlike the SDK's (which goes through `node:child_process`, where Deno sends
+ * nothing on a second `kill()`), its shutdown always ends the process: `close()` closes
+ * stdin and waits `killGraceMs`, then sends SIGTERM and waits again, then SIGKILL;
+ * `terminate()` starts at SIGTERM, for a server that stopped answering. Both resolve once
+ * the process has exited. `onclose` fires once, when the process is gone and its output
+ * read (or, when a child it left behind keeps stdout open, `killGraceMs` after the exit).
+ *
+ * @example Starting a server and stopping it
+ * ```ts
+ * import { StdioTransport } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const transport = new StdioTransport({
+ *   command: "deno",
+ *   args: ["run", "--quiet", "--cached-only", "tests/fixtures/mcp/stdio_server.ts"],
+ * });
+ * let closed = 0;
+ * transport.onclose = () => closed++;
+ * await transport.start();
+ * equal(typeof transport.pid, "number");
+ * await transport.close();
+ * equal(closed, 1);
+ * equal(transport.pid, undefined);
+ * ```
+ */
+export class StdioTransport implements Transport {
+  /** Called once when the process has exited. */
+  onclose?: () => void;
+  /** Called with unreadable output and failed reads. */
+  onerror?: (error: Error) => void;
+  /** Called with each message, in the order the server wrote them. */
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly #options: StdioTransportOptions;
+  readonly #graceMs: number;
+  #child?: Deno.ChildProcess;
+  #writer?: WritableStreamDefaultWriter<Uint8Array>;
+  #exited = false;
+  #done?: Promise<void>;
+  #reader?: ReadableStreamDefaultReader<Uint8Array>;
+  #stopping?: Promise<void>;
+
+  /**
+   * Prepares the transport; the process starts with {@linkcode StdioTransport.start}.
+   *
+   * @param options The command and the shutdown grace period.
+   */
+  constructor(options: StdioTransportOptions) {
+    this.#options = options;
+    this.#graceMs = options.killGraceMs ?? 2_000;
+  }
+
+  /** The process id while the process runs. */
+  get pid(): number | undefined {
+    return this.#child && !this.#exited ? this.#child.pid : undefined;
+  }
+
+  /**
+   * Starts the process.
+   *
+   * @returns When it has been spawned.
+   * @throws {Error} When it cannot be spawned (no such command, no `run` permission), or
+   * the transport was started before.
+   */
+  start(): Promise<void> {
+    if (this.#child) return Promise.reject(new Error("Cannot start transport: already started"));
+    const { command, args = [], env = {}, cwd, stderr = "inherit" } = this.#options;
+    try {
+      this.#child = new Deno.Command(command, {
+        args: [...args],
+        env: { ...inheritedEnv(), ...env },
+        clearEnv: true,
+        cwd,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: stderr === "ignore" ? "null" : "inherit",
+      }).spawn();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.#writer = this.#child.stdin.getWriter();
+    this.#writer.closed.catch(() => {}); // a server that exits breaks the pipe
+    const status = this.#child.status.then(() => {
+      this.#exited = true;
+    });
+    const read = this.#read(this.#child.stdout);
+    this.#done = status.then(() => this.#drain(read)).then(() => this.onclose?.());
+    return Promise.resolve();
+  }
+
+  async #read(stdout: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    const reader = this.#reader = stdout.getReader();
+    let buffer = "";
+    try {
+      while (true) {
+        const { done, value: chunk } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n")) !== -1) {
+          const line = buffer.slice(0, end).replace(/\r$/, "");
+          buffer = buffer.slice(end + 1);
+          if (line.trim() !== "") this.#deliver(line);
+        }
+        if (buffer.length > MAX_LINE) {
+          this.onerror?.(new Error(`MCP server sent a line longer than ${MAX_LINE} characters`));
+          buffer = "";
+          this.terminate();
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /**
+   * After the process exited: reads what it wrote last, but a child it left behind may
+   * hold its stdout open, so reading stops after the grace period.
+   */
+  async #drain(read: Promise<void>): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([
+      read.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), this.#graceMs)),
+    ]);
+    clearTimeout(timer);
+    if (!drained) await this.#reader?.cancel().catch(() => {});
+    await read;
+  }
+
+  #deliver(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * Writes one message to the server's stdin.
+   *
+   * @param message The message.
+   * @returns When it was written.
+   * @throws {Error} When the transport is not started or the process has exited.
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#exited) throw new Error("Not connected");
+    await this.#writer.write(new TextEncoder().encode(serializeMessage(message)));
+  }
+
+  /**
+   * Ends the process gently: closes its stdin, then SIGTERM, then SIGKILL, each after
+   * `killGraceMs` without an exit. Idempotent.
+   *
+   * @returns When the process has exited.
+   */
+  close(): Promise<void> {
+    return this.#stop(false);
+  }
+
+  /**
+   * Ends a process that stopped answering: SIGTERM at once, SIGKILL after `killGraceMs`.
+   *
+   * @returns When the process has exited.
+   */
+  terminate(): Promise<void> {
+    return this.#stop(true);
+  }
+
+  #stop(now: boolean): Promise<void> {
+    if (!this.#child) return Promise.resolve();
+    this.#stopping ??= this.#escalate(now);
+    return this.#stopping;
+  }
+
+  async #escalate(now: boolean): Promise<void> {
+    const child = this.#child!;
+    // Not awaited: a server that stopped reading never drains the pipe.
+    this.#writer?.close().catch(() => {});
+    const steps: (Deno.Signal | undefined)[] = now
+      ? ["SIGTERM", "SIGKILL"]
+      : [undefined, "SIGTERM", "SIGKILL"];
+    for (const signal of steps) {
+      if (this.#exited) break;
+      if (signal) {
+        try {
+          child.kill(signal);
+        } catch {
+          // exited in between
+        }
+      }
+      if (signal === "SIGKILL") break;
+      await this.#exitWithin(this.#graceMs);
+    }
+    await this.#done;
+  }
+
+  async #exitWithin(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#child!.status,
+      new Promise((resolve) => timer = setTimeout(resolve, ms)),
+    ]);
+    clearTimeout(timer);
+  }
+}

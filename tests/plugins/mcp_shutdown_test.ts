@@ -1,0 +1,113 @@
+import { toolCall } from "@tack/agent";
+import mcp, { StdioTransport } from "@tack/agent/plugins/mcp";
+import { equal, match, notEqual } from "node:assert/strict";
+import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+
+/** The fixture server that ignores SIGTERM and outlives its stdin. */
+const STUBBORN = {
+  ...STDIO_SERVER,
+  args: [
+    ...STDIO_SERVER.args!.slice(0, -1),
+    new URL("../fixtures/mcp/stubborn_server.ts", import.meta.url).pathname,
+  ],
+};
+
+/** Whether `kill -0 pid` succeeds: the process exists (a zombie counts). */
+async function alive(pid: number): Promise<boolean> {
+  const { code } = await new Deno.Command("kill", {
+    args: ["-0", String(pid)],
+    stderr: "null",
+  }).output();
+  return code === 0;
+}
+
+Deno.test("mcp: dispose() ends a server that ignores SIGTERM and stdin closing", async () => {
+  const plugin = await mcp({ name: "stubborn", ...STUBBORN, killGraceMs: 100 });
+  const pid = Number(firstText((await run(plugin, [toolCall("stubborn_pid", {})])).results[0]));
+  // The server really survives SIGTERM, so only the SIGKILL step can end it.
+  Deno.kill(pid, "SIGTERM");
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  equal(await alive(pid), true);
+  await plugin.dispose();
+  equal(await alive(pid), false);
+});
+
+Deno.test("mcp: a hung server that ignores SIGTERM is killed before its restart", async () => {
+  const plugin = await mcp({
+    name: "stubborn",
+    ...STUBBORN,
+    killGraceMs: 100,
+    pingTimeoutMs: 100,
+  });
+  try {
+    const before = Number(
+      firstText((await run(plugin, [toolCall("stubborn_pid", {})])).results[0]),
+    );
+    const { results } = await run(plugin, [toolCall("stubborn_freeze", {})], {
+      toolTimeoutMs: 200,
+    });
+    match(firstText(results[0])!, /^Tool stubborn_freeze timed out after 200 ms/);
+    const after = await run(plugin, [toolCall("stubborn_pid", {})]);
+    notEqual(Number(firstText(after.results[0])), before);
+    equal(plugin.servers.get("stubborn")?.starts, 2);
+    equal(await alive(before), false);
+  } finally {
+    await plugin.dispose();
+  }
+});
+
+Deno.test("StdioTransport: close() escalates to SIGKILL; onclose fires once", async () => {
+  const transport = new StdioTransport({ ...STUBBORN, killGraceMs: 50 });
+  let closed = 0;
+  transport.onclose = () => closed++;
+  await transport.start();
+  const pid = transport.pid!;
+  equal(await alive(pid), true);
+  await Promise.all([transport.close(), transport.close(), transport.terminate()]);
+  equal(await alive(pid), false);
+  equal(closed, 1);
+  equal(transport.pid, undefined);
+});
+
+Deno.test("StdioTransport: send() after the process exited fails with Not connected", async () => {
+  const transport = new StdioTransport({ command: Deno.execPath(), args: ["eval", ""] });
+  const closed = new Promise<void>((resolve) => transport.onclose = resolve);
+  await transport.start();
+  await closed;
+  let error: Error | undefined;
+  await transport.send({ jsonrpc: "2.0", method: "ping", id: 1 }).catch((e) => error = e);
+  equal(error?.message, "Not connected");
+  await transport.close();
+});
+
+Deno.test("StdioTransport: a child the server left holding stdout does not keep close() waiting", async () => {
+  const dir = await Deno.makeTempDir();
+  const pidFile = `${dir}/sleeper`;
+  // The shell starts a sleeper that inherits stdout, then becomes the stubborn server.
+  const transport = new StdioTransport({
+    command: "sh",
+    args: ["-c", `sleep 60 & echo $! > ${pidFile}; exec "$0" "$@"`, ...[
+      STUBBORN.command,
+      ...STUBBORN.args!,
+    ]],
+    killGraceMs: 50,
+  });
+  let closed = 0;
+  transport.onclose = () => closed++;
+  await transport.start();
+  let sleeper = 0;
+  while (!(sleeper = Number(await Deno.readTextFile(pidFile).catch(() => "")))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  try {
+    const pid = transport.pid!;
+    await transport.close();
+    equal(await alive(pid), false);
+    equal(closed, 1);
+    // close() returned while the sleeper still held the pipe: it did not wait for EOF.
+    equal(await alive(sleeper), true);
+  } finally {
+    Deno.kill(sleeper, "SIGKILL");
+    await Deno.remove(dir, { recursive: true });
+  }
+});
