@@ -15,4 +15,4 @@
  * @module
  */
 
-export { otelTracer, type OtelTracerOptions } from "./otel_tracer.ts";
+export { otelTracer, type OtelTracerLike, type OtelTracerOptions } from "./otel_tracer.ts";

@@ -28,10 +28,19 @@ import type {
 } from "../../sdk/telemetry/agent_tracer.ts";
 import { toolOutcome } from "../../sdk/telemetry/tool_outcome.ts";
 
+/**
+ * An OpenTelemetry `Tracer` (from `@opentelemetry/api`), described by the one method
+ * used, so this module's public types stay its own.
+ */
+export interface OtelTracerLike {
+  /** OpenTelemetry's `Tracer.startSpan(name, options, context)`. */
+  startSpan(name: string, options?: object, context?: object): object;
+}
+
 /** What {@linkcode otelTracer} takes. */
 export interface OtelTracerOptions {
   /** The tracer to use (default: `trace.getTracer("tack")`, which Deno's exporter serves). */
-  tracer?: Tracer;
+  tracer?: OtelTracerLike;
   /** `gen_ai.agent.name` (default `"tack"`). */
   agentName?: string;
   /**
@@ -124,7 +133,7 @@ function isAssistant(message: Message): message is AssistantMessage {
 export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
   const agentName = options.agentName ?? "tack";
   const record = options.recordContent === true;
-  let tracer = options.tracer;
+  let tracer = options.tracer as Tracer | undefined;
   let run: RunSpans | undefined;
 
   const start = (name: string, parent: Context, attributes: Attributes, more: {

@@ -16,5 +16,5 @@
  */
 
 export type { AgentTracer, EndStep, HookStage, StepOutcome, TraceStep } from "./agent_tracer.ts";
-export { traceHooks, traceTool } from "./trace_steps.ts";
+export { type ToolHook, traceHooks, traceTool } from "./trace_steps.ts";
 export { type ToolEnd, type ToolOutcome, toolOutcome } from "./tool_outcome.ts";

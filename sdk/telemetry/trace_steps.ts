@@ -15,7 +15,8 @@ import type { AgentTool, ToolExecuteContext } from "../../core/tool.ts";
 import type { TaggedHook } from "../compose_hooks.ts";
 import type { AgentTracer, EndStep, HookStage, StepOutcome } from "./agent_tracer.ts";
 
-type ToolHook = BeforeToolCallHook | VerifyToolCallHook | AfterToolCallHook;
+/** The hooks a tracer times, one step per plugin. */
+export type ToolHook = BeforeToolCallHook | VerifyToolCallHook | AfterToolCallHook;
 
 function verdictOf(stage: HookStage, value: unknown): StepOutcome {
   if (value === undefined || value === null) return { verdict: "pass" };
