@@ -39,6 +39,7 @@ main { padding: 6px 20px 40px; }
 aside { position: fixed; top: 0; right: 0; bottom: 0; width: min(440px, 90vw); background: #f8f9fa; border-left: 1px solid #dee2e6;
   padding: 14px 16px; overflow: auto; box-shadow: -4px 0 12px rgba(0,0,0,.06); }
 aside[hidden] { display: none; }
+body.open header, body.open main { margin-right: min(440px, 90vw); }
 aside h3 { margin: 0 24px 8px 0; font-size: 14px; }
 aside dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 10px; margin: 0 0 10px; }
 aside dt { color: var(--muted); } aside dd { margin: 0; overflow-wrap: anywhere; }
@@ -60,7 +61,7 @@ function show(key, bar) {
   panel.replaceChildren();
   const close = document.createElement("button");
   close.id = "close"; close.textContent = "×"; close.title = "Close";
-  close.onclick = () => { panel.hidden = true; selected?.classList.remove("selected"); };
+  close.onclick = hide;
   const title = document.createElement("h3");
   title.id = "details-title"; title.textContent = d.title;
   const list = document.createElement("dl");
@@ -76,10 +77,16 @@ function show(key, bar) {
     panel.append(h, pre);
   }
   panel.hidden = false;
+  document.body.classList.add("open");
+}
+function hide() {
+  panel.hidden = true;
+  document.body.classList.remove("open");
+  selected?.classList.remove("selected");
 }
 document.addEventListener("click", (event) => {
   const bar = event.target.closest(".bar");
   if (bar) show(bar.dataset.detail, bar);
 });
-document.addEventListener("keydown", (event) => { if (event.key === "Escape") panel.hidden = true; });
+document.addEventListener("keydown", (event) => { if (event.key === "Escape") hide(); });
 `;

@@ -116,6 +116,15 @@ Deno.test({
       title: "grep (error)",
       blocks: [JSON.stringify({ pattern: HOSTILE }, null, 2), `bad pattern ${HOSTILE}`],
     });
+    // The open panel makes room: the clicked bar stays visible beside it.
+    const after = (await boxes(page)).find((b) => b.detail === "r0t0c1")!;
+    const panelLeft = await page.evaluate<number>(
+      "document.getElementById('details').getBoundingClientRect().left",
+    );
+    ok(
+      after.x + after.width <= panelLeft,
+      `bar ends at ${after.x + after.width}, panel at ${panelLeft}`,
+    );
     equal(await page.evaluate("document.querySelectorAll('img').length"), 0);
     equal(await page.evaluate("typeof window.__pwned"), "undefined");
 
