@@ -8,8 +8,8 @@ import { parseArgs } from "node:util";
 
 /** What the command line asked for. */
 export interface CliArgs {
-  /** `"run"` (one-shot or interactive), `"help"`, `"version"` or `"inspect"`. */
-  command: "run" | "help" | "version" | "inspect";
+  /** `"run"` (one-shot or interactive), `"help"`, `"version"`, `"inspect"` or `"trace"`. */
+  command: "run" | "help" | "version" | "inspect" | "trace";
   /** The prompt (positional words joined by spaces); absent for an interactive session. */
   prompt?: string;
   /** `--model`. */
@@ -30,6 +30,10 @@ export interface CliArgs {
   resume: boolean;
   /** For `plugins inspect <specifier>`: the specifier. */
   inspect?: string;
+  /** `--trace <file.html>`: write the run's timeline page there. */
+  trace?: string;
+  /** For `trace <session.jsonl>`: the session file. */
+  traceSession?: string;
 }
 
 /** The outcome of {@linkcode parseCliArgs}: the arguments, or a usage error to print. */
@@ -44,6 +48,7 @@ Usage:
   tack [options] "<prompt>"          answer once, then exit
   tack [options]                     open an interactive session (/exit to leave)
   tack plugins inspect <specifier>   show a plugin's tools, effects and permissions
+  tack trace <session.jsonl>         write the session's timeline page (an HTML file)
 
 Options:
   --model <name>        model id (default: config "model", then $TACK_MODEL, then gpt-4o-mini)
@@ -56,12 +61,14 @@ Options:
   --json                print one JSON event a line on stdout, nothing else
   --session <file>      write the session to this JSONL file (continued if it exists)
   --resume              continue the most recent session in .tack/sessions/
+  --trace <file.html>   write the run's timeline page there (with trace: where to write)
   -h, --help            show this help
   -V, --version         show the version
 
 Environment:
   OPENAI_API_KEY        key for api.openai.com (or your provider)
   OPENAI_BASE_URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama
+  OTEL_DENO=true        send OpenTelemetry spans of each run to $OTEL_EXPORTER_OTLP_ENDPOINT
 
 Examples:
   deno task agent "what files are here?"
@@ -85,6 +92,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   session: { type: "string" },
   resume: { type: "boolean" },
+  trace: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "V" },
 } as const;
@@ -144,6 +152,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
       json: values.json ?? false,
       session: nonEmpty("session", values.session),
       resume: values.resume ?? false,
+      trace: nonEmpty("trace", values.trace),
     };
   } catch (error) {
     return usageError((error as Error).message);
@@ -154,6 +163,10 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
       return usageError("Usage: tack plugins inspect <specifier>");
     }
     return { kind: "ok", args: { ...args, command: "inspect", inspect: positionals[2] } };
+  }
+  // `trace <file>.jsonl` only: a prompt that starts with the word "trace" stays a prompt.
+  if (positionals[0] === "trace" && positionals.length === 2 && positionals[1].endsWith(".jsonl")) {
+    return { kind: "ok", args: { ...args, command: "trace", traceSession: positionals[1] } };
   }
   const prompt = positionals.join(" ").trim();
   if (positionals.length > 0 && prompt === "") return usageError("The prompt is empty");

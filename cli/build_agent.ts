@@ -10,6 +10,7 @@ import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { Agent } from "../sdk/agent.ts";
 import { createAgent } from "../sdk/create_agent.ts";
+import type { AgentTracer } from "../sdk/telemetry/agent_tracer.ts";
 import type { Plugin } from "../sdk/define_plugin.ts";
 import { confirm, type ConfirmPlugin } from "../plugins/confirm/mod.ts";
 import type { ConfirmAnswer, ConfirmRequest } from "./ask.ts";
@@ -58,6 +59,8 @@ export interface BuildAgentOptions {
   cwd: string;
   /** How to load one plugin (default: in this process). */
   load?: PluginLoader;
+  /** Times the run's hooks and tools (OpenTelemetry when `OTEL_DENO=true`). */
+  trace?: AgentTracer;
 }
 
 /** The outcome of {@linkcode buildAgent}. */
@@ -147,6 +150,7 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
       // A person answering a confirmation may take longer than a tool call; Ctrl-C
       // (the run's abort) still ends the wait.
       hookTimeoutMs: options.ask ? Infinity : undefined,
+      trace: options.trace,
     });
     return { kind: "ok", agent, plugins };
   } catch (error) {

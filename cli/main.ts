@@ -22,6 +22,9 @@ import { resolveModelSettings } from "./model_settings.ts";
 import { inspectCommand } from "./plugins_command.ts";
 import { daxSpinner, Renderer, writeAllSync } from "./render.ts";
 import { DEFAULT_SESSION_DIR, latestSession, newSessionPath, openSession } from "./session.ts";
+import { traceCommand } from "./trace_command.ts";
+import { sessionLinesOf } from "./trace_record.ts";
+import { recordTimeline } from "./trace_recorder.ts";
 import { relative, resolve } from "node:path";
 
 /** The CLI's version (the package's). */
@@ -111,6 +114,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (args.command === "inspect") {
     return await inspectCommand(args.inspect!, args.json, { out, err }, cwd);
   }
+  if (args.command === "trace") {
+    const target = args.trace ? resolve(cwd, args.trace) : undefined;
+    return await traceCommand(resolve(cwd, args.traceSession!), target, { out, err });
+  }
 
   const loaded = await loadConfig(args.config ?? "tack.jsonc", args.config !== undefined);
   if (loaded.kind === "error") {
@@ -172,6 +179,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     messages: session.value.messages,
     cwd,
     load: createPluginLoader((warning) => renderer.warn(warning)),
+    // Deno's exporter is on: spans of each run (the module loads only then).
+    trace: ["true", "1"].includes(env("OTEL_DENO") ?? "")
+      ? (await import("../plugins/otel/mod.ts")).otelTracer()
+      : undefined,
   });
   if (built.kind === "error") {
     err(built.message + "\n");
@@ -182,9 +193,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   let appendFailed = false;
   agent.subscribe((event: AgentEvent) => {
-    if (event.type !== "message_end" || appendFailed) return;
+    if (appendFailed) return;
     try {
-      session.value.append(event.message);
+      for (const line of sessionLinesOf(event)) session.value.append(line);
     } catch (error) {
       appendFailed = true;
       renderer.warn(
@@ -194,6 +205,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   });
   agent.subscribe(args.json ? jsonOutput(out) : renderer.listener);
+  const timeline = args.trace ? recordTimeline(agent) : undefined;
 
   const interrupt = createInterruptHandler({
     abort: () => {
@@ -232,6 +244,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     Deno.removeSignalListener("SIGINT", interrupt.handle);
+    if (timeline) {
+      const path = resolve(cwd, args.trace!);
+      await timeline.write(path, show(session.value.path)).then(
+        () => renderer.line(`Timeline: ${show(path)}`),
+        (error) => renderer.warn(`Cannot write ${show(path)}: ${(error as Error).message}`),
+      );
+    }
     try {
       await agent.dispose();
     } catch (error) {

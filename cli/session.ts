@@ -1,6 +1,7 @@
 /**
  * Sessions: the transcript as a JSONL file, one message a line, appended as each
- * message completes. A crash loses at most the message in flight; a torn last line is
+ * message completes, with timing lines between them (`{"event":…,"at":…}`, read by
+ * `tack trace`; skipped here). A crash loses at most the message in flight; a torn last line is
  * skipped (and cut off) with a warning when the session is opened again.
  *
  * @module
@@ -8,6 +9,7 @@
 
 import { dirname, join } from "node:path";
 import type { Message, ToolResultMessage } from "../core/messages.ts";
+import { isTraceRecord, type SessionLine } from "./trace_record.ts";
 
 /** Where sessions go unless the config says otherwise. */
 export const DEFAULT_SESSION_DIR: string = ".tack/sessions";
@@ -85,7 +87,9 @@ export async function loadSession(path: string): Promise<SessionResult<LoadedSes
     let problem: string | undefined;
     try {
       parsed = JSON.parse(line);
-      if (!isMessage(parsed)) problem = "is not a message (it needs a role and content)";
+      if (!isMessage(parsed) && !isTraceRecord(parsed)) {
+        problem = "is not a message (it needs a role and content)";
+      }
     } catch (error) {
       problem = `is not valid JSON (${(error as Error).message})`;
     }
@@ -100,7 +104,7 @@ export async function loadSession(path: string): Promise<SessionResult<LoadedSes
       }
       return { kind: "error", message: `Cannot load session ${path}: line ${i + 1} ${problem}` };
     }
-    messages.push(parsed as Message);
+    if (!isTraceRecord(parsed)) messages.push(parsed as Message);
     validBytes += lineBytes;
   }
   return { kind: "ok", value: { messages, warnings, validBytes, exists: true } };
@@ -164,8 +168,8 @@ export interface Session {
   readonly messages: readonly Message[];
   /** What was skipped or repaired on open. */
   readonly warnings: readonly string[];
-  /** Appends one message as one line, synchronously (a crash cannot reorder or mix lines). */
-  append(message: Message): void;
+  /** Appends one message or timing record as one line, synchronously (a crash cannot reorder or mix lines). */
+  append(line: SessionLine): void;
 }
 
 /**
@@ -199,7 +203,7 @@ export async function openSession(path: string): Promise<SessionResult<Session>>
   }
   const encoder = new TextEncoder();
   let created = exists;
-  const append = (message: Message) => {
+  const append = (message: SessionLine) => {
     if (!created) {
       Deno.mkdirSync(dirname(path), { recursive: true });
       created = true;

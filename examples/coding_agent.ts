@@ -7,6 +7,8 @@
  * deno run -A examples/coding_agent.ts
  * # A real model on your project (OPENAI_API_KEY, optionally OPENAI_BASE_URL); asks in the terminal.
  * deno run -A examples/coding_agent.ts --model gpt-4.1 --root . "Fix the failing test"
+ * # Either, with the run's timeline page written to run.html.
+ * deno run -A examples/coding_agent.ts --trace run.html
  * ```
  *
  * Without a terminal and without `--yes`, calls that need confirmation are denied, so it
@@ -28,6 +30,7 @@ import { fs } from "@tack/agent/plugins/fs";
 import type { Rule } from "@tack/agent/plugins/rules";
 import { shell } from "@tack/agent/plugins/shell";
 import { openai } from "../sdk/providers/openai/mod.ts";
+import { recordTimeline } from "../cli/trace_recorder.ts";
 import { heading, printEvents } from "./print_events.ts";
 
 /** What the agent may never do, what it must ask about, and what it may do unasked. */
@@ -138,6 +141,7 @@ if (import.meta.main) {
       model: { type: "string" },
       root: { type: "string" },
       yes: { type: "boolean", default: false },
+      trace: { type: "string" },
     },
     allowPositionals: true,
   });
@@ -153,6 +157,7 @@ if (import.meta.main) {
   });
   heading(offline ? `Coding agent (offline, in ${root})` : `Coding agent on ${values.model}`);
   printEvents(agent);
+  const timeline = values.trace ? recordTimeline(agent) : undefined;
   try {
     await agent.prompt(positionals.join(" ") || "Fix the greeting in src/greet.ts.");
     if (offline) {
@@ -165,6 +170,10 @@ if (import.meta.main) {
       if (entry.phase !== "end") continue; // intent lines precede the calls that ran
       const by = entry.blockedBy ? ` by ${entry.blockedBy}` : "";
       console.log(`  ${entry.tool} ${JSON.stringify(entry.args)} → ${entry.outcome}${by}`);
+    }
+    if (timeline) {
+      await timeline.write(values.trace!, "examples/coding_agent.ts");
+      heading(`Timeline: ${values.trace}`);
     }
   } finally {
     await agent.dispose();

@@ -24,6 +24,8 @@ import {
   type TaggedHook,
 } from "./compose_hooks.ts";
 import type { Plugin } from "./define_plugin.ts";
+import type { AgentTracer } from "./telemetry/agent_tracer.ts";
+import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
@@ -61,6 +63,11 @@ export interface AgentOptions {
   steeringMode?: QueueMode;
   /** How follow-up messages are drained (default one per turn). */
   followUpMode?: QueueMode;
+  /**
+   * Sees every event and times each plugin's hooks and each tool's `execute` (e.g.
+   * `otelTracer()` from `@tack/agent/plugins/otel`). Without it nothing is wrapped.
+   */
+  trace?: AgentTracer;
 }
 
 /** The tool tagged with its plugin: a copy for plain objects, a child object for class instances (their methods stay reachable). */
@@ -119,7 +126,9 @@ function tagged<
   }
   const own = options[key];
   if (own) hooks.push({ owner: "createAgent", hook: own });
-  return hooks;
+  if (!options.trace || key === "shouldStopAfterTurn") return hooks;
+  const stage = key as Exclude<K, "shouldStopAfterTurn">;
+  return traceHooks(hooks as never, stage, options.trace) as typeof hooks;
 }
 
 /**
@@ -164,8 +173,11 @@ export function createAgent(options: AgentOptions): Agent {
     }
     names.add(plugin.name);
   }
-  const tools = collectTools(options);
-  const listeners: AgentListener[] = [];
+  const trace = options.trace;
+  const tools = trace
+    ? collectTools(options).map((tool) => traceTool(tool, trace))
+    : collectTools(options);
+  const listeners: AgentListener[] = trace ? [(event) => trace.onEvent(event)] : [];
   for (const plugin of plugins) {
     const onEvent = plugin.onEvent;
     if (onEvent) listeners.push((event) => onEvent(event));

@@ -24,6 +24,7 @@ export {
   type QueueMode,
 } from "./agent.ts";
 export { type AgentOptions, createAgent } from "./create_agent.ts";
+export * from "./telemetry/mod.ts";
 export {
   type InspectedTool,
   inspectPlugin,

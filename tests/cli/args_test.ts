@@ -24,6 +24,7 @@ Deno.test("no arguments is an interactive session with defaults", () => {
     json: false,
     session: undefined,
     resume: false,
+    trace: undefined,
   });
 });
 

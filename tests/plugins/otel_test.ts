@@ -1,0 +1,219 @@
+import {
+  createAgent,
+  definePlugin,
+  defineTool,
+  emptyUsage,
+  scriptedModel,
+  text,
+  toolCall,
+} from "@tack/agent";
+import { otelTracer } from "@tack/agent/plugins/otel";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { Type } from "typebox";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { echoTool } from "../support/agent_harness.ts";
+
+function inMemory() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  return { exporter, tracer: provider.getTracer("test") };
+}
+
+/** Each span as "parent > name", so the tree reads in one assertion. */
+function tree(spans: readonly ReadableSpan[]): string[] {
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  return spans.map((s) => {
+    const parent = s.parentSpanContext ? byId.get(s.parentSpanContext.spanId)?.name : undefined;
+    return `${parent ?? "-"} > ${s.name}`;
+  }).sort();
+}
+
+function find(spans: readonly ReadableSpan[], name: string): ReadableSpan {
+  const span = spans.find((s) => s.name === name);
+  ok(span, `no span named ${name}: ${spans.map((s) => s.name).join(", ")}`);
+  return span;
+}
+
+const boom = defineTool({
+  name: "boom",
+  description: "Always fails",
+  parameters: Type.Object({}),
+  execute: () => {
+    throw new Error("disk full");
+  },
+});
+
+const slow = defineTool({
+  name: "slow",
+  description: "Never finishes on its own",
+  parameters: Type.Object({}),
+  timeoutMs: 5,
+  execute: (_params, { signal }) =>
+    new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+});
+
+const policy = definePlugin({
+  name: "policy",
+  beforeToolCall: () => undefined,
+  verifyToolCall: ({ args }) =>
+    args.text === "secret" ? { block: true, reason: "no secrets" } : undefined,
+  afterToolCall: () => undefined,
+});
+
+async function runTraced(recordContent = false) {
+  const { exporter, tracer } = inMemory();
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("echo", { text: "hi" }, "c1"), toolCall("echo", { text: "secret" }, "c2")],
+      [toolCall("boom", {}, "c3"), toolCall("slow", {}, "c4")],
+      [text("done")],
+    ]),
+    plugins: [policy],
+    tools: [echoTool(), boom, slow],
+    trace: otelTracer({ tracer, recordContent }),
+  });
+  await agent.prompt("go");
+  return exporter.getFinishedSpans();
+}
+
+Deno.test("otel: a run is invoke_agent > turns > chat and execute_tool, with hooks by plugin inside each call", async () => {
+  const spans = await runTraced();
+  deepEqual(tree(spans), [
+    "- > invoke_agent tack",
+    "execute_tool boom > afterToolCall policy",
+    "execute_tool boom > execute boom",
+    "execute_tool boom > prepare",
+    "execute_tool echo > afterToolCall policy",
+    "execute_tool echo > execute echo",
+    "execute_tool echo > prepare",
+    "execute_tool echo > prepare",
+    "execute_tool slow > afterToolCall policy",
+    "execute_tool slow > execute slow",
+    "execute_tool slow > prepare",
+    "invoke_agent tack > turn 1",
+    "invoke_agent tack > turn 2",
+    "invoke_agent tack > turn 3",
+    "prepare > beforeToolCall policy",
+    "prepare > beforeToolCall policy",
+    "prepare > beforeToolCall policy",
+    "prepare > beforeToolCall policy",
+    "prepare > verifyToolCall policy",
+    "prepare > verifyToolCall policy",
+    "prepare > verifyToolCall policy",
+    "prepare > verifyToolCall policy",
+    "turn 1 > chat scripted",
+    "turn 1 > execute_tool echo",
+    "turn 1 > execute_tool echo",
+    "turn 2 > chat scripted",
+    "turn 2 > execute_tool boom",
+    "turn 2 > execute_tool slow",
+    "turn 3 > chat scripted",
+  ]);
+});
+
+Deno.test("otel: GenAI attributes on the agent, chat and tool spans", async () => {
+  const spans = await runTraced();
+  const run = find(spans, "invoke_agent tack");
+  equal(run.attributes["gen_ai.operation.name"], "invoke_agent");
+  equal(run.attributes["gen_ai.agent.name"], "tack");
+  const chat = find(spans, "chat scripted");
+  equal(chat.attributes["gen_ai.operation.name"], "chat");
+  equal(chat.attributes["gen_ai.request.model"], "scripted");
+  equal(chat.attributes["gen_ai.provider.name"], "scripted");
+  equal(chat.attributes["gen_ai.usage.input_tokens"], 0);
+  deepEqual(chat.attributes["gen_ai.response.finish_reasons"], ["toolUse"]);
+  const echo = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "c1")!;
+  equal(echo.name, "execute_tool echo");
+  equal(echo.attributes["gen_ai.operation.name"], "execute_tool");
+  equal(echo.attributes["gen_ai.tool.name"], "echo");
+  equal(echo.attributes["tack.tool.outcome"], "ok");
+  equal(echo.status.code, SpanStatusCode.UNSET);
+  equal(echo.attributes["gen_ai.tool.call.arguments"], undefined);
+  equal(echo.attributes["gen_ai.tool.call.result"], undefined);
+  equal(chat.attributes["gen_ai.output.messages"], undefined);
+});
+
+Deno.test("otel: blocked, failed and timed-out calls carry error.type, status and who blocked", async () => {
+  const spans = await runTraced();
+  const blocked = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "c2")!;
+  equal(blocked.attributes["error.type"], "blocked");
+  equal(blocked.attributes["tack.blocked_by"], "policy");
+  deepEqual(blocked.status, { code: SpanStatusCode.ERROR, message: "no secrets" });
+  const verdicts = spans.filter((s) => s.name === "verifyToolCall policy")
+    .map((s) => s.attributes["tack.hook.verdict"]).sort();
+  deepEqual(verdicts, ["block", "pass", "pass", "pass"]);
+
+  const failed = find(spans, "execute_tool boom");
+  equal(failed.attributes["error.type"], "tool_error");
+  deepEqual(failed.status, { code: SpanStatusCode.ERROR, message: "disk full" });
+  const execution = find(spans, "execute boom");
+  equal(execution.attributes["error.type"], "tool_error");
+  equal(execution.events[0]?.name, "exception");
+
+  const timedOut = find(spans, "execute_tool slow");
+  equal(timedOut.attributes["error.type"], "timeout");
+  equal(timedOut.status.code, SpanStatusCode.ERROR);
+  equal(timedOut.status.message, "Tool slow timed out after 5 ms and was stopped");
+});
+
+Deno.test("otel: arguments, results and the model's text are recorded only when asked", async () => {
+  const spans = await runTraced(true);
+  const echo = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "c1")!;
+  equal(echo.attributes["gen_ai.tool.call.arguments"], '{"text":"hi"}');
+  equal(echo.attributes["gen_ai.tool.call.result"], "hi");
+  const last = spans.filter((s) => s.name === "chat scripted")
+    .find((s) => String(s.attributes["gen_ai.output.messages"]).includes("done"));
+  deepEqual(JSON.parse(String(last?.attributes["gen_ai.output.messages"])), [
+    { role: "assistant", parts: [{ type: "text", content: "done" }], finish_reason: "stop" },
+  ]);
+});
+
+Deno.test("otel: token usage lands on the chat, turn and run spans; a model error fails them", () => {
+  const { exporter, tracer } = inMemory();
+  const t = otelTracer({ tracer });
+  const message = (stopReason: "toolUse" | "error", input: number, output: number) => ({
+    role: "assistant" as const,
+    content: [],
+    stopReason,
+    errorMessage: stopReason === "error" ? "Model stream failed: 500" : undefined,
+    usage: { ...emptyUsage(), input, output },
+    provider: "openai",
+    model: "gpt-test",
+    timestamp: 0,
+  });
+  t.onEvent({ type: "agent_start" });
+  t.onEvent({ type: "turn_start" });
+  const first = message("toolUse", 100, 7);
+  t.onEvent({ type: "message_start", message: first });
+  t.onEvent({ type: "message_end", message: first });
+  t.onEvent({ type: "turn_end", message: first, toolResults: [] });
+  t.onEvent({ type: "turn_start" });
+  const second = message("error", 120, 0);
+  t.onEvent({ type: "message_start", message: second });
+  t.onEvent({ type: "message_end", message: second });
+  t.onEvent({ type: "turn_end", message: second, toolResults: [] });
+  t.onEvent({ type: "agent_end", messages: [] });
+  const spans = exporter.getFinishedSpans();
+  const chats = spans.filter((s) => s.name === "chat gpt-test");
+  deepEqual(chats.map((s) => s.attributes["gen_ai.usage.input_tokens"]), [100, 120]);
+  equal(chats[1].attributes["error.type"], "model_error");
+  deepEqual(chats[1].status, { code: SpanStatusCode.ERROR, message: "Model stream failed: 500" });
+  equal(find(spans, "turn 1").attributes["gen_ai.usage.output_tokens"], 7);
+  const run = find(spans, "invoke_agent tack");
+  equal(run.attributes["gen_ai.usage.input_tokens"], 220);
+  equal(run.attributes["gen_ai.request.model"], "gpt-test");
+  equal(run.status.code, SpanStatusCode.ERROR);
+});
+
+Deno.test("otel: a step for a call the tracer never saw start is ignored, not thrown", () => {
+  const { exporter, tracer } = inMemory();
+  const t = otelTracer({ tracer });
+  t.startStep({ kind: "execute", toolCallId: "nope", toolName: "x" })({});
+  equal(exporter.getFinishedSpans().length, 0);
+});
