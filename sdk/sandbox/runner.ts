@@ -9,6 +9,7 @@
  */
 
 import type { HostMessage } from "./protocol.ts";
+import { readLines } from "./read_lines.ts";
 import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
 
 for (const key of ["log", "info", "debug", "dir", "table"] as const) {
@@ -24,17 +25,28 @@ function send(message: unknown): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
+// Messages are handed over one line at a time, in order; the host is trusted, so its
+// lines are not bounded, only read in linear time.
 async function* lines(): AsyncIterable<HostMessage> {
-  let buffer = "";
-  for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line !== "") yield JSON.parse(line) as HostMessage;
-      newline = buffer.indexOf("\n");
-    }
+  const decoder = new TextDecoder();
+  let queue: HostMessage[] = [];
+  let wake: (() => void) | undefined;
+  let ended = false;
+  readLines(Deno.stdin.readable, (bytes) => {
+    if (bytes.length === 0) return;
+    queue.push(JSON.parse(decoder.decode(bytes)) as HostMessage);
+    wake?.();
+  }, { maxLineBytes: Infinity, long: "cut" }).finally(() => {
+    ended = true;
+    wake?.();
+  });
+  while (true) {
+    if (queue.length > 0) {
+      const batch = queue;
+      queue = [];
+      yield* batch;
+    } else if (ended) return;
+    else await new Promise<void>((resolve) => (wake = resolve));
   }
 }
 

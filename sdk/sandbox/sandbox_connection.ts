@@ -8,12 +8,15 @@
 
 import type { ToolResult } from "../../core/tool.ts";
 import type { ChildMessage, HostMessage, PluginManifest, ProxiedHook } from "./protocol.ts";
+import { TranscriptCursor } from "./transcript_cursor.ts";
 
 /** What a spawned child tells its connection. */
 export interface ChildHandlers {
   onMessage(message: ChildMessage): void;
   /** A line that is not a protocol message (the child is then killed). */
   onGarbage(line: string): void;
+  /** The child broke a limit (it is then killed); `why` names it (`exceeded its memory limit (512 MB)`). */
+  onFault(why: string): void;
   /** The child is gone; `reason` says how (`exit code 1`, `killed`, …). */
   onExit(reason: string): void;
 }
@@ -53,6 +56,10 @@ interface Live {
   /** Waiting for every cancelled call to answer (or the child to be killed). */
   quiet: (() => void)[];
   fault?: string;
+  /** The fault speaks for itself: error texts leave out the child's stderr. */
+  bare?: boolean;
+  /** What this child has seen of the transcript. */
+  cursor: TranscriptCursor;
 }
 
 function wakeIfQuiet(live: Live, force = false): void {
@@ -140,6 +147,7 @@ export class SandboxConnection {
       hooks: new Map(),
       cancelled: new Set(),
       quiet: [],
+      cursor: new TranscriptCursor(),
     };
     live.child = this.#spawn({
       onMessage: (message) => {
@@ -166,6 +174,13 @@ export class SandboxConnection {
           }
         }
       },
+      onFault: (why) => {
+        if (live.fault === undefined) {
+          live.fault = why;
+          live.bare = true;
+        }
+        live.child.kill();
+      },
       onGarbage: (line) => {
         live.fault ??= `printed invalid protocol output (${JSON.stringify(line.slice(0, 200))})`;
         live.child.kill();
@@ -173,7 +188,7 @@ export class SandboxConnection {
       onExit: (reason) => {
         clearTimeout(startTimer);
         if (this.#live === live) this.#live = undefined;
-        const tail = live.child.stderrTail().trim();
+        const tail = live.bare ? "" : live.child.stderrTail().trim();
         const why = live.fault ?? `crashed (${reason})`;
         const said = tail === "" ? "" : `; its last words on stderr: ${JSON.stringify(tail)}`;
         rejectReady(new Error(`Cannot start sandbox of plugin "${this.#label}": it ${why}${said}`));
@@ -296,7 +311,19 @@ export class SandboxConnection {
     const answer = new Promise<unknown>((resolve, reject) =>
       live.hooks.set(id, { resolve, reject })
     );
-    live.child.send({ type: "hook", id, hook, context });
+    // The transcript travels as a delta against what this child has already seen.
+    const inner = context.context as { messages?: unknown } | undefined;
+    if (Array.isArray(inner?.messages)) {
+      const transcript = live.cursor.delta(inner.messages);
+      const { messages: _, ...rest } = inner;
+      live.child.send({
+        type: "hook",
+        id,
+        hook,
+        context: { ...context, context: rest },
+        transcript,
+      });
+    } else live.child.send({ type: "hook", id, hook, context });
     return await answer;
   }
 

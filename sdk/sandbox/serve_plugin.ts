@@ -16,6 +16,7 @@ import {
   type ProxiedHook,
   type ToolManifest,
 } from "./protocol.ts";
+import { TranscriptMirror } from "./transcript_cursor.ts";
 
 /** What the host tells the child at start. */
 export interface RunnerConfig {
@@ -71,9 +72,15 @@ function manifestOf(plugin: Plugin): PluginManifest {
     version: plugin.version,
     description: plugin.description,
     permissions: plugin.permissions,
+    limits: plugin.limits,
     tools,
     hooks,
   };
+}
+
+/** An allocation the OS limit refused: the sandbox is out of memory, not the tool wrong. */
+function outOfMemory(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed|out of memory/i.test(error.message);
 }
 
 function notHere(): never {
@@ -117,6 +124,7 @@ export async function servePlugin(
   const facts: SandboxFacts = { plugin: plugin.name, read: config.read, confined: config.confined };
   const tools = new Map<string, AgentTool>((plugin.tools ?? []).map((tool) => [tool.name, tool]));
   const running = new Map<number, AbortController>();
+  const transcript = new TranscriptMirror();
   transport.send({ type: "manifest", manifest: manifestOf(plugin) });
 
   const toolFor = (spec: Record<string, unknown>): AgentTool =>
@@ -148,6 +156,10 @@ export async function servePlugin(
         isError = true;
       }
     } catch (error) {
+      if (outOfMemory(error)) {
+        running.delete(message.id);
+        return transport.send({ type: "out_of_memory" });
+      }
       result = sandboxErrorResult(error, facts);
       isError = true;
     }
@@ -155,9 +167,13 @@ export async function servePlugin(
     transport.send({ type: "result", id: message.id, result, isError });
   };
 
-  const hook = async (message: Extract<HostMessage, { type: "hook" }>) => {
+  const hook = async (
+    message: Extract<HostMessage, { type: "hook" }>,
+    messages: readonly unknown[] | undefined,
+  ) => {
     const context = message.context as Record<string, unknown>;
-    const inner = context.context as Record<string, unknown> | undefined;
+    const given = context.context as Record<string, unknown> | undefined;
+    const inner = given && messages ? { ...given, messages } : given;
     const full = message.hook === "onEvent" ? context : {
       ...context,
       ...(context.tool ? { tool: toolFor(context.tool as Record<string, unknown>) } : {}),
@@ -170,14 +186,17 @@ export async function servePlugin(
       const value = await run(full, new AbortController().signal);
       transport.send({ type: "hook_result", id: message.id, value: value ?? undefined });
     } catch (error) {
+      if (outOfMemory(error)) return transport.send({ type: "out_of_memory" });
       transport.send({ type: "hook_result", id: message.id, error: messageOf(error) });
     }
   };
 
   for await (const message of transport.messages) {
     if (message.type === "call") call(message);
-    else if (message.type === "hook") hook(message);
-    else if (message.type === "cancel") {
+    // The transcript is brought up to date here, in message order, before the hook runs.
+    else if (message.type === "hook") {
+      hook(message, message.transcript && transcript.apply(message.transcript));
+    } else if (message.type === "cancel") {
       running.get(message.id)?.abort(new DOMException("The call was cancelled", "AbortError"));
     }
   }
