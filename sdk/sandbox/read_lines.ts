@@ -1,7 +1,7 @@
 /**
- * Splits a byte stream into lines, in time linear in the bytes received: newlines are
- * found in the bytes of each chunk (never by rescanning what came before), and a line
- * longer than a limit is never held whole.
+ * Splits bytes into lines, in time linear in the bytes received: newlines are found in
+ * the bytes of each chunk (never by rescanning what came before), and a line longer than
+ * a limit is never held whole.
  *
  * @module
  */
@@ -13,7 +13,7 @@ export type LongLine =
   /** Stop reading at once (the caller ends the stream's producer). */
   | "stop";
 
-/** How {@linkcode readLines} bounds lines. */
+/** How lines are bounded. */
 export interface ReadLinesOptions {
   /** The most bytes of one line that are kept. */
   maxLineBytes: number;
@@ -32,6 +32,77 @@ function join(parts: Uint8Array[], size: number): Uint8Array {
     at += part.length;
   }
   return out;
+}
+
+/**
+ * A line splitter fed chunk by chunk (for sources that are not streams, such as
+ * `Deno.stdin.read` into a reused buffer: a partial line is copied out of the chunk).
+ *
+ * @param onLine Receives each line's bytes (without the newline; valid only during the
+ * call) and how many bytes were cut from its end.
+ * @param options The limit, and what to do past it.
+ * @returns `push(chunk)`, `false` once a line passed a `"stop"` limit; and `end()`.
+ *
+ * @example Two chunks, one line
+ * ```ts
+ * import { lineSplitter } from "./read_lines.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const split = lineSplitter((line) => lines.push(new TextDecoder().decode(line)), {
+ *   maxLineBytes: 100,
+ *   long: "cut",
+ * });
+ * split.push(new TextEncoder().encode("hel"));
+ * split.push(new TextEncoder().encode("lo\nwor"));
+ * split.end();
+ * deepEqual(lines, ["hello", "wor"]);
+ * ```
+ */
+export function lineSplitter(
+  onLine: (line: Uint8Array, cutBytes: number) => void,
+  options: ReadLinesOptions,
+): { push(chunk: Uint8Array): boolean; end(): void } {
+  const { maxLineBytes } = options;
+  let parts: Uint8Array[] = [];
+  let size = 0;
+  let cut = 0;
+  return {
+    push(chunk) {
+      let start = 0;
+      while (start < chunk.length) {
+        const newline = chunk.indexOf(10, start);
+        const end = newline < 0 ? chunk.length : newline;
+        const room = maxLineBytes - size;
+        if (end - start > room) {
+          if (options.long === "stop") {
+            options.onTooLong?.();
+            return false;
+          }
+          if (room > 0) parts.push(chunk.slice(start, start + room));
+          size = maxLineBytes;
+          cut += end - start - room;
+        } else if (end > start) {
+          // The last piece of a line may stay in the chunk: others are copied out.
+          parts.push(newline < 0 ? chunk.slice(start, end) : chunk.subarray(start, end));
+          size += end - start;
+        }
+        if (newline < 0) break;
+        onLine(join(parts, size), cut);
+        parts = [];
+        size = 0;
+        cut = 0;
+        start = newline + 1;
+      }
+      return true;
+    },
+    end() {
+      if (size > 0 || cut > 0) onLine(join(parts, size), cut);
+      parts = [];
+      size = 0;
+      cut = 0;
+    },
+  };
 }
 
 /**
@@ -61,46 +132,18 @@ export async function readLines(
   onLine: (line: Uint8Array, cutBytes: number) => void,
   options: ReadLinesOptions,
 ): Promise<void> {
-  const { maxLineBytes } = options;
-  let parts: Uint8Array[] = [];
-  let size = 0;
-  let cut = 0;
+  const split = lineSplitter(onLine, options);
   const reader = stream.getReader();
   try {
     while (true) {
-      const { value: chunk, done } = await reader.read();
+      const { value, done } = await reader.read();
       if (done) break;
-      let start = 0;
-      while (start < chunk.length) {
-        const newline = chunk.indexOf(10, start);
-        const end = newline < 0 ? chunk.length : newline;
-        const room = maxLineBytes - size;
-        if (end - start > room) {
-          if (options.long === "stop") {
-            options.onTooLong?.();
-            await reader.cancel().catch(() => {});
-            return;
-          }
-          if (room > 0) parts.push(chunk.subarray(start, start + room));
-          size = maxLineBytes;
-          cut += end - start - room;
-        } else if (end > start) {
-          parts.push(chunk.subarray(start, end));
-          size += end - start;
-        }
-        if (newline < 0) break;
-        onLine(join(parts, size), cut);
-        parts = [];
-        size = 0;
-        cut = 0;
-        start = newline + 1;
-      }
-      // Bytes kept past this chunk must not alias the reader's buffer.
-      if (parts.length > 0 && parts[parts.length - 1].buffer === chunk.buffer) {
-        parts[parts.length - 1] = parts[parts.length - 1].slice();
+      if (!split.push(value)) {
+        await reader.cancel().catch(() => {});
+        return;
       }
     }
-    if (size > 0 || cut > 0) onLine(join(parts, size), cut);
+    split.end();
   } finally {
     reader.releaseLock();
   }

@@ -9,7 +9,7 @@
  */
 
 import type { HostMessage } from "./protocol.ts";
-import { readLines } from "./read_lines.ts";
+import { lineSplitter } from "./read_lines.ts";
 import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
 
 for (const key of ["log", "info", "debug", "dir", "table"] as const) {
@@ -25,29 +25,20 @@ function send(message: unknown): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
-// Messages are handed over one line at a time, in order; the host is trusted, so its
-// lines are not bounded, only read in linear time.
-async function* lines(): AsyncIterable<HostMessage> {
+// The host's lines, read straight from stdin into one buffer and split in bytes (linear in
+// what arrives). The host is trusted: its lines are not bounded.
+async function listen(onMessage: (message: HostMessage) => void): Promise<void> {
   const decoder = new TextDecoder();
-  let queue: HostMessage[] = [];
-  let wake: (() => void) | undefined;
-  let ended = false;
-  readLines(Deno.stdin.readable, (bytes) => {
-    if (bytes.length === 0) return;
-    queue.push(JSON.parse(decoder.decode(bytes)) as HostMessage);
-    wake?.();
-  }, { maxLineBytes: Infinity, long: "cut" }).finally(() => {
-    ended = true;
-    wake?.();
-  });
+  const split = lineSplitter((bytes) => {
+    if (bytes.length > 0) onMessage(JSON.parse(decoder.decode(bytes)) as HostMessage);
+  }, { maxLineBytes: Infinity, long: "cut" });
+  const buffer = new Uint8Array(64 * 1024);
   while (true) {
-    if (queue.length > 0) {
-      const batch = queue;
-      queue = [];
-      yield* batch;
-    } else if (ended) return;
-    else await new Promise<void>((resolve) => (wake = resolve));
+    const read = await Deno.stdin.read(buffer);
+    if (read === null) break;
+    split.push(buffer.subarray(0, read));
   }
+  split.end();
 }
 
 /**
@@ -65,6 +56,6 @@ async function* lines(): AsyncIterable<HostMessage> {
  */
 export async function serveStdio(module: PluginModule): Promise<never> {
   const config = JSON.parse(Deno.args[0]) as RunnerConfig;
-  await servePlugin(config, module, { send, messages: lines() });
+  await servePlugin(config, module, { send, listen });
   Deno.exit(0);
 }

@@ -60,6 +60,8 @@ interface Live {
   bare?: boolean;
   /** What this child has seen of the transcript. */
   cursor: TranscriptCursor;
+  /** It reported its manifest. */
+  started: boolean;
 }
 
 function wakeIfQuiet(live: Live, force = false): void {
@@ -148,12 +150,14 @@ export class SandboxConnection {
       cancelled: new Set(),
       quiet: [],
       cursor: new TranscriptCursor(),
+      started: false,
     };
     live.child = this.#spawn({
       onMessage: (message) => {
         switch (message.type) {
           case "manifest":
             clearTimeout(startTimer);
+            live.started = true;
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
@@ -215,6 +219,14 @@ export class SandboxConnection {
     return live;
   }
 
+  /** The running child when it can take work now (the common case: no waiting). */
+  #readyNow(): Live | undefined {
+    const live = this.#live;
+    return live !== undefined && live.started && live.cancelled.size === 0 && !this.#disposed
+      ? live
+      : undefined;
+  }
+
   /**
    * A started child that owes no answer to a cancel: while a cancelled call has not
    * stopped, the child may be stuck in it, so new work waits until it answers or is
@@ -252,7 +264,7 @@ export class SandboxConnection {
     signal: AbortSignal,
     update?: (partial: ToolResult) => void,
   ): Promise<SandboxCallResult> {
-    const live = await this.#ready();
+    const live = this.#readyNow() ?? await this.#ready();
     if (typeof live === "string") return failure(`Tool ${tool} failed: ${live}`);
     if (live === undefined) {
       return failure(`Tool ${tool} failed: the sandbox of plugin "${this.#label}" stopped`);
@@ -305,7 +317,7 @@ export class SandboxConnection {
   }
 
   async #hookOnce(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
-    const live = await this.#ready();
+    const live = this.#readyNow() ?? await this.#ready();
     if (typeof live === "string") throw new Error(live);
     const id = this.#nextId++;
     const answer = new Promise<unknown>((resolve, reject) =>

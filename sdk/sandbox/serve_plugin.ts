@@ -36,7 +36,8 @@ export type PluginModule = { default?: unknown };
 /** How the child talks to the host. */
 export interface ChildTransport {
   send(message: ChildMessage): void;
-  messages: AsyncIterable<HostMessage>;
+  /** Hands each message from the host to `onMessage`, in order; resolves when the host is gone. */
+  listen(onMessage: (message: HostMessage) => void): Promise<void>;
 }
 
 function messageOf(error: unknown): string {
@@ -104,7 +105,7 @@ function notHere(): never {
  * await servePlugin(
  *   { specifier: "hi.ts", read: [], confined: false },
  *   { default: { name: "hi", tools: [] } },
- *   { send: (message) => sent.push(message), messages: (async function* () {})() },
+ *   { send: (message) => sent.push(message), listen: () => Promise.resolve() },
  * );
  * equal(sent[0].type, "manifest");
  * ```
@@ -191,7 +192,7 @@ export async function servePlugin(
     }
   };
 
-  for await (const message of transport.messages) {
+  await transport.listen((message) => {
     if (message.type === "call") call(message);
     // The transcript is brought up to date here, in message order, before the hook runs.
     else if (message.type === "hook") {
@@ -199,5 +200,5 @@ export async function servePlugin(
     } else if (message.type === "cancel") {
       running.get(message.id)?.abort(new DOMException("The call was cancelled", "AbortError"));
     }
-  }
+  });
 }
