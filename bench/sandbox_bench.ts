@@ -124,9 +124,7 @@ function transcript(size: number): Message[] {
   const messages: Message[] = [];
   for (let i = 0; i < size; i++) {
     messages.push(
-      i % 3 === 0
-        ? { role: "user", content: `question ${i}`, timestamp: i }
-        : i % 3 === 1
+      i % 3 === 0 ? { role: "user", content: `question ${i}`, timestamp: i } : i % 3 === 1
         ? {
           role: "assistant",
           content: [{ type: "toolCall", id: `c${i}`, name: "echo", arguments: { text: `${i}` } }],
