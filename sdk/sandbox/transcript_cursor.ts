@@ -43,10 +43,11 @@ export class TranscriptCursor {
     const common = Math.min(seen.length, messages.length);
     let from = 0;
     while (from < common && seen[from] === messages[from]) from++;
-    seen.length = from;
-    const append = messages.slice(from);
-    for (const message of append) seen.push(message);
-    return { from, append };
+    // Overwrite in place: shrinking `length` and pushing again would make V8 copy the
+    // whole backing store on every call.
+    for (let i = from; i < messages.length; i++) seen[i] = messages[i];
+    if (seen.length > messages.length) seen.length = messages.length;
+    return { from, append: messages.slice(from) };
   }
 }
 
@@ -82,11 +83,12 @@ export class TranscriptMirror {
    */
   apply(delta: TranscriptDelta): readonly unknown[] {
     const messages = this.#messages;
-    messages.length = Math.min(delta.from, messages.length);
-    for (const message of delta.append) {
-      deepFreeze(message);
-      messages.push(message);
+    const end = delta.from + delta.append.length;
+    for (let i = 0; i < delta.append.length; i++) {
+      deepFreeze(delta.append[i]);
+      messages[delta.from + i] = delta.append[i];
     }
+    if (messages.length > end) messages.length = end;
     return Object.freeze(messages.slice());
   }
 }
