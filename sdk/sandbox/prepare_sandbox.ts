@@ -8,7 +8,7 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { PluginLimits } from "../plugin_limits.ts";
+import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { denoCacheDir, prepareModuleGraph } from "./module_graph.ts";
 import {
@@ -50,7 +50,7 @@ export interface PreparedSandbox {
   layer: OsLayer;
   /** Whether module loading is confined (an OS layer hides files outside the grants). */
   confined: boolean;
-  /** Starts children that run with exactly `grants` (and `limits`: a process sandbox only). */
+  /** Starts children that run with exactly `grants` and `limits` (default ones when left out; a process sandbox only). */
   spawnFor(grants: Required<PluginPermissions>, limits?: Required<PluginLimits>): SpawnChild;
   /** Removes the import map's temp folder. */
   cleanup(): Promise<void>;
@@ -177,7 +177,7 @@ export async function prepareSandbox(
     url,
     layer,
     confined: layer === "bwrap",
-    spawnFor(grants, limits) {
+    spawnFor(grants, limits = { ...DEFAULT_LIMITS }) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
       return spawnProcess(sandboxCommand({
         label: specifier,
