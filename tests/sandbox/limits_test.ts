@@ -3,8 +3,8 @@
 // responsive (a timer keeps firing), the call ends with an error result naming the
 // limit, and the sandbox restarts for the next call.
 import type { AgentTool, Plugin, ToolResult } from "@tack/agent";
-import { equal, match, rejects } from "node:assert/strict";
-import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
 
@@ -93,6 +93,11 @@ Deno.test("sandbox limits", async (t) => {
   } finally {
     await plugin.dispose?.();
   }
+});
+
+Deno.test("inspect shows the limits a plugin declares", async () => {
+  const report = await inspectPlugin(FIXTURE, { stderr: "capture" });
+  deepEqual(report.limits, { memoryMb: 256, frameMb: 16 });
 });
 
 Deno.test("the user's limits replace the plugin's; a bad one is a load error", async () => {
