@@ -172,14 +172,16 @@ export async function loadPlugin(
   const firstLimits = limitsFor(undefined);
   const readGrant = Array.isArray(given?.read) ? given.read : [];
   const prepared = await prepareSandbox(specifier, options, readGrant);
+  // A worker shares the host's process: limits do not apply, and never cost a restart.
+  const capped = options.isolation !== "worker";
+  let live: Awaited<ReturnType<typeof start>> | undefined;
   try {
     let grants = given;
     let limits = firstLimits;
-    let live: Awaited<ReturnType<typeof start>> | undefined;
     if (grants === undefined) {
       live = await start(specifier, prepared, NOTHING, limits, options.startTimeoutMs);
       grants = resolveGrants(live.manifest.permissions, root);
-      limits = limitsFor(live.manifest.limits);
+      limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
       if (!grantsNothing(grants) || !sameLimits(limits, firstLimits)) {
         await live.connection.dispose();
         live = undefined;
@@ -188,7 +190,7 @@ export async function loadPlugin(
     const escaping = check(grants);
     live ??= await start(specifier, prepared, grants, limits, options.startTimeoutMs);
     // With given grants, the plugin's declared limits are known only now.
-    const declared = limitsFor(live.manifest.limits);
+    const declared = capped ? limitsFor(live.manifest.limits) : limits;
     if (!sameLimits(declared, limits)) {
       await live.connection.dispose();
       limits = declared;
@@ -210,7 +212,7 @@ export async function loadPlugin(
     }
     const plugin = {
       ...sandboxedPlugin(live.manifest, live.connection, grants),
-      limits: options.isolation === "worker" ? undefined : limits,
+      limits: capped ? limits : undefined,
     };
     const stop = plugin.dispose!;
     return {
@@ -221,6 +223,7 @@ export async function loadPlugin(
       },
     };
   } catch (error) {
+    await live?.connection.dispose();
     await prepared.cleanup();
     throw error;
   }

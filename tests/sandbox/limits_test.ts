@@ -114,6 +114,16 @@ Deno.test("the user's limits replace the plugin's; a bad one is a load error", a
     await plugin.dispose?.();
   }
   await rejects(
+    loadPlugin("./tests/fixtures/sandbox/bad_limits_plugin.ts", {
+      sandbox: true,
+      stderr: "capture",
+    }),
+    {
+      message:
+        'Cannot load plugin "./tests/fixtures/sandbox/bad_limits_plugin.ts": memoryMb must be a positive whole number of MB, got 0.5',
+    },
+  );
+  await rejects(
     loadPlugin(FIXTURE, { sandbox: true, stderr: "capture", limits: { memoryMb: -1 } }),
     {
       message:
