@@ -121,7 +121,7 @@ export async function prepareSandbox(
   });
   if (options.isolation === "worker") {
     const dir = await Deno.makeTempDir({ prefix: "tack-worker-" });
-    const entry = `${dir}/entry.ts`;
+    const entry = `${dir}/entry.js`;
     await Deno.writeTextFile(entry, entrySource(url, true));
     return {
       url,
@@ -167,7 +167,9 @@ export async function prepareSandbox(
     Deno.makeTempDir({ prefix: "tack-sandbox-" }),
   ]);
   const importMapPath = `${dir}/import_map.json`;
-  const entryPath = `${dir}/entry.ts`;
+  // JavaScript, not TypeScript: a .ts entry is new to the cache every time, and Deno, failing
+  // to write its transpiled copy into the read-only cache, retries for ~150 ms on each start.
+  const entryPath = `${dir}/entry.js`;
   await Deno.writeTextFile(importMapPath, JSON.stringify(graph.importMap));
   await Deno.writeTextFile(entryPath, entrySource(url, false));
   const lockPath = graph.lockFile === undefined ? undefined : `${dir}/deno.lock`;
