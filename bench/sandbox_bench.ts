@@ -19,8 +19,7 @@ const echo = (plugin: { tools?: readonly AgentTool[] }): AgentTool =>
 
 const inProcess = await loadPlugin(FIXTURE);
 const sandboxed = await loadPlugin(FIXTURE, { sandbox: true, stderr: "capture" });
-// Under `deno bench` (2.9.6) a worker sandbox never reports its manifest (it does under
-// `deno run`): the row is skipped, saying why, rather than failing the whole file.
+// A worker sandbox that cannot start skips its row, saying why, rather than failing the file.
 async function loadWorker(): Promise<Awaited<ReturnType<typeof loadPlugin>> | undefined> {
   if (!workerOptionsEnabled()) {
     console.error("worker row skipped: run with --unstable-worker-options");
