@@ -46,6 +46,9 @@ export function formatInspection(report: PluginInspection): string {
   for (const [name, grant] of grants) {
     lines.push(`  ${name}: ${grant === true ? "all" : (grant as string[]).join(", ")}`);
   }
+  if (report.limits) {
+    lines.push(`Limits: memory ${report.limits.memoryMb} MB, messages ${report.limits.frameMb} MB`);
+  }
   lines.push(
     "",
     `Module loading confined by an OS sandbox: ${report.confined ? "yes" : "no"}`,

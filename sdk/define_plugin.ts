@@ -13,6 +13,7 @@ import type {
 } from "../core/hooks.ts";
 import type { AgentTool } from "../core/tool.ts";
 import type { PluginPermissions } from "./permissions.ts";
+import type { PluginLimits } from "./plugin_limits.ts";
 
 /**
  * A plugin: a named bundle of tools and hooks. The name appears in every error the
@@ -29,6 +30,8 @@ export interface Plugin {
   readonly tools?: readonly AgentTool[];
   /** The Deno permissions its code needs (enforced when it is sandboxed). */
   readonly permissions?: PluginPermissions;
+  /** What its sandbox may use (memory, message size); the user may replace them. */
+  readonly limits?: PluginLimits;
   /** Runs before each call; may block it or rewrite its arguments. */
   readonly beforeToolCall?: BeforeToolCallHook;
   /**

@@ -9,6 +9,7 @@ export { defineTool, type Tool, TOOL_NAME_PATTERN, type ToolDefinition } from ".
 export { definePlugin, type Plugin } from "./define_plugin.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
+export { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "./plugin_limits.ts";
 export {
   composeAfterToolCall,
   composeBeforeToolCall,

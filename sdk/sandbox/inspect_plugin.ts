@@ -8,6 +8,7 @@
 import { resolve } from "node:path";
 import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -38,6 +39,8 @@ export interface PluginInspection {
   tools: InspectedTool[];
   /** The permissions it declares, paths resolved against the root. */
   permissions: PluginPermissions;
+  /** The memory and message size caps it would run with (its declared ones, or the defaults). */
+  limits?: Required<PluginLimits>;
   /** Whether an OS layer would confine its module loading. */
   confined: boolean;
   /** What to worry about: grants above the host's, escaping `run`, no OS layer. */
@@ -126,6 +129,7 @@ export async function inspectPlugin(
         executionMode: tool.executionMode,
       })),
       permissions,
+      limits: resolveLimits(manifest.limits, undefined),
       confined: prepared.confined,
       warnings,
     };

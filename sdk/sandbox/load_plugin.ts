@@ -9,6 +9,7 @@ import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -29,6 +30,8 @@ export interface LoadPluginOptions extends SandboxOptions {
   sandbox?: boolean;
   /** The grants, replacing the plugin's declared ones (never more than the host has). */
   permissions?: PluginPermissions;
+  /** Memory and message size caps, replacing the plugin's declared ones (default 512 MB, 16 MB). */
+  limits?: PluginLimits;
   /** Let a plugin have `run` access to a shell, an interpreter or deno, which escapes any sandbox. */
   allowRunEscape?: boolean;
   /** Receives load warnings (default `console.warn`). */
@@ -55,11 +58,12 @@ async function start(
   specifier: string,
   prepared: PreparedSandbox,
   grants: Required<PluginPermissions>,
+  limits: Required<PluginLimits>,
   startTimeoutMs: number | undefined,
 ): Promise<{ connection: SandboxConnection; manifest: PluginManifest }> {
   const connection = new SandboxConnection(
     specifier,
-    prepared.spawnFor(grants),
+    prepared.spawnFor(grants, limits),
     startTimeoutMs,
   );
   try {
@@ -86,6 +90,10 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+function sameLimits(a: Required<PluginLimits>, b: Required<PluginLimits>): boolean {
+  return a.memoryMb === b.memoryMb && a.frameMb === b.frameMb;
 }
 
 function grantsNothing(grants: Required<PluginPermissions>): boolean {
@@ -151,21 +159,44 @@ export async function loadPlugin(
     return escaping;
   };
   if (given !== undefined) check(given);
+  const limitsFor = (declared: PluginLimits | undefined) => {
+    try {
+      return resolveLimits(declared, options.limits);
+    } catch (error) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: ${
+          (error as Error).message.replace(/^Cannot apply limits: /, "")
+        }`,
+      );
+    }
+  };
+  const firstLimits = limitsFor(undefined);
   const readGrant = Array.isArray(given?.read) ? given.read : [];
   const prepared = await prepareSandbox(specifier, options, readGrant);
+  // A worker shares the host's process: limits do not apply, and never cost a restart.
+  const capped = options.isolation !== "worker";
+  let live: Awaited<ReturnType<typeof start>> | undefined;
   try {
     let grants = given;
-    let live: Awaited<ReturnType<typeof start>> | undefined;
+    let limits = firstLimits;
     if (grants === undefined) {
-      live = await start(specifier, prepared, NOTHING, options.startTimeoutMs);
+      live = await start(specifier, prepared, NOTHING, limits, options.startTimeoutMs);
       grants = resolveGrants(live.manifest.permissions, root);
-      if (!grantsNothing(grants)) {
+      limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
+      if (!grantsNothing(grants) || !sameLimits(limits, firstLimits)) {
         await live.connection.dispose();
         live = undefined;
       }
     }
     const escaping = check(grants);
-    live ??= await start(specifier, prepared, grants, options.startTimeoutMs);
+    live ??= await start(specifier, prepared, grants, limits, options.startTimeoutMs);
+    // With given grants, the plugin's declared limits are known only now.
+    const declared = capped ? limitsFor(live.manifest.limits) : limits;
+    if (!sameLimits(declared, limits)) {
+      await live.connection.dispose();
+      limits = declared;
+      live = await start(specifier, prepared, grants, limits, options.startTimeoutMs);
+    }
     const name = live.manifest.name;
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {
@@ -180,7 +211,10 @@ export async function loadPlugin(
         );
       }
     }
-    const plugin = sandboxedPlugin(live.manifest, live.connection, grants);
+    const plugin = {
+      ...sandboxedPlugin(live.manifest, live.connection, grants),
+      limits: capped ? limits : undefined,
+    };
     const stop = plugin.dispose!;
     return {
       ...plugin,
@@ -190,6 +224,7 @@ export async function loadPlugin(
       },
     };
   } catch (error) {
+    await live?.connection.dispose();
     await prepared.cleanup();
     throw error;
   }

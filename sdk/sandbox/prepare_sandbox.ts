@@ -9,6 +9,7 @@
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { denoCacheDir, prepareModuleGraph } from "./module_graph.ts";
 import {
@@ -50,8 +51,8 @@ export interface PreparedSandbox {
   layer: OsLayer;
   /** Whether module loading is confined (an OS layer hides files outside the grants). */
   confined: boolean;
-  /** Starts children that run with exactly `grants`. */
-  spawnFor(grants: Required<PluginPermissions>): SpawnChild;
+  /** Starts children that run with exactly `grants` and `limits` (default ones when left out; a process sandbox only). */
+  spawnFor(grants: Required<PluginPermissions>, limits?: Required<PluginLimits>): SpawnChild;
   /** Removes the import map's temp folder. */
   cleanup(): Promise<void>;
 }
@@ -132,7 +133,7 @@ export async function prepareSandbox(
   });
   if (options.isolation === "worker") {
     const dir = await Deno.makeTempDir({ prefix: "tack-worker-" });
-    const entry = `${dir}/entry.ts`;
+    const entry = `${dir}/entry.js`;
     await Deno.writeTextFile(entry, entrySource(url, true));
     return {
       url,
@@ -179,7 +180,9 @@ export async function prepareSandbox(
     Deno.makeTempDir({ prefix: "tack-sandbox-" }),
   ]);
   const importMapPath = `${dir}/import_map.json`;
-  const entryPath = `${dir}/entry.ts`;
+  // JavaScript, not TypeScript: a .ts entry is new to the cache every time, and Deno, failing
+  // to write its transpiled copy into the read-only cache, retries for ~150 ms on each start.
+  const entryPath = `${dir}/entry.js`;
   await Deno.writeTextFile(importMapPath, JSON.stringify(graph.importMap));
   await Deno.writeTextFile(entryPath, entrySource(url, false));
   const lockPath = graph.lockFile === undefined ? undefined : `${dir}/deno.lock`;
@@ -191,7 +194,7 @@ export async function prepareSandbox(
     url,
     layer,
     confined: layer === "bwrap",
-    spawnFor(grants) {
+    spawnFor(grants, limits = { ...DEFAULT_LIMITS }) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
       return spawnProcess(sandboxCommand({
         label: specifier,
@@ -203,6 +206,7 @@ export async function prepareSandbox(
         layer: netLayer,
         denoDir,
         stderr: options.stderr,
+        limits,
         config: { ...base(grants), confined: layer === "bwrap" },
       }));
     },

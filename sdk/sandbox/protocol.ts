@@ -6,7 +6,9 @@
  */
 
 import type { ToolEffect, ToolExecutionMode, ToolResult } from "../../core/tool.ts";
+import type { PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import type { TranscriptDelta } from "./transcript_cursor.ts";
 
 /** A tool as the child describes it: everything but `execute`. */
 export interface ToolManifest {
@@ -46,6 +48,7 @@ export interface PluginManifest {
   version?: string;
   description?: string;
   permissions?: PluginPermissions;
+  limits?: PluginLimits;
   tools: ToolManifest[];
   hooks: ProxiedHook[];
 }
@@ -59,7 +62,15 @@ export type HostMessage =
     toolCallId: string;
     args: Record<string, unknown>;
   }
-  | { type: "hook"; id: number; hook: ProxiedHook; context: Record<string, unknown> }
+  | {
+    type: "hook";
+    id: number;
+    hook: ProxiedHook;
+    /** The hook's context; its `context.messages` is rebuilt from `transcript`. */
+    context: Record<string, unknown>;
+    /** What changed in the transcript since the child last saw it. */
+    transcript?: TranscriptDelta;
+  }
   | { type: "cancel"; id: number };
 
 /** A message from the child to the host. */
@@ -68,7 +79,9 @@ export type ChildMessage =
   | { type: "update"; id: number; partial: ToolResult }
   | { type: "result"; id: number; result: ToolResult; isError: boolean }
   | { type: "hook_result"; id: number; value?: unknown; error?: string }
-  | { type: "fatal"; message: string };
+  | { type: "fatal"; message: string }
+  /** An allocation failed: the child is out of memory (it is then restarted). */
+  | { type: "out_of_memory" };
 
 /**
  * Parses one line the child printed. Anything that is not a known message is garbage.
@@ -103,6 +116,8 @@ export function parseChildMessage(line: string): ChildMessage | undefined {
     case "result":
     case "hook_result":
       return typeof (value as { id?: unknown }).id === "number" ? value as ChildMessage : undefined;
+    case "out_of_memory":
+      return value as ChildMessage;
     case "fatal":
       return typeof (value as { message?: unknown }).message === "string"
         ? value as ChildMessage

@@ -9,6 +9,7 @@
  */
 
 import type { HostMessage } from "./protocol.ts";
+import { lineSplitter } from "./read_lines.ts";
 import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
 
 for (const key of ["log", "info", "debug", "dir", "table"] as const) {
@@ -24,18 +25,20 @@ function send(message: unknown): void {
   while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
 }
 
-async function* lines(): AsyncIterable<HostMessage> {
-  let buffer = "";
-  for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      if (line !== "") yield JSON.parse(line) as HostMessage;
-      newline = buffer.indexOf("\n");
-    }
+// The host's lines, read straight from stdin into one buffer and split in bytes (linear in
+// what arrives). The host is trusted: its lines are not bounded.
+async function listen(onMessage: (message: HostMessage) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  const split = lineSplitter((bytes) => {
+    if (bytes.length > 0) onMessage(JSON.parse(decoder.decode(bytes)) as HostMessage);
+  }, { maxLineBytes: Infinity, long: "cut" });
+  const buffer = new Uint8Array(64 * 1024);
+  while (true) {
+    const read = await Deno.stdin.read(buffer);
+    if (read === null) break;
+    split.push(buffer.subarray(0, read));
   }
+  split.end();
 }
 
 /**
@@ -53,6 +56,6 @@ async function* lines(): AsyncIterable<HostMessage> {
  */
 export async function serveStdio(module: PluginModule): Promise<never> {
   const config = JSON.parse(Deno.args[0]) as RunnerConfig;
-  await servePlugin(config, module, { send, messages: lines() });
+  await servePlugin(config, module, { send, listen });
   Deno.exit(0);
 }

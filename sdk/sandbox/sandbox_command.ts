@@ -9,6 +9,8 @@ import { dirname } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
 import { bwrapArgs, bwrapAvailable, unshareNetAvailable } from "./bwrap.ts";
+import type { PluginLimits } from "../plugin_limits.ts";
+import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 import { permissionFlags } from "./permission_flags.ts";
 import type { RunnerConfig } from "./serve_plugin.ts";
@@ -102,6 +104,8 @@ export interface SandboxCommandInput {
   layer: OsLayer;
   denoDir: string;
   stderr?: "forward" | "capture";
+  /** Memory and message size caps (none when left out). */
+  limits?: Required<PluginLimits>;
 }
 
 function grantedEnv(env: PluginPermissions["env"]): Record<string, string> {
@@ -172,6 +176,7 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     // Without an `import` grant nothing new can be fetched: the host cached the graph.
     ...(grants.import === false ? ["--cached-only"] : []),
     `--import-map=${input.importMapPath}`,
+    ...(input.limits === undefined ? [] : [heapLimitFlag(input.limits.memoryMb)]),
     ...permissionFlags(grants, [...input.graph.remoteHosts, ...remoteRunner]),
     input.entryPath,
     JSON.stringify(input.config),
@@ -185,9 +190,21 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",
   };
-  const base = { env, label: input.label, stderr: input.stderr };
-  if (layer === "unshare") return { ...base, command: "unshare", args: ["-n", ...deno] };
-  if (layer === "none") return { ...base, command: deno[0], args: deno.slice(1) };
+  const base = {
+    env,
+    label: input.label,
+    stderr: input.stderr,
+    memoryMb: input.limits?.memoryMb,
+    frameMb: input.limits?.frameMb,
+  };
+  // The OS memory limit wraps everything (rlimits pass through bwrap and unshare).
+  const os = input.limits === undefined ? [] : osLimitPrefix(input.limits.memoryMb);
+  const run = (command: string, args: string[]): ProcessCommand =>
+    os.length === 0
+      ? { ...base, command, args }
+      : { ...base, command: os[0], args: [...os.slice(1), command, ...args] };
+  if (layer === "unshare") return run("unshare", ["-n", ...deno]);
+  if (layer === "none") return run(deno[0], deno.slice(1));
   const args = bwrapArgs({
     readOnly: [
       Deno.execPath(),
@@ -205,7 +222,7 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     readWrite: paths(grants.write),
     shareNet: grants.net !== false,
   });
-  return { ...base, command: "bwrap", args: [...args, ...deno] };
+  return run("bwrap", [...args, ...deno]);
 }
 
 /**

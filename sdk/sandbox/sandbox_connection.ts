@@ -8,12 +8,15 @@
 
 import type { ToolResult } from "../../core/tool.ts";
 import type { ChildMessage, HostMessage, PluginManifest, ProxiedHook } from "./protocol.ts";
+import { TranscriptCursor } from "./transcript_cursor.ts";
 
 /** What a spawned child tells its connection. */
 export interface ChildHandlers {
   onMessage(message: ChildMessage): void;
   /** A line that is not a protocol message (the child is then killed). */
   onGarbage(line: string): void;
+  /** The child broke a limit (it is then killed); `why` names it (`exceeded its memory limit (512 MB)`). */
+  onFault(why: string): void;
   /** The child is gone; `reason` says how (`exit code 1`, `killed`, …). */
   onExit(reason: string): void;
 }
@@ -53,6 +56,12 @@ interface Live {
   /** Waiting for every cancelled call to answer (or the child to be killed). */
   quiet: (() => void)[];
   fault?: string;
+  /** The fault speaks for itself: error texts leave out the child's stderr. */
+  bare?: boolean;
+  /** What this child has seen of the transcript. */
+  cursor: TranscriptCursor;
+  /** It reported its manifest. */
+  started: boolean;
 }
 
 function wakeIfQuiet(live: Live, force = false): void {
@@ -140,12 +149,15 @@ export class SandboxConnection {
       hooks: new Map(),
       cancelled: new Set(),
       quiet: [],
+      cursor: new TranscriptCursor(),
+      started: false,
     };
     live.child = this.#spawn({
       onMessage: (message) => {
         switch (message.type) {
           case "manifest":
             clearTimeout(startTimer);
+            live.started = true;
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
@@ -166,6 +178,13 @@ export class SandboxConnection {
           }
         }
       },
+      onFault: (why) => {
+        if (live.fault === undefined) {
+          live.fault = why;
+          live.bare = true;
+        }
+        live.child.kill();
+      },
       onGarbage: (line) => {
         live.fault ??= `printed invalid protocol output (${JSON.stringify(line.slice(0, 200))})`;
         live.child.kill();
@@ -173,7 +192,7 @@ export class SandboxConnection {
       onExit: (reason) => {
         clearTimeout(startTimer);
         if (this.#live === live) this.#live = undefined;
-        const tail = live.child.stderrTail().trim();
+        const tail = live.bare ? "" : live.child.stderrTail().trim();
         const why = live.fault ?? `crashed (${reason})`;
         const said = tail === "" ? "" : `; its last words on stderr: ${JSON.stringify(tail)}`;
         rejectReady(new Error(`Cannot start sandbox of plugin "${this.#label}": it ${why}${said}`));
@@ -198,6 +217,14 @@ export class SandboxConnection {
     this.#stopping.add(closed);
     closed.finally(() => this.#stopping.delete(closed));
     return live;
+  }
+
+  /** The running child when it can take work now (the common case: no waiting). */
+  #readyNow(): Live | undefined {
+    const live = this.#live;
+    return live !== undefined && live.started && live.cancelled.size === 0 && !this.#disposed
+      ? live
+      : undefined;
   }
 
   /**
@@ -237,7 +264,7 @@ export class SandboxConnection {
     signal: AbortSignal,
     update?: (partial: ToolResult) => void,
   ): Promise<SandboxCallResult> {
-    const live = await this.#ready();
+    const live = this.#readyNow() ?? await this.#ready();
     if (typeof live === "string") return failure(`Tool ${tool} failed: ${live}`);
     if (live === undefined) {
       return failure(`Tool ${tool} failed: the sandbox of plugin "${this.#label}" stopped`);
@@ -290,13 +317,25 @@ export class SandboxConnection {
   }
 
   async #hookOnce(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
-    const live = await this.#ready();
+    const live = this.#readyNow() ?? await this.#ready();
     if (typeof live === "string") throw new Error(live);
     const id = this.#nextId++;
     const answer = new Promise<unknown>((resolve, reject) =>
       live.hooks.set(id, { resolve, reject })
     );
-    live.child.send({ type: "hook", id, hook, context });
+    // The transcript travels as a delta against what this child has already seen.
+    const inner = context.context as { messages?: unknown } | undefined;
+    if (Array.isArray(inner?.messages)) {
+      const transcript = live.cursor.delta(inner.messages);
+      const { messages: _, ...rest } = inner;
+      live.child.send({
+        type: "hook",
+        id,
+        hook,
+        context: { ...context, context: rest },
+        transcript,
+      });
+    } else live.child.send({ type: "hook", id, hook, context });
     return await answer;
   }
 

@@ -1,16 +1,21 @@
 /**
  * A sandbox child that is a `deno run` process (under bubblewrap or `unshare -n` where
- * available), speaking JSON lines over stdin and stdout.
+ * available), speaking JSON lines over stdin and stdout. What it sends is bounded: a
+ * message over the frame limit stops it, each stderr line is cut at
+ * {@linkcode STDERR_LINE_BYTES} and stripped of control sequences before it reaches a
+ * terminal or an error text.
  *
  * @module
  */
 
 import { parseChildMessage } from "./protocol.ts";
+import { readLines } from "./read_lines.ts";
 import type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_connection.ts";
+import { stripControlSequences } from "./strip_control_sequences.ts";
 
 /** How to start the process. */
 export interface ProcessCommand {
-  /** The program: `deno`, `bwrap` or `unshare`. */
+  /** The program: `deno`, `bwrap`, `unshare` or `prlimit`. */
   command: string;
   args: readonly string[];
   /** The whole environment of the child (it starts from an empty one). */
@@ -19,31 +24,49 @@ export interface ProcessCommand {
   stderr?: "forward" | "capture";
   /** The prefix of forwarded stderr lines. */
   label: string;
+  /** The largest message the child may send, in MB (default {@linkcode DEFAULT_FRAME_MB}). */
+  frameMb?: number;
+  /** The memory cap the command line applies, in MB, to name it when it is broken. */
+  memoryMb?: number;
 }
+
+/** The largest message a sandbox may send by default, in MB. */
+export const DEFAULT_FRAME_MB = 16;
+
+/** Each stderr line of a sandbox is cut after this many bytes. */
+export const STDERR_LINE_BYTES = 4096;
 
 const TAIL_CHARS = 2000;
 
-async function readLines(
-  stream: ReadableStream<Uint8Array>,
-  onLine: (line: string) => void,
-): Promise<void> {
-  let buffer = "";
-  for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-    buffer += chunk;
-    let newline = buffer.indexOf("\n");
-    while (newline >= 0) {
-      onLine(buffer.slice(0, newline));
-      buffer = buffer.slice(newline + 1);
-      newline = buffer.indexOf("\n");
-    }
-  }
-  if (buffer !== "") onLine(buffer);
+// What Deno and V8 print when the heap limit or the OS limit is reached.
+const OUT_OF_MEMORY =
+  /Fatal (?:JavaScript|process) out of memory|memory allocation of \d+ bytes failed/;
+
+/**
+ * How a breached memory cap reads in error texts.
+ *
+ * @param memoryMb The cap, if there is one.
+ * @returns The words after "the sandbox of plugin …".
+ *
+ * @example With and without a cap
+ * ```ts
+ * import { memoryLimitText } from "./sandbox_process.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(memoryLimitText(512), "exceeded its memory limit (512 MB)");
+ * equal(memoryLimitText(undefined), "ran out of memory");
+ * ```
+ */
+export function memoryLimitText(memoryMb: number | undefined): string {
+  return memoryMb === undefined
+    ? "ran out of memory"
+    : `exceeded its memory limit (${memoryMb} MB)`;
 }
 
 /**
  * A spawner of sandbox processes for a {@linkcode SandboxConnection}.
  *
- * @param command The program, arguments and environment.
+ * @param command The program, arguments, environment and limits.
  * @returns A function that starts one child per call.
  *
  * @example A child that prints garbage
@@ -54,12 +77,13 @@ async function readLines(
  * let garbage = "";
  * const child = spawnProcess({
  *   command: Deno.execPath(), args: ["eval", "console.log('hello')"], env: {}, label: "demo",
- * })({ onMessage() {}, onGarbage: (line) => (garbage = line), onExit() {} });
+ * })({ onMessage() {}, onGarbage: (line) => (garbage = line), onFault() {}, onExit() {} });
  * await child.closed;
  * equal(garbage, "hello");
  * ```
  */
 export function spawnProcess(command: ProcessCommand): SpawnChild {
+  const frameMb = command.frameMb ?? DEFAULT_FRAME_MB;
   return function spawn(handlers: ChildHandlers): SandboxChild {
     const process = new Deno.Command(command.command, {
       args: [...command.args],
@@ -71,9 +95,12 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     }).spawn();
     const writer = process.stdin.getWriter();
     const encoder = new TextEncoder();
+    const decoder = new TextDecoder();
     let tail = "";
     let alive = true;
     let garbage = false;
+    let outOfMemory = false;
+    let queue: string[] = [];
     const kill = () => {
       if (!alive) return;
       alive = false;
@@ -83,18 +110,31 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
         // Already gone.
       }
     };
-    const stdout = readLines(process.stdout, (line) => {
-      if (garbage || line === "") return;
+    const fault = (why: string) => {
+      handlers.onFault(why);
+      kill();
+    };
+    const stdout = readLines(process.stdout, (bytes) => {
+      if (garbage || bytes.length === 0) return;
+      const line = decoder.decode(bytes);
       const message = parseChildMessage(line);
       if (message === undefined) {
         garbage = true;
-        handlers.onGarbage(line);
-      } else handlers.onMessage(message);
+        handlers.onGarbage(stripControlSequences(line.slice(0, 200)));
+      } else if (message.type === "out_of_memory") fault(memoryLimitText(command.memoryMb));
+      else handlers.onMessage(message);
+    }, {
+      maxLineBytes: frameMb * 1024 * 1024,
+      long: "stop",
+      onTooLong: () => fault(`sent a message over its frame limit (${frameMb} MB)`),
     });
-    const stderr = readLines(process.stderr, (line) => {
+    const stderr = readLines(process.stderr, (bytes, cut) => {
+      const text = stripControlSequences(decoder.decode(bytes));
+      if (OUT_OF_MEMORY.test(text)) outOfMemory = true;
+      const line = cut > 0 ? `${text}… [${cut} more bytes cut]` : text;
       tail = (tail + line + "\n").slice(-TAIL_CHARS);
       if (command.stderr !== "capture") console.error(`[${command.label}] ${line}`);
-    });
+    }, { maxLineBytes: STDERR_LINE_BYTES, long: "cut" });
     const closed = Promise.all([process.status, stdout, stderr]).then(async ([status]) => {
       alive = false;
       try {
@@ -102,15 +142,23 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       } catch {
         // The pipe is already broken.
       }
+      if (outOfMemory && !status.success) handlers.onFault(memoryLimitText(command.memoryMb));
       const reason = status.signal !== null
         ? `killed by ${status.signal}`
         : `exit code ${status.code}`;
       handlers.onExit(reason);
     });
+    // Messages sent in one tick leave in one write (the hooks and calls of a batch).
+    const flush = () => {
+      const text = queue.length === 1 ? queue[0] : queue.join("");
+      queue = [];
+      if (alive) writer.write(encoder.encode(text)).catch(() => {});
+    };
     return {
       send(message) {
         if (!alive) return;
-        writer.write(encoder.encode(JSON.stringify(message) + "\n")).catch(() => {});
+        if (queue.length === 0) queueMicrotask(flush);
+        queue.push(JSON.stringify(message) + "\n");
       },
       kill,
       closed,

@@ -16,6 +16,7 @@ import {
   type ProxiedHook,
   type ToolManifest,
 } from "./protocol.ts";
+import { TranscriptMirror } from "./transcript_cursor.ts";
 
 /** What the host tells the child at start. */
 export interface RunnerConfig {
@@ -35,7 +36,8 @@ export type PluginModule = { default?: unknown };
 /** How the child talks to the host. */
 export interface ChildTransport {
   send(message: ChildMessage): void;
-  messages: AsyncIterable<HostMessage>;
+  /** Hands each message from the host to `onMessage`, in order; resolves when the host is gone. */
+  listen(onMessage: (message: HostMessage) => void): Promise<void>;
 }
 
 function messageOf(error: unknown): string {
@@ -71,9 +73,15 @@ function manifestOf(plugin: Plugin): PluginManifest {
     version: plugin.version,
     description: plugin.description,
     permissions: plugin.permissions,
+    limits: plugin.limits,
     tools,
     hooks,
   };
+}
+
+/** An allocation the OS limit refused: the sandbox is out of memory, not the tool wrong. */
+function outOfMemory(error: unknown): boolean {
+  return error instanceof RangeError && /allocation failed|out of memory/i.test(error.message);
 }
 
 function notHere(): never {
@@ -97,7 +105,7 @@ function notHere(): never {
  * await servePlugin(
  *   { specifier: "hi.ts", read: [], confined: false },
  *   { default: { name: "hi", tools: [] } },
- *   { send: (message) => sent.push(message), messages: (async function* () {})() },
+ *   { send: (message) => sent.push(message), listen: () => Promise.resolve() },
  * );
  * equal(sent[0].type, "manifest");
  * ```
@@ -117,6 +125,7 @@ export async function servePlugin(
   const facts: SandboxFacts = { plugin: plugin.name, read: config.read, confined: config.confined };
   const tools = new Map<string, AgentTool>((plugin.tools ?? []).map((tool) => [tool.name, tool]));
   const running = new Map<number, AbortController>();
+  const transcript = new TranscriptMirror();
   transport.send({ type: "manifest", manifest: manifestOf(plugin) });
 
   const toolFor = (spec: Record<string, unknown>): AgentTool =>
@@ -148,6 +157,10 @@ export async function servePlugin(
         isError = true;
       }
     } catch (error) {
+      if (outOfMemory(error)) {
+        running.delete(message.id);
+        return transport.send({ type: "out_of_memory" });
+      }
       result = sandboxErrorResult(error, facts);
       isError = true;
     }
@@ -155,9 +168,13 @@ export async function servePlugin(
     transport.send({ type: "result", id: message.id, result, isError });
   };
 
-  const hook = async (message: Extract<HostMessage, { type: "hook" }>) => {
+  const hook = async (
+    message: Extract<HostMessage, { type: "hook" }>,
+    messages: readonly unknown[] | undefined,
+  ) => {
     const context = message.context as Record<string, unknown>;
-    const inner = context.context as Record<string, unknown> | undefined;
+    const given = context.context as Record<string, unknown> | undefined;
+    const inner = given && messages ? { ...given, messages } : given;
     const full = message.hook === "onEvent" ? context : {
       ...context,
       ...(context.tool ? { tool: toolFor(context.tool as Record<string, unknown>) } : {}),
@@ -170,15 +187,18 @@ export async function servePlugin(
       const value = await run(full, new AbortController().signal);
       transport.send({ type: "hook_result", id: message.id, value: value ?? undefined });
     } catch (error) {
+      if (outOfMemory(error)) return transport.send({ type: "out_of_memory" });
       transport.send({ type: "hook_result", id: message.id, error: messageOf(error) });
     }
   };
 
-  for await (const message of transport.messages) {
+  await transport.listen((message) => {
     if (message.type === "call") call(message);
-    else if (message.type === "hook") hook(message);
-    else if (message.type === "cancel") {
+    // The transcript is brought up to date here, in message order, before the hook runs.
+    else if (message.type === "hook") {
+      hook(message, message.transcript && transcript.apply(message.transcript));
+    } else if (message.type === "cancel") {
       running.get(message.id)?.abort(new DOMException("The call was cancelled", "AbortError"));
     }
-  }
+  });
 }

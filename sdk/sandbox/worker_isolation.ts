@@ -118,7 +118,13 @@ export function spawnWorker(
       handlers.onExit(reason);
       closedResolve();
     };
-    worker.onmessage = (event) => handlers.onMessage(event.data);
+    worker.onmessage = (event) => {
+      // A worker has no memory cap of its own: it shares the host's.
+      if (event.data?.type === "out_of_memory") {
+        handlers.onFault("ran out of memory");
+        stop("out of memory");
+      } else handlers.onMessage(event.data);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       tail = event.message ?? String(event);

@@ -13,6 +13,8 @@ import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugi
 // deno-lint-ignore no-explicit-any
 const scope = globalThis as any;
 
+const none = (): void => {};
+
 /**
  * Serves the plugin over `postMessage` for as long as the worker lives.
  *
@@ -27,8 +29,8 @@ const scope = globalThis as any;
  * ```
  */
 export async function serveWorker(module: PluginModule): Promise<void> {
-  const queue: HostMessage[] = [];
-  let wake: (() => void) | undefined;
+  let deliver: (message: HostMessage) => void = none;
+  const early: HostMessage[] = [];
   let start: (config: RunnerConfig) => void = () => {};
   const configured = new Promise<RunnerConfig>((resolve) => (start = resolve));
   let config: RunnerConfig | undefined;
@@ -36,20 +38,16 @@ export async function serveWorker(module: PluginModule): Promise<void> {
     if (config === undefined) {
       config = event.data as RunnerConfig;
       start(config);
-      return;
-    }
-    queue.push(event.data as HostMessage);
-    wake?.();
-    wake = undefined;
-  };
-  const messages = async function* (): AsyncIterable<HostMessage> {
-    while (true) {
-      while (queue.length > 0) yield queue.shift()!;
-      await new Promise<void>((resolve) => (wake = resolve));
-    }
+    } else if (deliver === none) early.push(event.data as HostMessage);
+    else deliver(event.data as HostMessage);
   };
   await servePlugin(await configured, module, {
     send: (message) => scope.postMessage(message),
-    messages: messages(),
+    // Serving lasts as long as the worker: the host terminates it.
+    listen(onMessage) {
+      for (const message of early.splice(0)) onMessage(message);
+      deliver = onMessage;
+      return new Promise<void>(() => {});
+    },
   });
 }

@@ -203,6 +203,7 @@ Deno.test({
           executionMode: undefined,
         }],
         permissions: { read: [`${root}/ws`] },
+        limits: { memoryMb: 512, frameMb: 16 },
         confined: true,
         warnings: [],
       });

@@ -1,0 +1,151 @@
+// What a hostile sandboxed plugin can do to its host through output and memory: a
+// flood on stdout or stderr, escape sequences, 2 GB of memory. The host stays
+// responsive (a timer keeps firing), the call ends with an error result naming the
+// limit, and the sandbox restarts for the next call.
+import type { AgentTool, Plugin, ToolResult } from "@tack/agent";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
+
+const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
+
+function tool(plugin: Plugin, name: string): AgentTool {
+  return plugin.tools!.find((candidate) => candidate.name === name)!;
+}
+
+/** Runs a tool; an error result comes back as its text prefixed with "error: ". */
+async function call(plugin: Plugin, name: string, args: Record<string, unknown> = {}) {
+  try {
+    const result: ToolResult = await tool(plugin, name).execute(args, {
+      toolCallId: name,
+      signal: new AbortController().signal,
+    });
+    return result.content.map((block) => block.type === "text" ? block.text : "").join("");
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+}
+
+async function instanceOf(plugin: Plugin): Promise<string> {
+  const result = await tool(plugin, "echo").execute({ text: "who" }, {
+    toolCallId: "who",
+    signal: new AbortController().signal,
+  });
+  return (result.details as { instance: string }).instance;
+}
+
+/** Counts timer ticks while `work` runs: a host blocked for the whole attack counts none. */
+async function ticking<T>(work: () => Promise<T>): Promise<{ value: T; ticks: number }> {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  try {
+    return { value: await work(), ticks };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+Deno.test("sandbox limits", async (t) => {
+  const plugin = await loadPlugin(FIXTURE, { sandbox: true, stderr: "capture" });
+  try {
+    equal(plugin.limits?.memoryMb, 256, "the declared memory limit applies");
+    equal(plugin.limits?.frameMb, 16);
+
+    await t.step("a 60 MB line on stdout ends the call at the frame limit", async () => {
+      const before = await instanceOf(plugin);
+      const { value, ticks } = await ticking(() => call(plugin, "flood_stdout"));
+      equal(
+        value,
+        'error: Tool flood_stdout failed: the sandbox of plugin "hostile" sent a message over its frame limit (16 MB) while running it; it restarts for the next call',
+      );
+      equal(ticks > 0, true, "the host's timer never fired during the flood");
+      equal((await instanceOf(plugin)) === before, false, "the sandbox was not restarted");
+    });
+
+    await t.step("a 60 MB line on stderr is cut, and the call goes on", async () => {
+      const before = await instanceOf(plugin);
+      const { value, ticks } = await ticking(() => call(plugin, "flood_stderr"));
+      equal(value, "flooded stderr");
+      equal(ticks > 0, true, "the host's timer never fired during the flood");
+      equal(await instanceOf(plugin), before, "a long stderr line is no fault");
+    });
+
+    await t.step(
+      "2 GB of objects: an error naming the memory limit, then a fresh sandbox",
+      async () => {
+        const before = await instanceOf(plugin);
+        equal(
+          await call(plugin, "hog"),
+          'error: Tool hog failed: the sandbox of plugin "hostile" exceeded its memory limit (256 MB) while running it; it restarts for the next call',
+        );
+        const after = await instanceOf(plugin);
+        equal(after === before, false);
+        equal(await call(plugin, "echo", { text: "still here" }), "still here");
+      },
+    );
+
+    await t.step("2 GB of array buffers (outside the V8 heap) meet the OS limit", async () => {
+      equal(
+        await call(plugin, "hog_buffers"),
+        'error: Tool hog_buffers failed: the sandbox of plugin "hostile" exceeded its memory limit (256 MB) while running it; it restarts for the next call',
+      );
+      equal(await call(plugin, "echo", { text: "still here" }), "still here");
+    });
+  } finally {
+    await plugin.dispose?.();
+  }
+});
+
+Deno.test("inspect shows the limits a plugin declares", async () => {
+  const report = await inspectPlugin(FIXTURE, { stderr: "capture" });
+  deepEqual(report.limits, { memoryMb: 256, frameMb: 16 });
+});
+
+Deno.test("the user's limits replace the plugin's; a bad one is a load error", async () => {
+  const plugin = await loadPlugin(FIXTURE, {
+    sandbox: true,
+    stderr: "capture",
+    limits: { memoryMb: 128, frameMb: 1 },
+  });
+  try {
+    equal(plugin.limits?.memoryMb, 128);
+    match(await call(plugin, "hog"), /exceeded its memory limit \(128 MB\) while running it/);
+    match(await call(plugin, "flood_stdout"), /sent a message over its frame limit \(1 MB\)/);
+  } finally {
+    await plugin.dispose?.();
+  }
+  await rejects(
+    loadPlugin("./tests/fixtures/sandbox/bad_limits_plugin.ts", {
+      sandbox: true,
+      stderr: "capture",
+    }),
+    {
+      message:
+        'Cannot load plugin "./tests/fixtures/sandbox/bad_limits_plugin.ts": memoryMb must be a positive whole number of MB, got 0.5',
+    },
+  );
+  await rejects(
+    loadPlugin(FIXTURE, { sandbox: true, stderr: "capture", limits: { memoryMb: -1 } }),
+    {
+      message:
+        'Cannot load plugin "./tests/fixtures/sandbox/hostile_plugin.ts": memoryMb must be a positive whole number of MB, got -1',
+    },
+  );
+});
+
+Deno.test("escape sequences on a plugin's stderr never reach the terminal; its lines are cut", async () => {
+  const host = new URL("../fixtures/sandbox/stderr_host.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", host],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  equal(new TextDecoder().decode(output.stdout), "painted\nflooded stderr\n");
+  const label = "[./tests/fixtures/sandbox/hostile_plugin.ts]";
+  equal(
+    stderr,
+    `${label} Approve? [y/N] done\n` +
+      // 60 MB without a newline: the first 4 KiB, then how much was cut.
+      `${label} ${"x".repeat(4096)}… [${60 * 1024 * 1024 - 4096} more bytes cut]\n`,
+  );
+});

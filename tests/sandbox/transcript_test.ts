@@ -1,0 +1,87 @@
+// A sandboxed hook sees the whole transcript although only what changed crosses the
+// protocol: across turns, after the transcript is reset, and after its sandbox restarts.
+import { createAgent, scriptedModel, text, toolCall, type ToolResultMessage } from "@tack/agent";
+import { deepEqual } from "node:assert/strict";
+import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import type { HostMessage } from "../../sdk/sandbox/protocol.ts";
+import { SandboxConnection } from "../../sdk/sandbox/sandbox_connection.ts";
+
+function texts(messages: readonly { role: string }[]): string[] {
+  return messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) =>
+    m.content.map((block) => block.type === "text" ? block.text : "").join("")
+  );
+}
+
+Deno.test("a sandboxed hook sees the transcript whole, sent as deltas", async () => {
+  const plugin = await loadPlugin("./tests/fixtures/sandbox/hostile_plugin.ts", {
+    sandbox: true,
+    stderr: "capture",
+  });
+  try {
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("seen", {}, "a")],
+        [toolCall("seen", {}, "b"), toolCall("seen", {}, "c")],
+        [toolCall("crash", {}, "d")],
+        [toolCall("seen", {}, "e")],
+        [text("done")],
+        [toolCall("seen", {}, "f")],
+        [text("done again")],
+      ]),
+      plugins: [plugin],
+    });
+    await agent.prompt("one");
+    deepEqual(texts(agent.messages), [
+      "true user:one,assistant",
+      "true user:one,assistant,toolResult,assistant",
+      "true user:one,assistant,toolResult,assistant",
+      'Tool crash failed: the sandbox of plugin "hostile" crashed (exit code 3) while running it; it restarts for the next call',
+      // A fresh sandbox gets the whole transcript again.
+      "true user:one,assistant,toolResult,assistant,toolResult,toolResult,assistant,toolResult,assistant",
+    ]);
+    agent.reset();
+    await agent.prompt("two");
+    deepEqual(texts(agent.messages), ["true user:two,assistant"]);
+  } finally {
+    await plugin.dispose?.();
+  }
+});
+
+Deno.test("only the messages a sandbox has not seen cross the protocol", async () => {
+  const sent: HostMessage[] = [];
+  let exit = () => {};
+  const connection = new SandboxConnection("fake", (handlers) => {
+    queueMicrotask(() =>
+      handlers.onMessage({ type: "manifest", manifest: { name: "fake", tools: [], hooks: [] } })
+    );
+    exit = () => handlers.onExit("killed");
+    return {
+      send(message) {
+        sent.push(message);
+        if (message.type === "hook") {
+          queueMicrotask(() => handlers.onMessage({ type: "hook_result", id: message.id }));
+        }
+      },
+      kill: () => exit(),
+      closed: Promise.resolve(),
+      stderrTail: () => "",
+    };
+  });
+  const [a, b, c, x] = [{ n: "a" }, { n: "b" }, { n: "c" }, { n: "x" }];
+  const hook = (messages: unknown[]) =>
+    connection.hook("beforeToolCall", { context: { systemPrompt: "", messages, tools: [] } });
+  await hook([a, b]);
+  await hook([a, b, c]);
+  await hook([a, x, c]);
+  exit();
+  await hook([a, x, c]);
+  await connection.dispose();
+  const hooks = sent.filter((m): m is Extract<HostMessage, { type: "hook" }> => m.type === "hook");
+  deepEqual(hooks.map((m) => m.transcript), [
+    { from: 0, append: [a, b] },
+    { from: 2, append: [c] },
+    { from: 1, append: [x, c] },
+    { from: 0, append: [a, x, c] },
+  ]);
+  deepEqual(hooks[0].context, { context: { systemPrompt: "", tools: [] } });
+});
