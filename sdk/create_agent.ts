@@ -23,7 +23,7 @@ import {
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
-import type { Plugin } from "./define_plugin.ts";
+import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
@@ -159,6 +159,10 @@ export function createAgent(options: AgentOptions): Agent {
   const plugins = options.plugins ?? [];
   const names = new Set<string>();
   for (const plugin of plugins) {
+    const problem = pluginNameProblem(plugin.name);
+    if (problem !== undefined) {
+      throw new Error(`Cannot create agent: plugin ${JSON.stringify(plugin.name)} is refused: ${problem}`);
+    }
     if (names.has(plugin.name)) {
       throw new Error(`Cannot create agent: two plugins are named "${plugin.name}"`);
     }

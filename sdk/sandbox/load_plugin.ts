@@ -6,9 +6,11 @@
  */
 
 import { resolve } from "node:path";
-import type { Plugin } from "../define_plugin.ts";
+import { type Plugin, pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
+import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import {
@@ -32,6 +34,20 @@ export interface LoadPluginOptions extends SandboxOptions {
   allowRunEscape?: boolean;
   /** Receives load warnings (default `console.warn`). */
   onWarning?: (message: string) => void;
+  /**
+   * Over which tools the plugin's hooks act: `"own"` (default: its own tools' calls and
+   * results only) or `"all"` (every call and the whole transcript; warned about at load).
+   */
+  hooks?: HookScope;
+  /** How long each of its hook calls may take (default 30 000 ms), whatever the agent's `hookTimeoutMs`. */
+  hookTimeoutMs?: number;
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); `0` or `Infinity` is ignored. */
+  maxToolTimeoutMs?: number;
+  /**
+   * The manifest hash `inspectPlugin` reported (`sha256-…`): a plugin whose manifest
+   * (tools, schemas, hooks, declared permissions) differs is refused.
+   */
+  manifestHash?: string;
 }
 
 const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
@@ -55,10 +71,11 @@ async function start(
   prepared: PreparedSandbox,
   grants: Required<PluginPermissions>,
   startTimeoutMs: number | undefined,
+  pinned: () => string | undefined,
 ): Promise<{ connection: SandboxConnection; manifest: PluginManifest }> {
   const connection = new SandboxConnection(
     specifier,
-    prepared.spawnFor(grants),
+    pinManifest(prepared.spawnFor(grants), pinned),
     startTimeoutMs,
   );
   try {
@@ -133,6 +150,14 @@ export async function loadPlugin(
   if (!options.sandbox) {
     return await importInProcess(moduleUrl(specifier, Deno.cwd()), options.options);
   }
+  const refuse = (reason: string) =>
+    new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}`);
+  let scope: HookScope;
+  try {
+    scope = hookScopeOf(options.hooks);
+  } catch (error) {
+    throw refuse((error as Error).message.replace(/^Cannot grant hooks: /, "its hooks grant: "));
+  }
   const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   const given = options.permissions === undefined
     ? undefined
@@ -152,11 +177,33 @@ export async function loadPlugin(
   if (given !== undefined) check(given);
   const readGrant = Array.isArray(given?.read) ? given.read : [];
   const prepared = await prepareSandbox(specifier, options, readGrant);
+  let pinned: string | undefined;
+  const launch = (grants: Required<PluginPermissions>) =>
+    start(specifier, prepared, grants, options.startTimeoutMs, () => pinned);
+  let live: Awaited<ReturnType<typeof start>> | undefined;
   try {
     let grants = given;
-    let live: Awaited<ReturnType<typeof start>> | undefined;
+    live = await launch(grants ?? NOTHING);
+    // The manifest is fixed now: every later start (with grants, after a fault) must
+    // report the same one, and it must be the one inspected when a hash was pinned.
+    const name = live.manifest.name;
+    const problem = pluginNameProblem(name) ??
+      (SANDBOXED_PLUGIN_NAME_PATTERN.test(name)
+        ? undefined
+        : `its name ${
+          JSON.stringify(name)
+        } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`);
+    if (problem !== undefined) throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
+    const hash = await manifestHash(live.manifest);
+    if (options.manifestHash !== undefined && options.manifestHash !== hash) {
+      throw refuse(
+        `plugin ${
+          JSON.stringify(name)
+        }: its manifest (tools, schemas, hooks, permissions) differs from the one inspected (${options.manifestHash}, now ${hash}); it is refused`,
+      );
+    }
+    pinned = canonicalManifest(live.manifest);
     if (grants === undefined) {
-      live = await start(specifier, prepared, NOTHING, options.startTimeoutMs);
       grants = resolveGrants(live.manifest.permissions, root);
       if (!grantsNothing(grants)) {
         await live.connection.dispose();
@@ -164,8 +211,7 @@ export async function loadPlugin(
       }
     }
     const escaping = check(grants);
-    live ??= await start(specifier, prepared, grants, options.startTimeoutMs);
-    const name = live.manifest.name;
+    live ??= await launch(grants);
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {
       warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
@@ -179,7 +225,14 @@ export async function loadPlugin(
         );
       }
     }
-    const plugin = sandboxedPlugin(live.manifest, live.connection, grants);
+    const capabilities = hookCapabilities(live.manifest.hooks, scope);
+    const broad = broadHooksWarning(name, capabilities);
+    if (broad !== undefined) warn(broad);
+    const plugin = sandboxedPlugin(live.manifest, live.connection, grants, {
+      hooks: scope,
+      hookTimeoutMs: options.hookTimeoutMs,
+      maxToolTimeoutMs: options.maxToolTimeoutMs,
+    });
     const stop = plugin.dispose!;
     return {
       ...plugin,
@@ -189,6 +242,7 @@ export async function loadPlugin(
       },
     };
   } catch (error) {
+    await live?.connection.dispose();
     await prepared.cleanup();
     throw error;
   }

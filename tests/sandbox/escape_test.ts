@@ -189,7 +189,11 @@ Deno.test({
   async fn() {
     const root = await workspace();
     try {
-      const report = await inspectPlugin(FIXTURE, { root, stderr: "capture" });
+      const { manifestHash, ...report } = await inspectPlugin(FIXTURE, {
+        root,
+        stderr: "capture",
+      });
+      equal(/^sha256-[0-9a-f]{64}$/.test(manifestHash), true);
       deepEqual(report, {
         name: "escaper",
         version: undefined,
@@ -197,9 +201,11 @@ Deno.test({
         tools: [{
           name: "attempt",
           description: "Tries one way out of the sandbox",
-          effects: undefined,
+          // It declares no effects; its read grant gives it "read".
+          effects: ["read"],
           executionMode: undefined,
         }],
+        hooks: [],
         permissions: { read: [`${root}/ws`] },
         confined: true,
         warnings: [],
