@@ -178,8 +178,7 @@ export class Reader {
           this.fail(value, path, `must be "own" or "all", got ${describe(value)}`);
         }
         entry.hooks = value.value;
-      }
-      else {
+      } else {
         if (value.type !== "object") {
           this.fail(value, path, `must be an object, got ${describe(value)}`);
         }

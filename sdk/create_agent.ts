@@ -161,7 +161,9 @@ export function createAgent(options: AgentOptions): Agent {
   for (const plugin of plugins) {
     const problem = pluginNameProblem(plugin.name);
     if (problem !== undefined) {
-      throw new Error(`Cannot create agent: plugin ${JSON.stringify(plugin.name)} is refused: ${problem}`);
+      throw new Error(
+        `Cannot create agent: plugin ${JSON.stringify(plugin.name)} is refused: ${problem}`,
+      );
     }
     if (names.has(plugin.name)) {
       throw new Error(`Cannot create agent: two plugins are named "${plugin.name}"`);

@@ -10,7 +10,12 @@ import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { effectiveEffects } from "./granted_effects.ts";
-import { type HookCapability, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import {
+  hookCapabilities,
+  type HookCapability,
+  type HookScope,
+  hookScopeOf,
+} from "./hook_grant.ts";
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";

@@ -193,7 +193,9 @@ export async function loadPlugin(
         : `its name ${
           JSON.stringify(name)
         } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`);
-    if (problem !== undefined) throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
+    if (problem !== undefined) {
+      throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
+    }
     const hash = await manifestHash(live.manifest);
     if (options.manifestHash !== undefined && options.manifestHash !== hash) {
       throw refuse(
