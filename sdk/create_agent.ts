@@ -10,7 +10,7 @@ import type {
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { indexTools, type LoopConfig } from "../core/loop_config.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, indexTools, type LoopConfig } from "../core/loop_config.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
@@ -106,6 +106,15 @@ function collectTools(options: AgentOptions): AgentTool[] {
   return tools;
 }
 
+/**
+ * Whether hooks are bounded one by one (in the dispatcher) rather than as a chain (in the
+ * loop): when a plugin sets its own `hookTimeoutMs`, e.g. `Infinity` while a person is
+ * asked, so that a person's time is never charged to another plugin's hook.
+ */
+function perHookBounds(options: AgentOptions): boolean {
+  return (options.plugins ?? []).some((plugin) => plugin.hookTimeoutMs !== undefined);
+}
+
 function tagged<
   K extends "beforeToolCall" | "verifyToolCall" | "afterToolCall" | "shouldStopAfterTurn",
 >(
@@ -113,12 +122,29 @@ function tagged<
   key: K,
 ): TaggedHook<NonNullable<AgentOptions[K]>>[] {
   const hooks: TaggedHook<NonNullable<AgentOptions[K]>>[] = [];
+  // Per-hook: each hook gets the agent's hookTimeoutMs, else its call's timeout, unless
+  // its plugin says otherwise.
+  const perHook = perHookBounds(options);
+  const fallback = (tool: { timeoutMs?: number }) =>
+    options.hookTimeoutMs ?? tool.timeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   for (const plugin of options.plugins ?? []) {
     const hook = plugin[key] as AgentOptions[K];
-    if (hook) hooks.push({ owner: plugin.name, hook });
+    if (!hook) continue;
+    hooks.push(
+      perHook
+        ? { owner: plugin.name, hook, timeoutMs: plugin.hookTimeoutMs ?? fallback }
+        : { owner: plugin.name, hook },
+    );
   }
   const own = options[key];
-  if (own) hooks.push({ owner: "createAgent", hook: own });
+  if (own) {
+    hooks.push(
+      perHook ? { owner: "createAgent", hook: own, timeoutMs: fallback } : {
+        owner: "createAgent",
+        hook: own,
+      },
+    );
+  }
   return hooks;
 }
 
@@ -188,7 +214,8 @@ export function createAgent(options: AgentOptions): Agent {
       model: options.model,
       toolExecution: options.toolExecution,
       toolTimeoutMs: options.toolTimeoutMs,
-      hookTimeoutMs: options.hookTimeoutMs,
+      // Bounded one by one in the dispatcher when a plugin sets its own bound.
+      hookTimeoutMs: perHookBounds(options) ? Infinity : options.hookTimeoutMs,
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,

@@ -41,6 +41,13 @@ export interface Plugin {
   readonly afterToolCall?: AfterToolCallHook;
   /** Asked after each turn; `true` ends the run gracefully. */
   readonly shouldStopAfterTurn?: ShouldStopAfterTurnHook;
+  /**
+   * How long each of this plugin's tool-call hooks may take (default: the agent's
+   * `hookTimeoutMs`, else the call's timeout). `Infinity` for a hook that waits for a
+   * person (a confirmation prompt): the run's abort still ends the wait, and every other
+   * plugin's hooks stay bounded. Ignored for a sandboxed plugin (the host bounds its hooks).
+   */
+  readonly hookTimeoutMs?: number;
   /** Sees every event of every run. Contract: must not throw. */
   readonly onEvent?: (event: AgentEvent) => void;
   /** Releases what the plugin holds (processes, connections, files). */
