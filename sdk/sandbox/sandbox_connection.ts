@@ -53,6 +53,8 @@ interface Live {
   /** Waiting for every cancelled call to answer (or the child to be killed). */
   quiet: (() => void)[];
   fault?: string;
+  /** Whether the child has reported its manifest. */
+  started?: boolean;
 }
 
 function wakeIfQuiet(live: Live, force = false): void {
@@ -146,6 +148,7 @@ export class SandboxConnection {
         switch (message.type) {
           case "manifest":
             clearTimeout(startTimer);
+            live.started = true;
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
@@ -217,6 +220,19 @@ export class SandboxConnection {
       if (live.cancelled.size === 0) return live;
       await new Promise<void>((resolve) => live.quiet.push(resolve));
     }
+  }
+
+  /**
+   * Whether a child is ready for new work now; if not, starts one (after a fault) and
+   * says when it is. Lets the host wait for a restart before a call's timeout starts.
+   *
+   * @returns `undefined` when ready; else a promise that settles once a child is ready
+   * or has failed to start (never rejects).
+   */
+  readiness(): Promise<void> | undefined {
+    const live = this.#live;
+    if (live?.started && live.cancelled.size === 0) return undefined;
+    return this.#ready().then(() => undefined);
   }
 
   /**

@@ -172,10 +172,18 @@ export function sandboxedPlugin(
         return await connection.hook("beforeToolCall", serialize(context, own), limit) as undefined;
       }
       : undefined,
-    verifyToolCall: hooks.has("verifyToolCall")
-      ? async function verifyToolCall(context) {
-        if (!mine(context)) return undefined;
-        return await connection.hook("verifyToolCall", serialize(context, own), limit) as undefined;
+    // The host's own gate before its tools run: a sandbox restarting after a fault is
+    // waited for here, within the hooks' bound, so the restart is never charged to the
+    // next call's timeout. Synchronous (free) while the sandbox is up.
+    verifyToolCall: hooks.has("verifyToolCall") || names.size > 0
+      ? function verifyToolCall(context) {
+        const restarting = names.has(context.tool.name) ? connection.readiness() : undefined;
+        if (!hooks.has("verifyToolCall") || !mine(context)) {
+          return restarting?.then(() => undefined);
+        }
+        const verify = () =>
+          connection.hook("verifyToolCall", serialize(context, own), limit) as Promise<undefined>;
+        return restarting === undefined ? verify() : restarting.then(verify);
       }
       : undefined,
     afterToolCall: hooks.has("afterToolCall")

@@ -485,3 +485,35 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "limits: after a hung call is killed, the restart is not charged to the next call",
+  ignore: !linux,
+  async fn() {
+    const dir = await tempDir();
+    await Deno.writeTextFile(
+      `${dir}/slowpoke.js`,
+      `export default { name: "slowpoke", tools: [
+        { name: "spin", description: "", parameters: { type: "object" },
+          execute: () => { while (true) { /* ignores its signal */ } } },
+        { name: "read", description: "", parameters: { type: "object" },
+          execute: () => ({ content: [{ type: "text", text: "fast read" }] }) },
+      ] };`,
+    );
+    const plugin = await loadPlugin(`${dir}/slowpoke.js`, { sandbox: true, stderr: "capture" });
+    try {
+      const [spun, read] = await run([plugin], [
+        [toolCall("spin", {})],
+        [toolCall("read", {})],
+        // The kill (after a 200 ms grace) and the restart take longer than a call may:
+        // the restart is waited for within the hooks' bound, before the call's clock starts.
+      ], { toolTimeoutMs: 250, hookTimeoutMs: 10_000 });
+      equal(textOf(spun), "Tool spin timed out after 250 ms and was stopped");
+      equal(read.isError, false);
+      equal(textOf(read), "fast read");
+    } finally {
+      await plugin.dispose?.();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
