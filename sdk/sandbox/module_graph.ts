@@ -226,6 +226,9 @@ export function denoCacheDir(): Promise<string> {
 
 /**
  * Caches a module's graph (with the host's own permissions and config) and describes it.
+ * The description is kept for the process and reused while the graph's local files (size
+ * and mtime), its config and its lockfile are unchanged: no `deno cache` or `deno info`
+ * runs then.
  *
  * @param specifier A `file:`, `https:`, `jsr:` or `npm:` specifier.
  * @param cwd Where the host's `deno.json` is found (default `Deno.cwd()`).
@@ -239,12 +242,61 @@ export function denoCacheDir(): Promise<string> {
  *
  * const graph = await prepareModuleGraph(import.meta.resolve("./protocol.ts"));
  * equal(graph.localFiles.some((file) => file.endsWith("/protocol.ts")), true);
+ * equal(await prepareModuleGraph(import.meta.resolve("./protocol.ts")), graph); // reused
  * ```
  */
 export async function prepareModuleGraph(
   specifier: string,
   cwd: string = Deno.cwd(),
 ): Promise<ModuleGraph> {
+  const key = `${specifier}\0${cwd}`;
+  const cached = graphs.get(key);
+  if (cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd)) {
+    return cached.graph;
+  }
+  const graph = await describeModuleGraph(specifier, cwd);
+  graphs.set(key, { graph, fingerprint: await fingerprintOf(graph, cwd) });
+  return graph;
+}
+
+/** Graphs already described in this process, with the fingerprint of what they came from. */
+const graphs = new Map<string, { graph: ModuleGraph; fingerprint: string }>();
+
+function stamp(path: string): string {
+  try {
+    const info = Deno.statSync(path);
+    return `${path}:${info.size}:${info.mtime?.getTime() ?? 0}`;
+  } catch {
+    return `${path}:missing`;
+  }
+}
+
+/**
+ * What a described graph depends on: the size and mtime of each of its local files (an
+ * edit that adds an import changes the importing file), the config that resolved it, and
+ * the lockfile's content.
+ */
+async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
+  const config = graph.root.startsWith("file:")
+    ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
+    : findConfig(cwd);
+  let lock = "";
+  if (graph.lockFile !== undefined) {
+    try {
+      lock = await sha256Hex(await Deno.readTextFile(graph.lockFile));
+    } catch {
+      lock = "missing";
+    }
+  }
+  return [
+    ...graph.localFiles.map(stamp),
+    ...graph.dynamicFiles.map(stamp),
+    config === undefined ? "" : stamp(config.file),
+    lock,
+  ].join("\n");
+}
+
+async function describeModuleGraph(specifier: string, cwd: string): Promise<ModuleGraph> {
   // A local plugin with its own project (a deno.json at or above its folder) is cached
   // and resolved by that project's config and lock; anything else by the host's.
   const own = specifier.startsWith("file:")
