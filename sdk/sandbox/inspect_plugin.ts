@@ -58,6 +58,8 @@ export interface PluginInspection {
   manifestHash: string;
   /** Whether an OS layer would confine its module loading. */
   confined: boolean;
+  /** Local JSON files it imports statically: data it can read at load without a read grant. */
+  dataFiles?: string[];
   /** What to worry about: grants above the host's, escaping `run`, no OS layer. */
   warnings: string[];
 }
@@ -136,6 +138,13 @@ export async function inspectPlugin(
       );
     }
     if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);
+    if (prepared.dataFiles.length > 0) {
+      warnings.push(
+        `it imports data files, readable to it without a read grant: ${
+          prepared.dataFiles.join(", ")
+        }`,
+      );
+    }
     const hooks = hookCapabilities(manifest.hooks, scope);
     if (scope === "all" && hooks.length > 0) {
       warnings.push(
@@ -156,6 +165,7 @@ export async function inspectPlugin(
       permissions,
       manifestHash: await manifestHash(manifest),
       confined: prepared.confined,
+      ...(prepared.dataFiles.length > 0 ? { dataFiles: prepared.dataFiles } : {}),
       warnings,
     };
   } finally {

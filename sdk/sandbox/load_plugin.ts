@@ -21,6 +21,7 @@ import {
   type SandboxOptions,
 } from "./prepare_sandbox.ts";
 import type { PluginManifest } from "./protocol.ts";
+import { runnablePaths } from "./sandbox_command.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
 import { sandboxedPlugin } from "./sandbox_plugin.ts";
 
@@ -217,6 +218,16 @@ export async function loadPlugin(
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {
       warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
+    }
+    if (prepared.confined && Array.isArray(grants.run)) {
+      const runnable = new Set(runnablePaths(grants.run));
+      for (const path of grants.run.filter((e) => e.startsWith("/") && !runnable.has(e))) {
+        warn(
+          `plugin "${name}": its run grant ${
+            JSON.stringify(path)
+          } is not an executable file, so it is not mounted (a run grant never makes a file readable): running it will fail`,
+        );
+      }
     }
     if (prepared.confined && Array.isArray(grants.write)) {
       for (const path of grants.write.filter((path) => !exists(path))) {

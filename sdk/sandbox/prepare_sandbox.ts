@@ -51,6 +51,8 @@ export interface PreparedSandbox {
   layer: OsLayer;
   /** Whether module loading is confined (an OS layer hides files outside the grants). */
   confined: boolean;
+  /** The local JSON files its graph imports statically (data it reads at load, mounted for it). */
+  dataFiles: string[];
   /** Starts children that run with exactly `grants`. */
   spawnFor(grants: Required<PluginPermissions>): SpawnChild;
   /** Removes the import map's temp folder. */
@@ -175,6 +177,7 @@ export async function prepareSandbox(
       url,
       layer: "none",
       confined: false,
+      dataFiles: [],
       spawnFor: (grants) =>
         spawnWorker(pathToFileURL(entry), { ...base(grants), confined: false }, grants),
       cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
@@ -243,6 +246,7 @@ export async function prepareSandbox(
     url,
     layer,
     confined: layer === "bwrap",
+    dataFiles: graph.dataFiles,
     spawnFor(grants) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
       return spawnProcess(sandboxCommand({

@@ -237,12 +237,18 @@ Deno.test({
       }, { with: { type: "json" } })).default) }] }) },
         ] };`,
     );
+    const warnings: string[] = [];
     const plugin = await loadPlugin(`${dir}/project/weather_plugin.js`, {
       sandbox: true,
       stderr: "capture",
-      onWarning: () => {},
+      onWarning: (warning) => warnings.push(warning),
     });
     try {
+      equal(
+        warnings.at(-1),
+        `plugin "weather": its run grant "${dir}/creds.json" is not an executable file, so it ` +
+          "is not mounted (a run grant never makes a file readable): running it will fail",
+      );
       const [sibling, ran] = await run([plugin], [[toolCall("sibling", {}), toolCall("ran", {})]]);
       equal(
         textOf(sibling),
@@ -513,6 +519,30 @@ Deno.test({
       equal(textOf(read), "fast read");
     } finally {
       await plugin.dispose?.();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "confinement: JSON a plugin imports statically is shown by inspect before it runs",
+  ignore: !linux,
+  async fn() {
+    const dir = await tempDir();
+    await Deno.writeTextFile(`${dir}/settings.json`, '{ "units": "metric" }');
+    await Deno.writeTextFile(
+      `${dir}/p.js`,
+      'import settings from "./settings.json" with { type: "json" };\n' +
+        'export default { name: "configured", description: settings.units };',
+    );
+    try {
+      const report = await inspectPlugin(`${dir}/p.js`, { stderr: "capture" });
+      deepEqual(report.dataFiles, [`${dir}/settings.json`]);
+      equal(
+        report.warnings.at(-1),
+        `it imports data files, readable to it without a read grant: ${dir}/settings.json`,
+      );
+    } finally {
       await Deno.remove(dir, { recursive: true });
     }
   },
