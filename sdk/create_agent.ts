@@ -99,8 +99,14 @@ function collectTools(options: AgentOptions): AgentTool[] {
     owners.set(tool.name, label);
     tools.push(owner && tool.plugin !== owner ? ownedBy(tool, owner) : tool);
   };
+  const cap = options.toolTimeoutMs;
   for (const plugin of options.plugins ?? []) {
-    for (const tool of plugin.tools ?? []) add(tool, plugin.name);
+    for (const tool of plugin.tools ?? []) {
+      // A sandboxed tool may shorten its timeout, never stretch it past the agent's.
+      const capped = plugin.sandboxed && tool.timeoutMs !== undefined && cap !== undefined &&
+        cap > 0 && Number.isFinite(cap) && tool.timeoutMs > cap;
+      add(capped ? { ...tool, timeoutMs: cap } : tool, plugin.name);
+    }
   }
   for (const tool of options.tools ?? []) add(tool, undefined);
   return tools;

@@ -48,6 +48,11 @@ export interface Plugin {
    * plugin's hooks stay bounded. Ignored for a sandboxed plugin (the host bounds its hooks).
    */
   readonly hookTimeoutMs?: number;
+  /**
+   * Set by `loadPlugin` for a sandboxed plugin: its limits are the host's, so `createAgent`
+   * caps its tools' `timeoutMs` at the agent's `toolTimeoutMs`.
+   */
+  readonly sandboxed?: boolean;
   /** Sees every event of every run. Contract: must not throw. */
   readonly onEvent?: (event: AgentEvent) => void;
   /** Releases what the plugin holds (processes, connections, files). */

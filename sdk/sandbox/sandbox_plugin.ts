@@ -165,6 +165,7 @@ export function sandboxedPlugin(
     version: manifest.version,
     description: manifest.description,
     permissions,
+    sandboxed: true,
     tools,
     beforeToolCall: hooks.has("beforeToolCall")
       ? async function beforeToolCall(context) {

@@ -419,6 +419,8 @@ Deno.test({
         tools: [
           { name: "hang", description: "", parameters: { type: "object" }, timeoutMs: 0,
             execute: () => new Promise(() => {}) },
+          { name: "stretch", description: "", parameters: { type: "object" }, timeoutMs: 1e9,
+            execute: () => new Promise(() => {}) },
           { name: "gated", description: "", parameters: { type: "object" },
             execute: () => ({ content: [{ type: "text", text: "ran" }] }) },
         ],
@@ -431,12 +433,14 @@ Deno.test({
     });
     try {
       equal(plugin.tools?.[0].timeoutMs, undefined);
-      const [hung, gated, after] = await run(plugin ? [plugin] : [], [
+      const [hung, stretched, gated, after] = await run(plugin ? [plugin] : [], [
         [toolCall("hang", {})],
+        [toolCall("stretch", {})],
         [toolCall("gated", { wait: true })],
         [toolCall("gated", {})],
       ], { toolTimeoutMs: 400, hookTimeoutMs: Infinity });
       equal(textOf(hung), "Tool hang timed out after 400 ms and was stopped");
+      equal(textOf(stretched), "Tool stretch timed out after 400 ms and was stopped");
       equal(
         textOf(gated),
         'Tool gated was blocked: plugin "stuck" failed in beforeToolCall: its beforeToolCall ' +
