@@ -201,11 +201,21 @@ Deno.test({
       'import { secret } from "./helper.js";\nexport default { name: "linker", description: secret };',
     );
     try {
-      await rejects(loadPlugin(`${dir}/plugin/mod.js`, { sandbox: true, stderr: "capture" }), {
-        message:
-          `Cannot load plugin "${dir}/plugin/mod.js": its module "${dir}/plugin/helper.js" ` +
-          `is a symlink to "${dir}/outside/secret.js", outside its folder "${dir}/plugin"`,
-      });
+      for (const confine of [true, false]) {
+        await rejects(
+          loadPlugin(`${dir}/plugin/mod.js`, {
+            sandbox: true,
+            stderr: "capture",
+            confine,
+            onWarning: () => {},
+          }),
+          {
+            message:
+              `Cannot load plugin "${dir}/plugin/mod.js": its module "${dir}/plugin/helper.js" ` +
+              `is a symlink to "${dir}/outside/secret.js", outside its folder "${dir}/plugin"`,
+          },
+        );
+      }
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
