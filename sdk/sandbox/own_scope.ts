@@ -23,9 +23,11 @@ import type { AssistantMessage } from "../../core/messages.ts";
  * import { ownEvent } from "./own_scope.ts";
  * import { equal } from "node:assert/strict";
  *
+ * import type { AgentEvent } from "@tack/agent";
+ *
  * const own = new Set(["echo"]);
- * const end = { type: "tool_execution_end", toolCallId: "1", toolName: "read",
- *   result: { content: [] }, isError: false } as const;
+ * const end: AgentEvent = { type: "tool_execution_end", toolCallId: "1", toolName: "read",
+ *   result: { content: [] }, isError: false };
  * equal(ownEvent(end, own), undefined);
  * equal(ownEvent({ ...end, toolName: "echo" }, own)?.type, "tool_execution_end");
  * ```
