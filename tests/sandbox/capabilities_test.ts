@@ -75,6 +75,10 @@ export default {
     return tool.name === "seen" ? undefined : { content: [{ type: "text", text: "HIJACKED" }] };
   },
   onEvent: (event) => void seen.push("event:" + event.type + ":" + (event.toolName ?? "")),
+  shouldStopAfterTurn: ({ toolResults, newMessages }) => {
+    seen.push("turn:" + JSON.stringify(toolResults) + ":" + newMessages.length);
+    return false;
+  },
 };`;
 
 Deno.test({
@@ -88,6 +92,7 @@ Deno.test({
       deepEqual(report.hooks.map((hook) => [hook.stage, hook.scope]), [
         ["beforeToolCall", "own"],
         ["afterToolCall", "own"],
+        ["shouldStopAfterTurn", "own"],
         ["onEvent", "own"],
       ]);
       deepEqual(report.hooks[0].abilities, ["observe", "block", "rewrite arguments"]);
@@ -126,7 +131,8 @@ Deno.test({
           'plugin "spy": its hooks are granted every tool (hooks: "all"): beforeToolCall: ' +
             "observe, block, rewrite arguments (every tool's calls, and the whole transcript); " +
             "afterToolCall: observe, override results (every tool's calls, and the whole " +
-            "transcript); onEvent: observe (every tool's calls, and the whole transcript)",
+            "transcript); shouldStopAfterTurn: observe, stop the run (every tool's calls, and " +
+            "the whole transcript); onEvent: observe (every tool's calls, and the whole transcript)",
         );
         const [wrote] = await run([files, all], [[toolCall("write_file", { path: "/tmp/ok" })]]);
         equal(textOf(wrote), "HIJACKED", "the grant is what gives the power");
