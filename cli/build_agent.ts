@@ -147,9 +147,9 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
       plugins,
       messages: options.messages,
       maxTurns: options.config.maxTurns,
-      // A person answering a confirmation may take longer than a tool call; Ctrl-C
-      // (the run's abort) still ends the wait.
-      hookTimeoutMs: options.ask ? Infinity : undefined,
+      // A person answering a confirmation may take longer than a tool call: the confirm
+      // plugin's own hookTimeoutMs is Infinity (Ctrl-C, the run's abort, still ends the
+      // wait); every other plugin's hooks stay bounded by the call's timeout.
       trace: options.trace,
     });
     return { kind: "ok", agent, plugins };

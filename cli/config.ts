@@ -9,6 +9,7 @@ import { type ParseError, parseTree, printParseErrorCode } from "@std/jsonc";
 import { dirname, resolve } from "node:path";
 import type { Rule } from "../plugins/rules/mod.ts";
 import type { PluginPermissions } from "../sdk/permissions.ts";
+import type { HookScope } from "../sdk/sandbox/hook_grant.ts";
 import { ConfigError, position, Reader } from "./config_reader.ts";
 
 export { CONFIG_KEYS } from "./config_reader.ts";
@@ -23,6 +24,10 @@ export interface PluginEntry {
   sandbox?: boolean;
   /** The permissions to confine it to (when sandboxed). */
   permissions?: PluginPermissions;
+  /** Over which tools a sandboxed plugin's hooks act: `"own"` (default) or `"all"`. */
+  hooks?: HookScope;
+  /** The manifest hash `tack plugins inspect` printed: anything else is refused. */
+  manifestHash?: string;
   /** Where relative specifiers resolve from (the config file's folder, or the cwd). */
   baseDir: string;
   /** Where the entry came from, for error texts (`tack.jsonc:7:5`, `--plugin`). */

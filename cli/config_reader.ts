@@ -23,7 +23,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "rules",
 ];
 
-const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions"];
+const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions", "hooks", "manifestHash"];
 
 /** A shape error, already phrased as `<file>:<line>:<col>: "<key>" <problem>`. */
 export class ConfigError extends Error {}
@@ -155,7 +155,7 @@ export class Reader {
     return permissions as PluginPermissions;
   }
 
-  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions? }`. */
+  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions?, hooks?, manifestHash? }`. */
   plugin(node: Node, key: string, baseDir: string): PluginEntry {
     const source = `${this.file}:${position(this.text, node.offset)}`;
     if (node.type === "string") return { specifier: this.string(node, key), baseDir, source };
@@ -172,7 +172,13 @@ export class Reader {
       if (name === "specifier") entry.specifier = this.string(value, path);
       else if (name === "sandbox") entry.sandbox = this.boolean(value, path);
       else if (name === "permissions") entry.permissions = this.permissions(value, path);
-      else {
+      else if (name === "manifestHash") entry.manifestHash = this.string(value, path);
+      else if (name === "hooks") {
+        if (value.type !== "string" || (value.value !== "own" && value.value !== "all")) {
+          this.fail(value, path, `must be "own" or "all", got ${describe(value)}`);
+        }
+        entry.hooks = value.value;
+      } else {
         if (value.type !== "object") {
           this.fail(value, path, `must be an object, got ${describe(value)}`);
         }

@@ -185,12 +185,22 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
             `process has the CLI's permissions)`,
         );
       }
+      for (const key of ["hooks", "manifestHash"] as const) {
+        if (entry[key] !== undefined) {
+          throw new Error(
+            `"${key}" only applies with "sandbox": true (a plugin loaded into the CLI's ` +
+              `process has every hook and is not inspected)`,
+          );
+        }
+      }
       return await importPlugin(url, entry);
     }
     try {
       return await loadPlugin(url, {
         sandbox: true,
         permissions: entry.permissions,
+        hooks: entry.hooks,
+        manifestHash: entry.manifestHash,
         options: entry.options ?? {},
         root: entry.baseDir,
         onWarning,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { describeHooks } from "../sdk/sandbox/hook_grant.ts";
 import { inspectPlugin, type PluginInspection } from "../sdk/sandbox/inspect_plugin.ts";
 import { resolvePluginSpecifier } from "./load_plugins.ts";
 
@@ -12,7 +13,8 @@ import { resolvePluginSpecifier } from "./load_plugins.ts";
  * The report as text for a person.
  *
  * @param report What `inspectPlugin` found.
- * @returns Lines: name, tools with their effects, permissions, confinement, warnings.
+ * @returns Lines: name, tools with their effects, hooks with their scope, permissions,
+ * confinement, manifest hash, warnings.
  *
  * @example A plugin with one tool
  * ```ts
@@ -21,9 +23,12 @@ import { resolvePluginSpecifier } from "./load_plugins.ts";
  *
  * const text = formatInspection({
  *   name: "weather", tools: [{ name: "get_weather", description: "Weather", effects: ["net"] }],
+ *   hooks: [{ stage: "afterToolCall", abilities: ["observe", "override results"], scope: "own" }],
  *   permissions: { net: ["api.example.com"] }, confined: true, warnings: [],
+ *   manifestHash: "sha256-00",
  * });
  * match(text, /get_weather \[net\]/);
+ * match(text, /afterToolCall: observe, override results \(its own tools only\)/);
  * match(text, /net: api\.example\.com/);
  * ```
  */
@@ -40,6 +45,12 @@ export function formatInspection(report: PluginInspection): string {
       : " [no effects declared]";
     lines.push(`  ${tool.name.padEnd(width)}${effects}  ${tool.description.split("\n")[0]}`);
   }
+  lines.push("", `Hooks (${report.hooks.length}):`);
+  if (report.hooks.length === 0) lines.push("  none");
+  for (const line of describeHooks(report.hooks)) lines.push(`  ${line}`);
+  if (report.hooks.some((hook) => hook.scope === "own")) {
+    lines.push(`  (grant "hooks": "all" to let them act on every tool's calls)`);
+  }
   lines.push("", "Permissions it declares:");
   const grants = Object.entries(report.permissions);
   if (grants.length === 0) lines.push("  none");
@@ -52,6 +63,7 @@ export function formatInspection(report: PluginInspection): string {
   lines.push(
     "",
     `Module loading confined by an OS sandbox: ${report.confined ? "yes" : "no"}`,
+    `Manifest: ${report.manifestHash} (pin it as "manifestHash" in tack.jsonc)`,
   );
   if (report.warnings.length > 0) {
     lines.push("", "Warnings:", ...report.warnings.map((warning) => `  ! ${warning}`));

@@ -26,6 +26,46 @@ export interface TaggedHook<H> {
   owner: string;
   /** The hook. */
   hook: H;
+  /**
+   * How long this hook may take before it counts as failed (fail closed, naming its
+   * owner): a number, or one computed from the call's tool (absent, `0` or `Infinity`:
+   * unbounded here; the run's abort and the loop's own bound still apply).
+   */
+  timeoutMs?: number | ((tool: { readonly name: string; readonly timeoutMs?: number }) => number);
+}
+
+/** What a hook that did not answer within its own bound failed with. */
+class HookTimeout extends Error {}
+
+/** Waits for a hook's promise at most `ms` (finite and positive), else rejects with a {@linkcode HookTimeout}. */
+function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new HookTimeout(`its ${stage} hook did not answer within ${ms} ms`)),
+      ms,
+    );
+    Promise.resolve(value).then(
+      (result) => (clearTimeout(timer), resolve(result)),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}
+
+/**
+ * Calls one tagged hook, bounded by its own `timeoutMs` when it has one.
+ */
+function bounded<H>(
+  tagged: TaggedHook<H>,
+  tool: { readonly name: string; readonly timeoutMs?: number } | undefined,
+  stage: string,
+  call: (hook: H) => unknown,
+): unknown {
+  const value = call(tagged.hook);
+  if (tagged.timeoutMs === undefined || !isPromiseLike(value)) return value;
+  const ms = typeof tagged.timeoutMs === "function"
+    ? (tool === undefined ? Infinity : tagged.timeoutMs(tool))
+    : tagged.timeoutMs;
+  return ms > 0 && Number.isFinite(ms) ? within(value, ms, stage) : value;
 }
 
 function messageOf(error: unknown): string {
@@ -47,19 +87,23 @@ function runChain<H, S, R>(
   step: (owner: string, state: S, answer: Answer) => { stop: R } | { state: S },
   end: (state: S) => R,
   from = 0,
+  stage = "",
+  tool?: { readonly name: string; readonly timeoutMs?: number },
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
-    const { owner, hook } = hooks[i];
+    const { owner } = hooks[i];
     let answer: Answer;
     try {
-      const value = call(hook, state);
+      const value = bounded(hooks[i], tool, stage, (hook) => call(hook, state));
       if (isPromiseLike(value)) {
         const current = state;
         return Promise.resolve(value)
           .then((resolved): Answer => ({ value: resolved }), (error): Answer => ({ error }))
           .then((later) => {
             const next = step(owner, current, later);
-            return "stop" in next ? next.stop : runChain(hooks, next.state, call, step, end, i + 1);
+            return "stop" in next
+              ? next.stop
+              : runChain(hooks, next.state, call, step, end, i + 1, stage, tool);
           });
       }
       answer = { value };
@@ -128,6 +172,9 @@ export function composeBeforeToolCall(
       },
       ({ args, rewriters }) =>
         rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters },
+      0,
+      "beforeToolCall",
+      context.tool,
     );
   };
 }
@@ -177,6 +224,9 @@ export function composeVerifyToolCall(
         return { state };
       },
       () => undefined,
+      0,
+      "verifyToolCall",
+      context.tool,
     );
   };
 }
@@ -237,6 +287,9 @@ export function composeAfterToolCall(
         result === context.result && isError === context.isError
           ? undefined
           : { ...result, isError },
+      0,
+      "afterToolCall",
+      context.tool,
     );
   };
 }

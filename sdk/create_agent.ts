@@ -10,7 +10,7 @@ import type {
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { indexTools, type LoopConfig } from "../core/loop_config.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, indexTools, type LoopConfig } from "../core/loop_config.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
@@ -23,7 +23,7 @@ import {
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
-import type { Plugin } from "./define_plugin.ts";
+import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
 
@@ -106,11 +106,26 @@ function collectTools(options: AgentOptions): AgentTool[] {
     owners.set(tool.name, label);
     tools.push(owner && tool.plugin !== owner ? ownedBy(tool, owner) : tool);
   };
+  const cap = options.toolTimeoutMs;
   for (const plugin of options.plugins ?? []) {
-    for (const tool of plugin.tools ?? []) add(tool, plugin.name);
+    for (const tool of plugin.tools ?? []) {
+      // A sandboxed tool may shorten its timeout, never stretch it past the agent's.
+      const capped = plugin.sandboxed && tool.timeoutMs !== undefined && cap !== undefined &&
+        cap > 0 && Number.isFinite(cap) && tool.timeoutMs > cap;
+      add(capped ? { ...tool, timeoutMs: cap } : tool, plugin.name);
+    }
   }
   for (const tool of options.tools ?? []) add(tool, undefined);
   return tools;
+}
+
+/**
+ * Whether hooks are bounded one by one (in the dispatcher) rather than as a chain (in the
+ * loop): when a plugin sets its own `hookTimeoutMs`, e.g. `Infinity` while a person is
+ * asked, so that a person's time is never charged to another plugin's hook.
+ */
+function perHookBounds(options: AgentOptions): boolean {
+  return (options.plugins ?? []).some((plugin) => plugin.hookTimeoutMs !== undefined);
 }
 
 function tagged<
@@ -120,12 +135,29 @@ function tagged<
   key: K,
 ): TaggedHook<NonNullable<AgentOptions[K]>>[] {
   const hooks: TaggedHook<NonNullable<AgentOptions[K]>>[] = [];
+  // Per-hook: each hook gets the agent's hookTimeoutMs, else its call's timeout, unless
+  // its plugin says otherwise.
+  const perHook = perHookBounds(options);
+  const fallback = (tool: { timeoutMs?: number }) =>
+    options.hookTimeoutMs ?? tool.timeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   for (const plugin of options.plugins ?? []) {
     const hook = plugin[key] as AgentOptions[K];
-    if (hook) hooks.push({ owner: plugin.name, hook });
+    if (!hook) continue;
+    hooks.push(
+      perHook
+        ? { owner: plugin.name, hook, timeoutMs: plugin.hookTimeoutMs ?? fallback }
+        : { owner: plugin.name, hook },
+    );
   }
   const own = options[key];
-  if (own) hooks.push({ owner: "createAgent", hook: own });
+  if (own) {
+    hooks.push(
+      perHook ? { owner: "createAgent", hook: own, timeoutMs: fallback } : {
+        owner: "createAgent",
+        hook: own,
+      },
+    );
+  }
   if (!options.trace || key === "shouldStopAfterTurn") return hooks;
   const stage = key as Exclude<K, "shouldStopAfterTurn">;
   return traceHooks(hooks as never, stage, options.trace) as typeof hooks;
@@ -168,6 +200,12 @@ export function createAgent(options: AgentOptions): Agent {
   const plugins = options.plugins ?? [];
   const names = new Set<string>();
   for (const plugin of plugins) {
+    const problem = pluginNameProblem(plugin.name);
+    if (problem !== undefined) {
+      throw new Error(
+        `Cannot create agent: plugin ${JSON.stringify(plugin.name)} is refused: ${problem}`,
+      );
+    }
     if (names.has(plugin.name)) {
       throw new Error(`Cannot create agent: two plugins are named "${plugin.name}"`);
     }
@@ -194,7 +232,8 @@ export function createAgent(options: AgentOptions): Agent {
       model: options.model,
       toolExecution: options.toolExecution,
       toolTimeoutMs: options.toolTimeoutMs,
-      hookTimeoutMs: options.hookTimeoutMs,
+      // Bounded one by one in the dispatcher when a plugin sets its own bound.
+      hookTimeoutMs: perHookBounds(options) ? Infinity : options.hookTimeoutMs,
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,

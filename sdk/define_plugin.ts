@@ -44,6 +44,18 @@ export interface Plugin {
   readonly afterToolCall?: AfterToolCallHook;
   /** Asked after each turn; `true` ends the run gracefully. */
   readonly shouldStopAfterTurn?: ShouldStopAfterTurnHook;
+  /**
+   * How long each of this plugin's tool-call hooks may take (default: the agent's
+   * `hookTimeoutMs`, else the call's timeout). `Infinity` for a hook that waits for a
+   * person (a confirmation prompt): the run's abort still ends the wait, and every other
+   * plugin's hooks stay bounded. Ignored for a sandboxed plugin (the host bounds its hooks).
+   */
+  readonly hookTimeoutMs?: number;
+  /**
+   * Set by `loadPlugin` for a sandboxed plugin: its limits are the host's, so `createAgent`
+   * caps its tools' `timeoutMs` at the agent's `toolTimeoutMs`.
+   */
+  readonly sandboxed?: boolean;
   /** Sees every event of every run. Contract: must not throw. */
   readonly onEvent?: (event: AgentEvent) => void;
   /** Releases what the plugin holds (processes, connections, files). */
@@ -51,11 +63,43 @@ export interface Plugin {
 }
 
 /**
+ * Names the host uses for itself in hook attribution and error texts (`createAgent` is
+ * how the agent's own hooks are named): no plugin may take them.
+ */
+export const RESERVED_PLUGIN_NAMES: readonly string[] = ["createAgent"];
+
+/** What a sandboxed plugin's name must match: no quotes, spaces or control characters. */
+export const SANDBOXED_PLUGIN_NAME_PATTERN: RegExp = /^[a-zA-Z0-9@][a-zA-Z0-9@._/-]{0,99}$/;
+
+/**
+ * Why a plugin name cannot be used, if it cannot: empty, or one of the host's own labels.
+ *
+ * @param name The name.
+ * @returns The problem, or `undefined` when the name is fine.
+ *
+ * @example The agent's own label
+ * ```ts
+ * import { pluginNameProblem } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(pluginNameProblem("createAgent"), '"createAgent" is the host\'s own label (the agent\'s own hooks)');
+ * equal(pluginNameProblem("weather"), undefined);
+ * ```
+ */
+export function pluginNameProblem(name: unknown): string | undefined {
+  if (typeof name !== "string" || name.trim() === "") return "it needs a non-empty name";
+  if (RESERVED_PLUGIN_NAMES.some((reserved) => reserved.toLowerCase() === name.toLowerCase())) {
+    return `${JSON.stringify(name)} is the host's own label (the agent's own hooks)`;
+  }
+  return undefined;
+}
+
+/**
  * Defines a plugin, checking its name.
  *
  * @param plugin The plugin's name, tools, hooks and permissions.
  * @returns The same plugin, typed.
- * @throws {TypeError} When the name is empty or not a string.
+ * @throws {TypeError} When the name is empty, not a string, or one of the host's own labels.
  *
  * @example A read-only policy
  * ```ts
@@ -71,8 +115,7 @@ export interface Plugin {
  * ```
  */
 export function definePlugin<P extends Plugin>(plugin: P): P {
-  if (typeof plugin?.name !== "string" || plugin.name.trim() === "") {
-    throw new TypeError("Cannot define plugin: it needs a non-empty name");
-  }
+  const problem = pluginNameProblem(plugin?.name);
+  if (problem !== undefined) throw new TypeError(`Cannot define plugin: ${problem}`);
   return plugin;
 }

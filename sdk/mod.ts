@@ -6,7 +6,12 @@
 
 export * from "../core/mod.ts";
 export { defineTool, type Tool, TOOL_NAME_PATTERN, type ToolDefinition } from "./define_tool.ts";
-export { definePlugin, type Plugin } from "./define_plugin.ts";
+export {
+  definePlugin,
+  type Plugin,
+  pluginNameProblem,
+  RESERVED_PLUGIN_NAMES,
+} from "./define_plugin.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
 export { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "./plugin_limits.ts";

@@ -211,6 +211,9 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
     name: "confirm",
     description: "Asks the user before tool calls that write or execute",
     permissions: {},
+    // A person's time at the prompt is not a hook's time: its wait is unbounded (the
+    // run's abort ends it), while every other plugin's hooks stay bounded.
+    hookTimeoutMs: ask ? Infinity : undefined,
     get alwaysAllowed(): readonly string[] {
       return [...always].map((key) => key.replace("\0", " for "));
     },

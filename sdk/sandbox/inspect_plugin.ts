@@ -10,6 +10,14 @@ import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
+import { effectiveEffects } from "./granted_effects.ts";
+import {
+  hookCapabilities,
+  type HookCapability,
+  type HookScope,
+  hookScopeOf,
+} from "./hook_grant.ts";
+import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
@@ -21,7 +29,7 @@ export interface InspectedTool {
   name: string;
   /** What it tells the model it does. */
   description: string;
-  /** What it declares it does to the world. */
+  /** What it may do to the world: what it declares, plus what its declared grants allow. */
   effects?: ToolEffect[];
   /** `"sequential"` when it makes its batch sequential. */
   executionMode?: ToolExecutionMode;
@@ -37,12 +45,24 @@ export interface PluginInspection {
   description?: string;
   /** The tools it registers. */
   tools: InspectedTool[];
+  /**
+   * Its hooks: each stage, what it may do there, and over which tools (`"own"` unless
+   * inspected with `hooks: "all"`, the grant `loadPlugin` would be given).
+   */
+  hooks: HookCapability[];
   /** The permissions it declares, paths resolved against the root. */
   permissions: PluginPermissions;
   /** The memory and message size caps it would run with (its declared ones, or the defaults). */
   limits?: Required<PluginLimits>;
+  /**
+   * The hash of its manifest (`sha256-…`): pass it to `loadPlugin({ manifestHash })` (or
+   * `"manifestHash"` in `tack.jsonc`) and a plugin that presents anything else is refused.
+   */
+  manifestHash: string;
   /** Whether an OS layer would confine its module loading. */
   confined: boolean;
+  /** Local JSON files it imports statically: data it can read at load without a read grant. */
+  dataFiles?: string[];
   /** What to worry about: grants above the host's, escaping `run`, no OS layer. */
   warnings: string[];
 }
@@ -53,7 +73,8 @@ export interface PluginInspection {
  *
  * @param specifier A path (relative to the cwd), `file:`, `jsr:`, `npm:` or `https:` specifier.
  * @param options Root, isolation, OS layer, factory options.
- * @returns Its name, tools, declared permissions, confinement and warnings.
+ * @returns Its name, tools, hooks (and their scope), declared permissions, manifest hash,
+ * confinement and warnings.
  * @throws {Error} `Cannot load plugin "<specifier>": …` when the module fails to load
  * without permissions.
  *
@@ -72,13 +93,15 @@ export interface PluginInspection {
  * equal(report.name, "weather");
  * deepEqual(report.permissions, { net: ["api.example.com"] });
  * deepEqual(report.tools[0].effects, ["net"]);
+ * deepEqual(report.hooks, []);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function inspectPlugin(
   specifier: string,
-  options: SandboxOptions = {},
+  options: SandboxOptions & { hooks?: HookScope } = {},
 ): Promise<PluginInspection> {
+  const scope = hookScopeOf(options.hooks);
   const root = resolve(options.root ?? Deno.cwd());
   const prepared = await prepareSandbox(specifier, options);
   const connection = new SandboxConnection(
@@ -118,6 +141,19 @@ export async function inspectPlugin(
       );
     }
     if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);
+    if (prepared.dataFiles.length > 0) {
+      warnings.push(
+        `it imports data files, readable to it without a read grant: ${
+          prepared.dataFiles.join(", ")
+        }`,
+      );
+    }
+    const hooks = hookCapabilities(manifest.hooks, scope);
+    if (scope === "all" && hooks.length > 0) {
+      warnings.push(
+        `its hooks would act on every tool's calls and see the whole transcript (hooks: "all")`,
+      );
+    }
     return {
       name: manifest.name,
       version: manifest.version,
@@ -125,12 +161,15 @@ export async function inspectPlugin(
       tools: manifest.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
-        effects: tool.effects,
+        effects: effectiveEffects(tool.effects, grants),
         executionMode: tool.executionMode,
       })),
+      hooks,
       permissions,
       limits: resolveLimits(manifest.limits, undefined),
+      manifestHash: await manifestHash(manifest),
       confined: prepared.confined,
+      ...(prepared.dataFiles.length > 0 ? { dataFiles: prepared.dataFiles } : {}),
       warnings,
     };
   } finally {

@@ -7,10 +7,12 @@
 
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
-import type { Plugin } from "../define_plugin.ts";
+import { type Plugin, pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
+import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import {
@@ -21,6 +23,7 @@ import {
   type SandboxOptions,
 } from "./prepare_sandbox.ts";
 import type { PluginManifest } from "./protocol.ts";
+import { runnablePaths } from "./sandbox_command.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
 import { sandboxedPlugin } from "./sandbox_plugin.ts";
 
@@ -36,6 +39,20 @@ export interface LoadPluginOptions extends SandboxOptions {
   allowRunEscape?: boolean;
   /** Receives load warnings (default `console.warn`). */
   onWarning?: (message: string) => void;
+  /**
+   * Over which tools the plugin's hooks act: `"own"` (default: its own tools' calls and
+   * results only) or `"all"` (every call and the whole transcript; warned about at load).
+   */
+  hooks?: HookScope;
+  /** How long each of its hook calls may take (default 30 000 ms), whatever the agent's `hookTimeoutMs`. */
+  hookTimeoutMs?: number;
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); `0` or `Infinity` is ignored. */
+  maxToolTimeoutMs?: number;
+  /**
+   * The manifest hash `inspectPlugin` reported (`sha256-…`): a plugin whose manifest
+   * (tools, schemas, hooks, declared permissions) differs is refused.
+   */
+  manifestHash?: string;
 }
 
 const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
@@ -60,10 +77,11 @@ async function start(
   grants: Required<PluginPermissions>,
   limits: Required<PluginLimits>,
   startTimeoutMs: number | undefined,
+  pinned: () => string | undefined,
 ): Promise<{ connection: SandboxConnection; manifest: PluginManifest }> {
   const connection = new SandboxConnection(
     specifier,
-    prepared.spawnFor(grants, limits),
+    pinManifest(prepared.spawnFor(grants, limits), pinned),
     startTimeoutMs,
   );
   try {
@@ -142,6 +160,14 @@ export async function loadPlugin(
   if (!options.sandbox) {
     return await importInProcess(moduleUrl(specifier, Deno.cwd()), options.options);
   }
+  const refuse = (reason: string) =>
+    new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}`);
+  let scope: HookScope;
+  try {
+    scope = hookScopeOf(options.hooks);
+  } catch (error) {
+    throw refuse((error as Error).message.replace(/^Cannot grant hooks: /, "its hooks grant: "));
+  }
   const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   const given = options.permissions === undefined
     ? undefined
@@ -175,32 +201,58 @@ export async function loadPlugin(
   const prepared = await prepareSandbox(specifier, options, readGrant);
   // A worker shares the host's process: limits do not apply, and never cost a restart.
   const capped = options.isolation !== "worker";
+  let pinned: string | undefined;
+  const launch = (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) =>
+    start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
   let live: Awaited<ReturnType<typeof start>> | undefined;
   try {
     let grants = given;
-    let limits = firstLimits;
-    if (grants === undefined) {
-      live = await start(specifier, prepared, NOTHING, limits, options.startTimeoutMs);
-      grants = resolveGrants(live.manifest.permissions, root);
-      limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
-      if (!grantsNothing(grants) || !sameLimits(limits, firstLimits)) {
-        await live.connection.dispose();
-        live = undefined;
-      }
-    }
-    const escaping = check(grants);
-    live ??= await start(specifier, prepared, grants, limits, options.startTimeoutMs);
-    // With given grants, the plugin's declared limits are known only now.
-    const declared = capped ? limitsFor(live.manifest.limits) : limits;
-    if (!sameLimits(declared, limits)) {
-      await live.connection.dispose();
-      limits = declared;
-      live = await start(specifier, prepared, grants, limits, options.startTimeoutMs);
-    }
+    live = await launch(grants ?? NOTHING, firstLimits);
+    // The manifest is fixed now: every later start (with grants, after a fault) must
+    // report the same one, and it must be the one inspected when a hash was pinned.
     const name = live.manifest.name;
+    const problem = pluginNameProblem(name) ??
+      (SANDBOXED_PLUGIN_NAME_PATTERN.test(name)
+        ? undefined
+        : `its name ${
+          JSON.stringify(name)
+        } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`);
+    if (problem !== undefined) {
+      throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
+    }
+    const hash = await manifestHash(live.manifest);
+    if (options.manifestHash !== undefined && options.manifestHash !== hash) {
+      throw refuse(
+        `plugin ${
+          JSON.stringify(name)
+        }: its manifest (tools, schemas, hooks, permissions) differs from the one inspected (${options.manifestHash}, now ${hash}); it is refused`,
+      );
+    }
+    pinned = canonicalManifest(live.manifest);
+    // Its grants and limits are known now: restart it with them unless it already runs so.
+    const limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
+    const launched = grants;
+    grants ??= resolveGrants(live.manifest.permissions, root);
+    const escaping = check(grants);
+    const sameGrants = launched !== undefined || grantsNothing(grants);
+    if (!sameGrants || !sameLimits(limits, firstLimits)) {
+      await live.connection.dispose();
+      live = undefined;
+      live = await launch(grants, limits);
+    }
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (escaping.length > 0) {
       warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
+    }
+    if (prepared.confined && Array.isArray(grants.run)) {
+      const runnable = new Set(runnablePaths(grants.run));
+      for (const path of grants.run.filter((e) => e.startsWith("/") && !runnable.has(e))) {
+        warn(
+          `plugin "${name}": its run grant ${
+            JSON.stringify(path)
+          } is not an executable file, so it is not mounted (a run grant never makes a file readable): running it will fail`,
+        );
+      }
     }
     if (prepared.confined && Array.isArray(grants.write)) {
       for (const path of grants.write.filter((path) => !exists(path))) {
@@ -211,8 +263,15 @@ export async function loadPlugin(
         );
       }
     }
+    const capabilities = hookCapabilities(live.manifest.hooks, scope);
+    const broad = broadHooksWarning(name, capabilities);
+    if (broad !== undefined) warn(broad);
     const plugin = {
-      ...sandboxedPlugin(live.manifest, live.connection, grants),
+      ...sandboxedPlugin(live.manifest, live.connection, grants, {
+        hooks: scope,
+        hookTimeoutMs: options.hookTimeoutMs,
+        maxToolTimeoutMs: options.maxToolTimeoutMs,
+      }),
       limits: capped ? limits : undefined,
     };
     const stop = plugin.dispose!;

@@ -26,4 +26,14 @@ export { type Isolation, NOT_CONFINED_WARNING, type SandboxOptions } from "./pre
 export { describeGrants, permissionFlags, resolveGrants } from "./permission_flags.ts";
 export { assertWithinCeiling, missingPermissions } from "./permission_ceiling.ts";
 export { escapingRunGrants } from "./grant_warnings.ts";
+export {
+  describeHooks,
+  HOOK_ABILITIES,
+  type HookAbility,
+  hookCapabilities,
+  type HookCapability,
+  type HookScope,
+} from "./hook_grant.ts";
+export type { ProxiedHook } from "./protocol.ts";
+export { effectiveEffects, grantedEffects } from "./granted_effects.ts";
 export { bwrapAvailable } from "./bwrap.ts";

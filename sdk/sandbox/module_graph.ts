@@ -14,6 +14,17 @@ export interface ModuleGraph {
   localFiles: string[];
   /** Absolute paths of local modules reached only through dynamic imports. */
   dynamicFiles: string[];
+  /** The local JSON modules among `localFiles` (data the plugin reads at load; `inspect` lists them). */
+  dataFiles: string[];
+  /**
+   * What the child needs from the Deno cache, and nothing more: the folders of the npm
+   * packages the graph uses (with their dependencies), and the cache files of its remote
+   * modules. The rest of the cache (the `gen/` emit cache holds transpiled copies of
+   * every TypeScript file the user ran) is never mounted.
+   */
+  cacheFiles: string[];
+  /** The npm package ids the graph uses, with their dependencies (`openai@7.59.0_zod@4.6.7`). */
+  npmPackages: string[];
   /** `host[:port]` of every remote module (e.g. `jsr.io`). */
   remoteHosts: string[];
   /** Scoped mappings of every bare specifier in the graph, as the host resolved them. */
@@ -32,7 +43,71 @@ import { fileURLToPath } from "node:url";
 
 interface InfoModule {
   specifier: string;
+  kind?: string;
+  local?: string;
+  mediaType?: string;
+  npmPackage?: string;
   dependencies?: { specifier: string; code?: { specifier?: string }; isDynamic?: boolean }[];
+}
+
+interface InfoNpmPackage {
+  dependencies?: string[];
+  localPath?: string;
+  name?: string;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
+  );
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Where Deno's HTTP cache keeps a remote URL: `remote/<scheme>/<host[_PORT]>/<sha256 of
+ * path and query>` (deno_cache_dir's layout).
+ */
+async function remoteCachePath(denoDir: string, url: URL): Promise<string> {
+  const host = url.port === "" ? url.hostname : `${url.hostname}_PORT${url.port}`;
+  const rest = url.pathname + (url.search === "" ? "" : url.search);
+  return `${denoDir}/remote/${url.protocol.replace(/:$/, "")}/${host}/${await sha256Hex(rest)}`;
+}
+
+/**
+ * The cache entries a graph needs: npm package folders (transitively), remote module
+ * files, and for jsr packages their `meta.json` and `<version>_meta.json`.
+ */
+async function cacheFilesOf(
+  modules: InfoModule[],
+  npmPackages: Record<string, InfoNpmPackage>,
+  denoDir: string,
+  withRegistryJson: boolean,
+): Promise<{ files: string[]; npm: string[] }> {
+  const files = new Set<string>();
+  const pending = modules.flatMap((module) => module.npmPackage ? [module.npmPackage] : []);
+  const seen = new Set<string>();
+  while (pending.length > 0) {
+    const id = pending.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const found = npmPackages[id];
+    if (found?.localPath !== undefined) {
+      files.add(found.localPath);
+      // Without a lockfile Deno resolves versions from the package's cached registry data.
+      if (withRegistryJson) files.add(`${found.localPath.replace(/\/[^/]+$/, "")}/registry.json`);
+    }
+    pending.push(...(found?.dependencies ?? []));
+  }
+  for (const module of modules) {
+    if (!/^https?:/.test(module.specifier)) continue;
+    if (module.local !== undefined) files.add(module.local);
+    const jsr = /^(https:\/\/jsr\.io\/@[^/]+\/[^/]+)\/([^/]+)\//.exec(module.specifier);
+    if (jsr !== null) {
+      files.add(await remoteCachePath(denoDir, new URL(`${jsr[1]}/meta.json`)));
+      files.add(await remoteCachePath(denoDir, new URL(`${jsr[1]}/${jsr[2]}_meta.json`)));
+    }
+  }
+  return { files: [...files], npm: [...seen] };
 }
 
 async function deno(args: string[], cwd: string): Promise<string> {
@@ -151,6 +226,9 @@ export function denoCacheDir(): Promise<string> {
 
 /**
  * Caches a module's graph (with the host's own permissions and config) and describes it.
+ * The description is kept for the process and reused while the graph's local files (size
+ * and mtime), its config and its lockfile are unchanged: no `deno cache` or `deno info`
+ * runs then.
  *
  * @param specifier A `file:`, `https:`, `jsr:` or `npm:` specifier.
  * @param cwd Where the host's `deno.json` is found (default `Deno.cwd()`).
@@ -164,12 +242,61 @@ export function denoCacheDir(): Promise<string> {
  *
  * const graph = await prepareModuleGraph(import.meta.resolve("./protocol.ts"));
  * equal(graph.localFiles.some((file) => file.endsWith("/protocol.ts")), true);
+ * equal(await prepareModuleGraph(import.meta.resolve("./protocol.ts")), graph); // reused
  * ```
  */
 export async function prepareModuleGraph(
   specifier: string,
   cwd: string = Deno.cwd(),
 ): Promise<ModuleGraph> {
+  const key = `${specifier}\0${cwd}`;
+  const cached = graphs.get(key);
+  if (cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd)) {
+    return cached.graph;
+  }
+  const graph = await describeModuleGraph(specifier, cwd);
+  graphs.set(key, { graph, fingerprint: await fingerprintOf(graph, cwd) });
+  return graph;
+}
+
+/** Graphs already described in this process, with the fingerprint of what they came from. */
+const graphs = new Map<string, { graph: ModuleGraph; fingerprint: string }>();
+
+function stamp(path: string): string {
+  try {
+    const info = Deno.statSync(path);
+    return `${path}:${info.size}:${info.mtime?.getTime() ?? 0}`;
+  } catch {
+    return `${path}:missing`;
+  }
+}
+
+/**
+ * What a described graph depends on: the size and mtime of each of its local files (an
+ * edit that adds an import changes the importing file), the config that resolved it, and
+ * the lockfile's content.
+ */
+async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
+  const config = graph.root.startsWith("file:")
+    ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
+    : findConfig(cwd);
+  let lock = "";
+  if (graph.lockFile !== undefined) {
+    try {
+      lock = await sha256Hex(await Deno.readTextFile(graph.lockFile));
+    } catch {
+      lock = "missing";
+    }
+  }
+  return [
+    ...graph.localFiles.map(stamp),
+    ...graph.dynamicFiles.map(stamp),
+    config === undefined ? "" : stamp(config.file),
+    lock,
+  ].join("\n");
+}
+
+async function describeModuleGraph(specifier: string, cwd: string): Promise<ModuleGraph> {
   // A local plugin with its own project (a deno.json at or above its folder) is cached
   // and resolved by that project's config and lock; anything else by the host's.
   const own = specifier.startsWith("file:")
@@ -182,6 +309,7 @@ export async function prepareModuleGraph(
     roots: string[];
     modules: InfoModule[];
     redirects?: Record<string, string>;
+    npmPackages?: Record<string, InfoNpmPackage>;
   };
   const redirects = info.redirects ?? {};
   const follow = (url: string) => redirects[url] ?? url;
@@ -209,16 +337,32 @@ export async function prepareModuleGraph(
       (scopes[module.specifier] ??= {})[dependency.specifier] = resolved;
     }
   }
-  const local = (urls: Set<string>) =>
+  const local = (urls: Iterable<string>) =>
     [...urls].filter((url) => url.startsWith("file:")).map((url) =>
       decodeURIComponent(new URL(url).pathname)
     );
+  const lockFile = config === undefined ? undefined : lockFileOf(config);
+  const reached = info.modules.filter((module) =>
+    staticUrls.has(module.specifier) || dynamicUrls.has(module.specifier)
+  );
+  const cache = await cacheFilesOf(
+    reached,
+    info.npmPackages ?? {},
+    await denoCacheDir(),
+    lockFile === undefined,
+  );
   return {
     root: follow(info.roots[0]),
     localFiles: local(staticUrls),
     dynamicFiles: local(dynamicUrls),
+    dataFiles: local(
+      reached.filter((module) => module.mediaType === "Json" && staticUrls.has(module.specifier))
+        .map((module) => module.specifier),
+    ),
+    cacheFiles: cache.files,
+    npmPackages: cache.npm,
     remoteHosts: [...remoteHosts],
     importMap: { imports: {}, scopes },
-    lockFile: config === undefined ? undefined : lockFileOf(config),
+    lockFile,
   };
 }

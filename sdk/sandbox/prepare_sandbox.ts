@@ -7,16 +7,18 @@
  */
 
 import { loadFailureHint } from "./load_failure_hint.ts";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
-import { denoCacheDir, prepareModuleGraph } from "./module_graph.ts";
+import { pruneLock } from "./prune_lock.ts";
+import { denoCacheDir, type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
 import {
   chooseOsLayer,
   entrySource,
   type OsLayer,
   pluginFolder,
+  RUNNER_URL,
   sandboxCommand,
   TACK_ROOT_MODULE,
   TACK_SOURCE_DIRS,
@@ -51,6 +53,8 @@ export interface PreparedSandbox {
   layer: OsLayer;
   /** Whether module loading is confined (an OS layer hides files outside the grants). */
   confined: boolean;
+  /** The local JSON files its graph imports statically (data it reads at load, mounted for it). */
+  dataFiles: string[];
   /** Starts children that run with exactly `grants` and `limits` (default ones when left out; a process sandbox only). */
   spawnFor(grants: Required<PluginPermissions>, limits?: Required<PluginLimits>): SpawnChild;
   /** Removes the import map's temp folder. */
@@ -98,6 +102,53 @@ function within(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(root + "/"));
 }
 
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+let runnerGraph: Promise<ModuleGraph> | undefined;
+
+/** The runner's own module graph (Tack's files the child loads before the plugin), asked once. */
+function runnerModules(): Promise<ModuleGraph> {
+  runnerGraph ??= prepareModuleGraph(
+    RUNNER_URL.href,
+    TACK_ROOT_MODULE === undefined ? Deno.cwd() : dirname(TACK_ROOT_MODULE),
+  );
+  runnerGraph.catch(() => (runnerGraph = undefined));
+  return runnerGraph;
+}
+
+/**
+ * The files a child may load: each module of the graph, checked by its real path (a
+ * symlink is resolved before it is mounted, and one that leads outside the allowed
+ * folders is refused, naming it), plus the real path itself where it differs.
+ */
+function confinedFiles(
+  files: readonly string[],
+  allowed: readonly string[],
+  label: string,
+  folder: string,
+): string[] {
+  const out: string[] = [];
+  for (const file of files) {
+    const real = realPath(file);
+    if (real !== file && !within(real, allowed)) {
+      throw new Error(
+        `${label}: its module ${JSON.stringify(file)} is a symlink to ${
+          JSON.stringify(real)
+        }, outside its folder ${JSON.stringify(folder)}`,
+      );
+    }
+    out.push(file);
+    if (real !== file) out.push(real);
+  }
+  return out;
+}
+
 /**
  * Prepares a sandbox: caches the module graph with the host's permissions, refuses local
  * modules outside the plugin's folder (and its read grant), writes the child's import map.
@@ -139,35 +190,28 @@ export async function prepareSandbox(
       url,
       layer: "none",
       confined: false,
+      dataFiles: [],
       spawnFor: (grants) =>
         spawnWorker(pathToFileURL(entry), { ...base(grants), confined: false }, grants),
       cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
     };
   }
-  let graph;
+  let graph: ModuleGraph;
+  let runner: ModuleGraph;
   try {
-    graph = await prepareModuleGraph(url);
+    [graph, runner] = await Promise.all([prepareModuleGraph(url), runnerModules()]);
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${label}: ${message}${loadFailureHint(message, specifier)}`);
   }
   const folder = pluginFolder(url);
   const allowed = [
-    ...(folder === undefined ? [] : [folder]),
-    ...TACK_SOURCE_DIRS,
+    ...(folder === undefined ? [] : [folder, realPath(folder)]),
+    ...TACK_SOURCE_DIRS.flatMap((dir) => [dir, realPath(dir)]),
     ...(TACK_ROOT_MODULE === undefined ? [] : [TACK_ROOT_MODULE]),
-    ...readGrant,
+    ...readGrant.flatMap((path) => [path, realPath(path)]),
   ];
   const outside = graph.localFiles.find((file) => !within(file, allowed));
-  // Modules only imported dynamically are mounted when they are the plugin's own; others
-  // stay hidden, and importing them is a denial at call time, not a load error.
-  graph = {
-    ...graph,
-    localFiles: [
-      ...graph.localFiles,
-      ...graph.dynamicFiles.filter((file) => within(file, allowed)),
-    ],
-  };
   if (outside !== undefined) {
     throw new Error(
       `${label}: it imports ${JSON.stringify(outside)}, which is outside its folder ${
@@ -175,6 +219,28 @@ export async function prepareSandbox(
       } and its read grant`,
     );
   }
+  const where = folder ?? url;
+  // Modules only imported dynamically are mounted when they are the plugin's own code
+  // (not JSON, not through a symlink out); others stay hidden, and importing them is a
+  // denial at call time, not a load error.
+  const dynamic = graph.dynamicFiles.filter((file) =>
+    within(file, allowed) && within(realPath(file), allowed) && !/\.jsonc?$/i.test(file)
+  );
+  graph = {
+    ...graph,
+    localFiles: [
+      ...confinedFiles(graph.localFiles, allowed, label, where),
+      ...confinedFiles(dynamic, allowed, label, where),
+      ...runner.localFiles.flatMap((file) => [file, realPath(file)]),
+    ],
+    cacheFiles: [...new Set([...graph.cacheFiles, ...runner.cacheFiles])],
+    npmPackages: [...new Set([...graph.npmPackages, ...runner.npmPackages])],
+    remoteHosts: [...new Set([...graph.remoteHosts, ...runner.remoteHosts])],
+    importMap: {
+      imports: {},
+      scopes: { ...runner.importMap.scopes, ...graph.importMap.scopes },
+    },
+  };
   const [denoDir, dir] = await Promise.all([
     denoCacheDir(),
     Deno.makeTempDir({ prefix: "tack-sandbox-" }),
@@ -187,13 +253,17 @@ export async function prepareSandbox(
   await Deno.writeTextFile(entryPath, entrySource(url, false));
   const lockPath = graph.lockFile === undefined ? undefined : `${dir}/deno.lock`;
   if (lockPath !== undefined) {
-    await Deno.writeTextFile(lockPath, childLock(await Deno.readTextFile(graph.lockFile!)));
+    // Only the graph's npm packages (Deno sets up every package a lock names), and no
+    // workspace section (the child's import map is not the project's config).
+    const text = await Deno.readTextFile(graph.lockFile!);
+    await Deno.writeTextFile(lockPath, childLock(pruneLock(text, new Set(graph.npmPackages))));
   }
   const layer = await chooseOsLayer(options.confine !== false, false);
   return {
     url,
     layer,
     confined: layer === "bwrap",
+    dataFiles: graph.dataFiles,
     spawnFor(grants, limits = { ...DEFAULT_LIMITS }) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
       return spawnProcess(sandboxCommand({

@@ -128,17 +128,38 @@ function hostPath(): string {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function paths(grant: PluginPermissions["read"]): string[] {
   return Array.isArray(grant) ? [...grant] : [];
+}
+
+/**
+ * The `run` grants that are paths to executable regular files: only those are mounted
+ * (a `run` grant must not make a data file visible to the plugin's imports).
+ *
+ * @param grant The `run` grant.
+ * @returns The paths to mount.
+ *
+ * @example A data file named in `run` is not mounted
+ * ```ts
+ * import { runnablePaths } from "./sandbox_command.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/creds.json`, "{}");
+ * deepEqual(runnablePaths(["git", `${dir}/creds.json`]), []);
+ * await Deno.remove(dir, { recursive: true });
+ * ```
+ */
+export function runnablePaths(grant: PluginPermissions["run"]): string[] {
+  return paths(grant).filter((entry) => {
+    if (!entry.startsWith("/")) return false;
+    try {
+      const info = Deno.statSync(entry);
+      return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
@@ -155,7 +176,7 @@ function paths(grant: PluginPermissions["read"]): string[] {
  *
  * const command = sandboxCommand({
  *   label: "demo", grants: resolveGrants({}, "/"), layer: "none", denoDir: "/cache",
- *   graph: { root: "file:///p.ts", localFiles: ["/p.ts"], dynamicFiles: [], remoteHosts: [], importMap: { imports: {}, scopes: {} } },
+ *   graph: { root: "file:///p.ts", localFiles: ["/p.ts"], dynamicFiles: [], dataFiles: [], cacheFiles: [], npmPackages: [], remoteHosts: [], importMap: { imports: {}, scopes: {} } },
  *   importMapPath: "/tmp/map.json", entryPath: "/tmp/entry.ts", config: { specifier: "file:///p.ts", read: [], confined: false },
  * });
  * equal(command.command, Deno.execPath());
@@ -206,19 +227,20 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
   if (layer === "unshare") return run("unshare", ["-n", ...deno]);
   if (layer === "none") return run(deno[0], deno.slice(1));
   const args = bwrapArgs({
+    // File by file: the deno binary, the graph's modules (the plugin's and the runner's),
+    // the cache entries they need (never the whole cache), the generated entry, import
+    // map and lock, and the grants. Nothing else of the host's disk.
     readOnly: [
       Deno.execPath(),
-      input.denoDir,
-      ...TACK_SOURCE_DIRS,
+      ...input.graph.cacheFiles,
       ...input.graph.localFiles,
       input.importMapPath,
       ...(input.lockPath === undefined ? [] : [input.lockPath]),
       input.entryPath,
       ...paths(grants.read),
       ...paths(grants.ffi),
-      ...paths(grants.run).filter((entry) => entry.startsWith("/")),
+      ...runnablePaths(grants.run),
     ],
-    hidden: [`${input.denoDir}/location_data`].filter(exists),
     readWrite: paths(grants.write),
     shareNet: grants.net !== false,
   });

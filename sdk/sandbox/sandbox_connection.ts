@@ -247,6 +247,19 @@ export class SandboxConnection {
   }
 
   /**
+   * Whether a child is ready for new work now; if not, starts one (after a fault) and
+   * says when it is. Lets the host wait for a restart before a call's timeout starts.
+   *
+   * @returns `undefined` when ready; else a promise that settles once a child is ready
+   * or has failed to start (never rejects).
+   */
+  readiness(): Promise<void> | undefined {
+    const live = this.#live;
+    if (live?.started && live.cancelled.size === 0) return undefined;
+    return this.#ready().then(() => undefined);
+  }
+
+  /**
    * Runs a tool in the sandbox. Never rejects: faults become error results.
    *
    * @param tool The tool's name.
@@ -302,27 +315,49 @@ export class SandboxConnection {
    *
    * @param hook Which hook.
    * @param context The hook's context, as JSON.
+   * @param timeoutMs How long the hook may take once the sandbox is ready (the host's
+   * bound, whatever the agent's `hookTimeoutMs`); past it the child is killed (it restarts
+   * for the next call) and the hook fails. Waiting for a (re)start is not counted.
    * @returns What the hook returned.
-   * @throws {Error} When the hook threw or the sandbox failed (the dispatcher fails closed).
+   * @throws {Error} When the hook threw, timed out, or the sandbox failed (the dispatcher
+   * fails closed).
    */
-  async hook(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
+  async hook(
+    hook: ProxiedHook,
+    context: Record<string, unknown>,
+    timeoutMs = Infinity,
+  ): Promise<unknown> {
     try {
-      return await this.#hookOnce(hook, context);
+      return await this.#hookOnce(hook, context, timeoutMs);
     } catch (error) {
       // A hook that met a dying sandbox (killed for a runaway call, crashed) runs again,
       // once, in a fresh one: the fault was not the hook's.
       if (!(error instanceof SandboxFault)) throw error;
-      return await this.#hookOnce(hook, context);
+      return await this.#hookOnce(hook, context, timeoutMs);
     }
   }
 
-  async #hookOnce(hook: ProxiedHook, context: Record<string, unknown>): Promise<unknown> {
+  async #hookOnce(
+    hook: ProxiedHook,
+    context: Record<string, unknown>,
+    timeoutMs: number,
+  ): Promise<unknown> {
     const live = this.#readyNow() ?? await this.#ready();
     if (typeof live === "string") throw new Error(live);
     const id = this.#nextId++;
-    const answer = new Promise<unknown>((resolve, reject) =>
-      live.hooks.set(id, { resolve, reject })
-    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const answer = new Promise<unknown>((resolve, reject) => {
+      live.hooks.set(id, { resolve, reject });
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        timer = setTimeout(() => {
+          live.hooks.delete(id);
+          const why = `its ${hook} hook did not answer within ${timeoutMs} ms`;
+          live.fault ??= `was stopped because ${why}`;
+          live.child.kill();
+          reject(new Error(`${why}; its sandbox was stopped and restarts for the next call`));
+        }, timeoutMs);
+      }
+    });
     // The transcript travels as a delta against what this child has already seen.
     const inner = context.context as { messages?: unknown } | undefined;
     if (Array.isArray(inner?.messages)) {
@@ -336,7 +371,11 @@ export class SandboxConnection {
         transcript,
       });
     } else live.child.send({ type: "hook", id, hook, context });
-    return await answer;
+    try {
+      return await answer;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Stops the child for good and waits until it is gone. */

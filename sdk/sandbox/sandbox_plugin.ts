@@ -6,9 +6,13 @@
  */
 
 import type { AfterToolCallContext, BeforeToolCallContext } from "../../core/hooks.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS } from "../../core/loop_config.ts";
 import { type AgentTool, ToolError, type ToolResult } from "../../core/tool.ts";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import { effectiveEffects } from "./granted_effects.ts";
+import type { HookScope } from "./hook_grant.ts";
+import { ownEvent, ownTurn } from "./own_scope.ts";
 import type { PluginManifest } from "./protocol.ts";
 import type { SandboxConnection } from "./sandbox_connection.ts";
 
@@ -24,58 +28,122 @@ function spec(tool: AgentTool): Record<string, unknown> {
   };
 }
 
-function serialize(context: BeforeToolCallContext | AfterToolCallContext): Record<string, unknown> {
-  return {
-    ...context,
-    tool: spec(context.tool),
-    context: {
+function serialize(
+  context: BeforeToolCallContext | AfterToolCallContext,
+  own: ReadonlySet<string> | undefined,
+): Record<string, unknown> {
+  const inner = own === undefined
+    ? {
       systemPrompt: context.context.systemPrompt,
       messages: context.context.messages,
       tools: context.context.tools.map(spec),
-    },
-  };
+    }
+    // Scoped to its own tools: the call and its result, nothing of the rest of the run.
+    : {
+      systemPrompt: "",
+      messages: [],
+      tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
+    };
+  return { ...context, tool: spec(context.tool), context: inner };
 }
 
 function textOf(result: ToolResult): string {
   return result.content.map((block) => block.type === "text" ? block.text : "").join("\n");
 }
 
+/** How the host bounds and scopes a sandboxed plugin. */
+export interface SandboxedPluginOptions {
+  /** Over which tools its hooks act (default `"own"`). */
+  hooks?: HookScope;
+  /** How long each of its hook calls may take once its sandbox is ready (default 30 000 ms). */
+  hookTimeoutMs?: number;
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms, the agent's default). */
+  maxToolTimeoutMs?: number;
+}
+
 /**
- * Builds the host-side plugin of a sandbox from its manifest.
+ * The timeout a sandboxed tool gets from what it declares: a finite positive number, at
+ * most `max`; anything else (`0`, `Infinity`, a negative or non-number) is ignored, so the
+ * agent's `toolTimeoutMs` applies. A plugin can shorten its own tools' timeout, never
+ * turn it off or stretch it past `max`.
+ *
+ * @param declared What the manifest says.
+ * @param max The host's ceiling.
+ * @returns The timeout, or `undefined` for the agent's.
+ *
+ * @example Turning the timeout off is ignored
+ * ```ts
+ * import { hostTimeout } from "./sandbox_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(hostTimeout(0, 120_000), undefined);
+ * equal(hostTimeout(Infinity, 120_000), undefined);
+ * equal(hostTimeout(10_000_000, 120_000), 120_000);
+ * equal(hostTimeout(300, 120_000), 300);
+ * ```
+ */
+export function hostTimeout(declared: unknown, max: number): number | undefined {
+  if (typeof declared !== "number" || !Number.isFinite(declared) || declared <= 0) {
+    return undefined;
+  }
+  return Math.min(declared, max);
+}
+
+/** How long a sandboxed plugin's hook may take, by default, whatever the agent's `hookTimeoutMs`. */
+export const DEFAULT_SANDBOX_HOOK_TIMEOUT_MS = 30_000;
+
+/**
+ * Builds the host-side plugin of a sandbox from its manifest. The host owns what the
+ * plugin could otherwise claim for itself: its tools' effects are at least what its
+ * grants allow, their declared `timeoutMs` can shorten their timeout but never turn it
+ * off or stretch it past `maxToolTimeoutMs`, and
+ * its hooks are bounded by `hookTimeoutMs` and act on its own tools only unless granted
+ * `hooks: "all"`.
  *
  * @param manifest What the child reported.
  * @param connection The sandbox the tools and hooks run in.
  * @param permissions The grants the sandbox runs with (what `inspect` shows).
+ * @param options The hooks' scope and bound.
  * @returns A plugin whose tools and hooks run in the sandbox; `dispose()` stops it.
  *
  * @example A manifest with one tool
  * ```ts
  * import { sandboxedPlugin } from "./sandbox_plugin.ts";
  * import { SandboxConnection } from "./sandbox_connection.ts";
- * import { equal } from "node:assert/strict";
+ * import { deepEqual, equal } from "node:assert/strict";
  *
  * const connection = new SandboxConnection("demo", () => { throw new Error("not started"); });
  * const plugin = sandboxedPlugin({
  *   name: "demo", hooks: [],
- *   tools: [{ name: "echo", description: "Echoes", parameters: { type: "object" } }],
- * }, connection, {});
+ *   tools: [{ name: "echo", description: "Echoes", parameters: { type: "object" },
+ *     effects: ["read"], timeoutMs: 0 }],
+ * }, connection, { write: ["/tmp/out"] });
  * equal(plugin.tools?.[0].plugin, "demo");
+ * deepEqual(plugin.tools?.[0].effects, ["read", "write"]);
+ * equal(plugin.tools?.[0].timeoutMs, undefined);
  * ```
  */
 export function sandboxedPlugin(
   manifest: PluginManifest,
   connection: SandboxConnection,
   permissions: PluginPermissions,
+  options: SandboxedPluginOptions = {},
 ): Plugin {
+  const scope = options.hooks ?? "own";
+  const limit = options.hookTimeoutMs ?? DEFAULT_SANDBOX_HOOK_TIMEOUT_MS;
+  const maxTimeout = options.maxToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const names = new Set(manifest.tools.map((tool) => tool.name));
+  const own = scope === "all" ? undefined : names;
+  const mine = (context: BeforeToolCallContext) => own === undefined || own.has(context.tool.name);
   const tools: AgentTool[] = manifest.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,
     label: tool.label,
     executionMode: tool.executionMode,
-    timeoutMs: tool.timeoutMs,
+    timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
     maxResultChars: tool.maxResultChars,
-    effects: tool.effects,
+    effects: effectiveEffects(tool.effects, permissions),
     plugin: manifest.name,
     async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
       const { result, isError } = await connection.call(
@@ -97,42 +165,61 @@ export function sandboxedPlugin(
     version: manifest.version,
     description: manifest.description,
     permissions,
+    sandboxed: true,
     tools,
     beforeToolCall: hooks.has("beforeToolCall")
       ? async function beforeToolCall(context) {
-        return await connection.hook("beforeToolCall", serialize(context)) as undefined;
+        if (!mine(context)) return undefined;
+        return await connection.hook("beforeToolCall", serialize(context, own), limit) as undefined;
       }
       : undefined,
-    verifyToolCall: hooks.has("verifyToolCall")
-      ? async function verifyToolCall(context) {
-        return await connection.hook("verifyToolCall", serialize(context)) as undefined;
+    // The host's own gate before its tools run: a sandbox restarting after a fault is
+    // waited for here, within the hooks' bound, so the restart is never charged to the
+    // next call's timeout. Synchronous (free) while the sandbox is up.
+    verifyToolCall: hooks.has("verifyToolCall") || names.size > 0
+      ? function verifyToolCall(context) {
+        const restarting = names.has(context.tool.name) ? connection.readiness() : undefined;
+        if (!hooks.has("verifyToolCall") || !mine(context)) {
+          return restarting?.then(() => undefined);
+        }
+        const verify = () =>
+          connection.hook("verifyToolCall", serialize(context, own), limit) as Promise<undefined>;
+        return restarting === undefined ? verify() : restarting.then(verify);
       }
       : undefined,
     afterToolCall: hooks.has("afterToolCall")
       ? async function afterToolCall(context) {
-        return await connection.hook("afterToolCall", serialize(context)) as undefined;
+        if (!mine(context)) return undefined;
+        return await connection.hook("afterToolCall", serialize(context, own), limit) as undefined;
       }
       : undefined,
     shouldStopAfterTurn: hooks.has("shouldStopAfterTurn")
       ? async function shouldStopAfterTurn(context) {
         const { message, toolResults, newMessages } = context;
         const inner = context.context;
-        return await connection.hook("shouldStopAfterTurn", {
-          message,
-          toolResults,
-          newMessages,
-          context: {
-            systemPrompt: inner.systemPrompt,
-            messages: inner.messages,
-            tools: inner.tools.map(spec),
-          },
-        }) === true;
+        const turn = own === undefined
+          ? {
+            message,
+            toolResults,
+            newMessages,
+            context: {
+              systemPrompt: inner.systemPrompt,
+              messages: inner.messages,
+              tools: inner.tools.map(spec),
+            },
+          }
+          : ownTurn(context, own);
+        if (turn === undefined) return false;
+        return await connection.hook("shouldStopAfterTurn", turn, limit) === true;
       }
       : undefined,
     onEvent: hooks.has("onEvent")
       ? function onEvent(event) {
         if (event.type === "message_update") return;
-        connection.hook("onEvent", event as unknown as Record<string, unknown>).catch(() => {});
+        const seen = own === undefined ? event : ownEvent(event, own);
+        if (seen === undefined) return;
+        connection.hook("onEvent", seen as unknown as Record<string, unknown>, limit)
+          .catch(() => {});
       }
       : undefined,
     dispose: () => connection.dispose(),

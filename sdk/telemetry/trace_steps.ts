@@ -82,7 +82,7 @@ export function traceHooks<H extends ToolHook>(
   stage: HookStage,
   tracer: AgentTracer,
 ): TaggedHook<H>[] {
-  return hooks.map(({ owner, hook }) => {
+  return hooks.map(({ owner, hook, ...bounds }) => {
     const call = hook as (context: Parameters<H>[0], signal: AbortSignal) => unknown;
     const traced = function tracedHook(context: Parameters<H>[0], signal: AbortSignal) {
       const end = tracer.startStep({
@@ -94,7 +94,7 @@ export function traceHooks<H extends ToolHook>(
       });
       return timed(end, () => call(context, signal), (value) => verdictOf(stage, value));
     };
-    return { owner, hook: traced as unknown as H };
+    return { ...bounds, owner, hook: traced as unknown as H };
   });
 }
 

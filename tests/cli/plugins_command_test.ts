@@ -39,7 +39,10 @@ Deno.test("inspect shows tools, effects and declared permissions without grantin
     const lines = io.out.split("\n");
     equal(lines[0], "Plugin weather 1.2.0: Weather tools");
     equal(lines.includes("  get_weather [net]  Current weather"), true);
-    equal(lines.includes("  units       [no effects declared]  Lists units"), true);
+    // units declares no effects, but its plugin's net grant gives it "net".
+    equal(lines.includes("  units       [net]  Lists units"), true);
+    equal(lines.includes("Hooks (0):"), true);
+    match(io.out, /^Manifest: sha256-[0-9a-f]{64} \(pin it as "manifestHash" in tack\.jsonc\)$/m);
     equal(lines.includes("  net: api.example.com"), true);
     match(io.out, /Module loading confined by an OS sandbox: (yes|no)/);
   }));
@@ -73,7 +76,9 @@ Deno.test("the report lists warnings and says when a plugin has no tools", () =>
   const text = formatInspection({
     name: "hooks-only",
     tools: [],
+    hooks: [{ stage: "beforeToolCall", abilities: ["observe", "block"], scope: "own" }],
     permissions: {},
+    manifestHash: "sha256-ab",
     confined: false,
     warnings: ["it asks for run access to bash, which escapes every sandbox"],
   });
@@ -85,10 +90,15 @@ Deno.test("the report lists warnings and says when a plugin has no tools", () =>
       "Tools (0):",
       "  (none: hooks only)",
       "",
+      "Hooks (1):",
+      "  beforeToolCall: observe, block (its own tools only)",
+      '  (grant "hooks": "all" to let them act on every tool\'s calls)',
+      "",
       "Permissions it declares:",
       "  none",
       "",
       "Module loading confined by an OS sandbox: no",
+      'Manifest: sha256-ab (pin it as "manifestHash" in tack.jsonc)',
       "",
       "Warnings:",
       "  ! it asks for run access to bash, which escapes every sandbox",

@@ -191,7 +191,11 @@ Deno.test({
     equal(await bwrapAvailable(), true, "bubblewrap must be installed");
     const root = await workspace();
     try {
-      const report = await inspectPlugin(FIXTURE, { root, stderr: "capture" });
+      const { manifestHash, ...report } = await inspectPlugin(FIXTURE, {
+        root,
+        stderr: "capture",
+      });
+      equal(/^sha256-[0-9a-f]{64}$/.test(manifestHash), true);
       deepEqual(report, {
         name: "escaper",
         version: undefined,
@@ -199,9 +203,11 @@ Deno.test({
         tools: [{
           name: "attempt",
           description: "Tries one way out of the sandbox",
-          effects: undefined,
+          // It declares no effects; its read grant gives it "read".
+          effects: ["read"],
           executionMode: undefined,
         }],
+        hooks: [],
         permissions: { read: [`${root}/ws`] },
         limits: { memoryMb: 512, frameMb: 16 },
         confined: true,

@@ -7,6 +7,9 @@ Deno.test("verifyToolCall, shouldStopAfterTurn and onEvent of a sandboxed plugin
   const plugin = await loadPlugin("./tests/fixtures/sandbox/policy_plugin.ts", {
     sandbox: true,
     stderr: "capture",
+    // Every event of the run, not only its own tools' (see capabilities_test.ts).
+    hooks: "all",
+    onWarning: () => {},
   });
   try {
     equal(typeof plugin.verifyToolCall, "function");

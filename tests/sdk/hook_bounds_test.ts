@@ -1,0 +1,73 @@
+// A person's time at a confirmation prompt is not a plugin hook's time: a plugin that
+// waits for a person says so (hookTimeoutMs: Infinity), and every other hook stays bounded.
+import {
+  createAgent,
+  definePlugin,
+  defineTool,
+  scriptedModel,
+  text,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import { confirm } from "@tack/agent/plugins/confirm";
+import { deepEqual, equal } from "node:assert/strict";
+import { Type } from "typebox";
+
+const tool = (name: string) =>
+  defineTool({
+    name,
+    description: name,
+    parameters: Type.Object({}),
+    execute: () => ({ content: [{ type: "text", text: `${name} ran` }] }),
+  });
+
+function texts(messages: readonly { role: string }[]): string[] {
+  return messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) =>
+    m.content.map((block) => block.type === "text" ? block.text : "").join("")
+  );
+}
+
+Deno.test("a hook waiting for a person is unbounded while another plugin's hook stays bounded", async () => {
+  const stuck = definePlugin({
+    name: "stuck",
+    beforeToolCall: ({ tool }) => tool.name === "a" ? new Promise(() => {}) : undefined,
+  });
+  const person = definePlugin({
+    name: "person",
+    hookTimeoutMs: Infinity,
+    // Answers well after the calls' 30 ms timeout, as a person would.
+    beforeToolCall: ({ tool }) =>
+      tool.name === "b" ? new Promise((resolve) => setTimeout(resolve, 120)) : undefined,
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("a", {}, "1")], [toolCall("b", {}, "2")], [text("done")]]),
+    tools: [tool("a"), tool("b")],
+    plugins: [stuck, person],
+    toolTimeoutMs: 30,
+  });
+  await agent.prompt("go");
+  deepEqual(texts(agent.messages), [
+    'Tool a was blocked: plugin "stuck" failed in beforeToolCall: its beforeToolCall hook did not answer within 30 ms',
+    "b ran",
+  ]);
+});
+
+Deno.test("the agent's hookTimeoutMs bounds each other hook when a plugin waits for a person", async () => {
+  const stuck = definePlugin({ name: "stuck", afterToolCall: () => new Promise(() => {}) });
+  const person = definePlugin({ name: "person", hookTimeoutMs: Infinity });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("a")], [text("done")]]),
+    tools: [tool("a")],
+    plugins: [stuck, person],
+    hookTimeoutMs: 25,
+  });
+  await agent.prompt("go");
+  deepEqual(texts(agent.messages), [
+    'Tool a failed: plugin "stuck" failed in afterToolCall: its afterToolCall hook did not answer within 25 ms',
+  ]);
+});
+
+Deno.test("confirm with someone to ask waits for them; without, it has no say on time", () => {
+  equal(confirm({ ask: () => Promise.resolve("yes") }).hookTimeoutMs, Infinity);
+  equal(confirm({}).hookTimeoutMs, undefined);
+});
