@@ -7,11 +7,11 @@
 import type {
   AfterToolCallHook,
   BeforeToolCallHook,
+  PrepareTurnHook,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { indexTools, type LoopConfig } from "../core/loop_config.ts";
-import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
+import type { LoopConfig } from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
@@ -23,7 +23,9 @@ import {
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
+import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import type { Plugin } from "./define_plugin.ts";
+import { ToolRegistry } from "./tool_registry.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
@@ -37,6 +39,11 @@ export interface AgentOptions {
   tools?: readonly AgentTool[];
   /** Default `"parallel"`. */
   toolExecution?: ToolExecutionMode;
+  /**
+   * At most this many calls of a parallel batch run at once (default: no limit); the others
+   * wait in call order, and their timeouts count from when they start.
+   */
+  maxConcurrency?: number;
   /** Default per-call timeout in ms (120 000). */
   toolTimeoutMs?: number;
   /** How long a call's hooks may take (default: the call's timeout; `Infinity` while a person answers). */
@@ -45,6 +52,11 @@ export interface AgentOptions {
   maxResultChars?: number;
   /** Model turns per run before it ends with a clear message (50). */
   maxTurns?: number;
+  /**
+   * Runs before each model call, after the plugins' `prepareTurn`: may choose the tools
+   * active for that call and its system prompt.
+   */
+  prepareTurn?: PrepareTurnHook;
   /** Runs after every plugin's `beforeToolCall`. */
   beforeToolCall?: BeforeToolCallHook;
   /** Runs after every plugin's `verifyToolCall`: the last, block-only check. */
@@ -63,51 +75,13 @@ export interface AgentOptions {
   followUpMode?: QueueMode;
 }
 
-/** The tool tagged with its plugin: a copy for plain objects, a child object for class instances (their methods stay reachable). */
-function ownedBy(tool: AgentTool, owner: string): AgentTool {
-  const proto = Object.getPrototypeOf(tool);
-  if (proto === Object.prototype || proto === null) return { ...tool, plugin: owner };
-  // A child of the instance, with the methods the loop calls bound to the instance itself
-  // (so private fields and `this` keep working).
-  const owned: PropertyDescriptorMap = {
-    plugin: { value: owner, enumerable: true },
-    execute: { value: tool.execute.bind(tool), enumerable: true },
-  };
-  if (tool.prepareArguments) {
-    owned.prepareArguments = { value: tool.prepareArguments.bind(tool), enumerable: true };
-  }
-  return Object.create(tool, owned);
-}
-
-function collectTools(options: AgentOptions): AgentTool[] {
-  const owners = new Map<string, string>();
-  const tools: AgentTool[] = [];
-  const add = (tool: AgentTool, owner: string | undefined) => {
-    const previous = owners.get(tool.name);
-    const label = owner ? `plugin "${owner}"` : "createAgent({ tools })";
-    if (previous !== undefined) {
-      throw new Error(
-        `Cannot create agent: tool "${tool.name}" is registered twice, by ${previous} and by ${label}`,
-      );
-    }
-    const problem = invalidSchemaReason(tool.parameters);
-    if (problem !== undefined) {
-      throw new Error(
-        `Cannot create agent: tool "${tool.name}" (from ${label}) has an invalid parameter schema: ${problem}`,
-      );
-    }
-    owners.set(tool.name, label);
-    tools.push(owner && tool.plugin !== owner ? ownedBy(tool, owner) : tool);
-  };
-  for (const plugin of options.plugins ?? []) {
-    for (const tool of plugin.tools ?? []) add(tool, plugin.name);
-  }
-  for (const tool of options.tools ?? []) add(tool, undefined);
-  return tools;
-}
-
 function tagged<
-  K extends "beforeToolCall" | "verifyToolCall" | "afterToolCall" | "shouldStopAfterTurn",
+  K extends
+    | "beforeToolCall"
+    | "verifyToolCall"
+    | "afterToolCall"
+    | "shouldStopAfterTurn"
+    | "prepareTurn",
 >(
   options: AgentOptions,
   key: K,
@@ -129,7 +103,7 @@ function tagged<
  * @param options The model, plugins, tools, limits and hooks.
  * @returns The agent.
  * @throws {Error} When two plugins (or a plugin and `tools`) register the same tool name,
- * or two plugins share a name.
+ * or two plugins share a name. {RangeError} When `maxConcurrency` is not a positive integer.
  *
  * @example An agent with a tool, on the scripted model
  * ```ts
@@ -164,16 +138,25 @@ export function createAgent(options: AgentOptions): Agent {
     }
     names.add(plugin.name);
   }
-  const tools = collectTools(options);
+  const maxConcurrency = options.maxConcurrency;
+  if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
+    throw new RangeError(
+      `Cannot create agent: maxConcurrency must be a positive integer (got ${maxConcurrency})`,
+    );
+  }
+  const registry = new ToolRegistry([
+    ...plugins.map((plugin) => ({ owner: plugin.name, tools: plugin.tools ?? [] })),
+    { owner: undefined, tools: options.tools ?? [] },
+  ]);
   const listeners: AgentListener[] = [];
   for (const plugin of plugins) {
     const onEvent = plugin.onEvent;
     if (onEvent) listeners.push((event) => onEvent(event));
   }
-  return new Agent({
+  const agent = new Agent({
     systemPrompt: options.systemPrompt ?? "",
-    tools,
-    toolIndex: indexTools(tools),
+    tools: registry.tools,
+    registry,
     messages: options.messages,
     listeners,
     steeringMode: options.steeringMode,
@@ -181,11 +164,13 @@ export function createAgent(options: AgentOptions): Agent {
     config: {
       model: options.model,
       toolExecution: options.toolExecution,
+      maxConcurrency,
       toolTimeoutMs: options.toolTimeoutMs,
       hookTimeoutMs: options.hookTimeoutMs,
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,
+      prepareTurn: composePrepareTurn(tagged(options, "prepareTurn")),
       beforeToolCall: composeBeforeToolCall(tagged(options, "beforeToolCall")),
       verifyToolCall: composeVerifyToolCall(tagged(options, "verifyToolCall")),
       afterToolCall: composeAfterToolCall(tagged(options, "afterToolCall")),
@@ -208,4 +193,8 @@ export function createAgent(options: AgentOptions): Agent {
       if (errors.length > 0) throw new AggregateError(errors, "Cannot dispose agent cleanly");
     },
   });
+  for (const plugin of plugins) {
+    plugin.attach?.({ setTools: (tools) => registry.set(plugin.name, tools) });
+  }
+  return agent;
 }

@@ -7,6 +7,9 @@
 export * from "../core/mod.ts";
 export { defineTool, type Tool, TOOL_NAME_PATTERN, type ToolDefinition } from "./define_tool.ts";
 export { definePlugin, type Plugin } from "./define_plugin.ts";
+export type { PluginHost } from "./plugin_host.ts";
+export { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
+export { composePrepareTurn } from "./compose_prepare_turn.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
 export {
