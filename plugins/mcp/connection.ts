@@ -13,6 +13,7 @@ import {
   McpError,
   type Progress,
   type Tool,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import type { McpLimits, McpServerConfig } from "./options.ts";
@@ -98,6 +99,8 @@ function terminate(transport: Transport): void {
 export class McpConnection {
   /** The server's name, used in every error text. */
   readonly server: string;
+  /** Called when the server says its tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged: (() => void) | undefined;
   readonly #config: McpServerConfig;
   readonly #connectTimeoutMs: number;
   readonly #pingTimeoutMs: number;
@@ -159,6 +162,7 @@ export class McpConnection {
     // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
     // them to the console unless a handler is set.
     client.onerror = () => {};
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged?.());
     this.#starts++;
     try {
       await client.connect(transport, { timeout: this.#connectTimeoutMs });
