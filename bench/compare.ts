@@ -279,7 +279,10 @@ if (import.meta.main) {
   console.log(renderTable(result.rows));
   if (values.write) {
     const path = new URL("./RESULTS.md", import.meta.url);
-    await Deno.writeTextFile(path, renderResults(result.machine, result.rows, result.loadAfter));
+    await Deno.writeTextFile(
+      path,
+      renderResults(result.machine, result.rows, result.loadAfter, Deno.args),
+    );
     console.log(`\nWrote ${path.pathname}`);
   }
 }

@@ -107,18 +107,20 @@ export function renderTable(rows: readonly CompareRow[]): string {
  * @param machine What it ran on.
  * @param rows The measured rows.
  * @param loadAfter The 1-minute load average at the end of the run.
+ * @param args The flags `compare.ts` ran with.
  * @returns Markdown.
  */
 export function renderResults(
   machine: Machine,
   rows: readonly CompareRow[],
   loadAfter: number,
+  args: readonly string[] = ["--write"],
 ): string {
   return [
     "# Benchmark results",
     "",
     `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with ` +
-    "`deno task bench` (`deno run -A --v8-flags=--expose-gc bench/compare.ts --write`). " +
+    `\`deno run -A --v8-flags=--expose-gc bench/compare.ts ${args.join(" ")}\`. ` +
     "How to read it: [docs/bench.md](../docs/bench.md).",
     "",
     "| Machine | |",
