@@ -25,7 +25,7 @@ export interface AgentInit {
   systemPrompt: string;
   /** Every tool, plugin tools first (the agent's own when `registry` is omitted). */
   tools: readonly AgentTool[];
-  /** The tools by name (optional: built from `tools`). */
+  /** Unused, kept so existing callers still type-check: the loop indexes the tools of each turn. */
   toolIndex?: ToolIndex;
   /** The tools by owner, which `setTools` and plugins change; built from `tools` when omitted. */
   registry?: ToolRegistry;
