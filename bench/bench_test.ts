@@ -67,13 +67,27 @@ Deno.test("advantage and the 'Tack leads' column", () => {
   equal(lines[2], "| 1 | m | u | 2.00 | 6.00 (3.00×) | yes |");
   equal(lines[3], "| 2 | m | u | 2.00 | 1.00 (0.50×) | **no** |");
   equal(lines[4], "| 3 | m | u | 100 | 98.0 (0.98×) | tie (±5%) |");
+  const withFloor = renderTable([{
+    ...row(4, 8, "lower"),
+    tack: { value: 4, min: 3.5, max: 5 },
+    floor: { value: 2 },
+  }]).split("\n");
+  equal(withFloor[0], "| # | Measure | Unit | Tack | Peer | Floor (minimal loop) | Tack leads |");
+  equal(
+    withFloor[2],
+    "| 1 | m | u | 4.00 [3.50–5.00] | 8.00 (2.00×) | 2.00 (Tack at 2.00×) | yes |",
+  );
 });
 
 Deno.test("every adapter does the whole workload", async () => {
   const frameworks = await loadFrameworks();
-  deepEqual(frameworks.map((f) => f.key), ["tack", "pi", "ai", "openai-agents"]);
+  deepEqual(frameworks.map((f) => f.key), ["tack", "pi", "ai", "openai-agents", "floor"]);
   for (const framework of frameworks) {
     equal(framework.unavailable, undefined);
     checkOutcome(framework.key, 2, await framework.run!(2));
+    if (framework.loop) checkOutcome(`${framework.key} loop`, 2, await framework.loop(2));
   }
+  deepEqual(frameworks.filter((f) => f.loop).map((f) => f.key), ["tack", "pi", "floor"]);
+  // The floor comes along whatever --only says.
+  deepEqual((await loadFrameworks(["pi"])).map((f) => f.key), ["pi", "floor"]);
 });

@@ -20,6 +20,7 @@ import { externalRows } from "./external_rows.ts";
 import { describeMachine, type Machine } from "./machine.ts";
 import { canCollect, measureInterleaved, median } from "./measure.ts";
 import { measureMemory } from "./memory.ts";
+import { measureWarmup, WARMUP_RUNS, WARMUP_TURNS } from "./warmup.ts";
 import { renderResults, renderTable } from "./render_table.ts";
 import { validationRows } from "./validation_bench.ts";
 import { CALLS_PER_TURN, checkOutcome } from "./workload.ts";
@@ -39,26 +40,48 @@ const MAX_PROJECTED_RUN_MS = 60_000;
 function cellsOf(
   frameworks: readonly Framework[],
   value: (framework: Framework) => CompareCell,
-): { tack: CompareCell; others: Record<string, CompareCell> } {
+): { tack: CompareCell; others: Record<string, CompareCell>; floor?: CompareCell } {
   const others: Record<string, CompareCell> = {};
   let tack: CompareCell = { note: "not measured" };
+  let floor: CompareCell | undefined;
   for (const framework of frameworks) {
     const cell = framework.run ? value(framework) : { note: framework.unavailable };
     if (framework.key === "tack") tack = cell;
+    else if (framework.key === "floor") floor = cell;
     else others[framework.label] = cell;
   }
-  return { tack, others };
+  return floor ? { tack, others, floor } : { tack, others };
 }
 
-async function loopRows(frameworks: readonly Framework[], options: CompareOptions) {
-  const sizes = options.quick ? [200, 2_000] : [200, 2_000, 10_000];
-  const runnable = frameworks.filter((f) => f.run);
+/** How the garbage collector was handled, for the notes. */
+const GC_REGIME = canCollect
+  ? "a full GC forced before every measured run (--expose-gc), so no run pays for the last one's garbage"
+  : "GC not forced (run without --expose-gc): runs may pay for each other's garbage";
+
+/** The two API levels the loop rows compare. */
+type Level = "agent" | "loop";
+
+const LEVEL_TITLE: Record<Level, string> = {
+  agent: "agent API (Tack createAgent, pi Agent, ai, @openai/agents)",
+  loop: "loop API (Tack runLoop, pi runAgentLoop)",
+};
+
+async function loopRows(
+  all: readonly Framework[],
+  options: CompareOptions,
+  level: Level,
+): Promise<CompareRow[]> {
+  const runnerOf = (f: Framework) => (level === "agent" ? f.run : f.loop);
+  // A column only for frameworks that have this API level.
+  const frameworks = all.filter((f) => level === "agent" || f.loop || !f.run);
+  const sizes = options.quick || level === "loop" ? [200, 2_000] : [200, 2_000, 10_000];
+  const runnable = frameworks.filter((f) => runnerOf(f));
   const perCall = new Map<string, Map<number, number>>(runnable.map((f) => [f.key, new Map()]));
   const skipped = new Map<string, string>();
   const rows: CompareRow[] = [];
   // Warm-up for the JIT: a few small runs of every framework before anything is timed.
   for (let i = 0; i < (options.quick ? 1 : 3); i++) {
-    for (const f of runnable) checkOutcome(f.label, 50, await f.run!(50));
+    for (const f of runnable) checkOutcome(f.label, 50, await runnerOf(f)!(50));
   }
   for (const turns of sizes) {
     const contenders = runnable.filter((f) => {
@@ -90,7 +113,7 @@ async function loopRows(frameworks: readonly Framework[], options: CompareOption
     const times = await measureInterleaved(
       contenders.map((f) => ({
         name: f.key,
-        run: async () => checkOutcome(f.label, turns, await f.run!(turns)),
+        run: async () => checkOutcome(f.label, turns, await runnerOf(f)!(turns)),
       })),
       {
         warmup: turns >= 10_000 ? 0 : 1,
@@ -101,29 +124,39 @@ async function loopRows(frameworks: readonly Framework[], options: CompareOption
         maxRuns: 60,
       },
     );
+    const spread = new Map<string, { min: number; max: number }>();
+    const toPerCall = (ms: number) => ms * 1000 / (turns * CALLS_PER_TURN);
     for (const [key, durations] of times) {
-      perCall.get(key)!.set(turns, median(durations) * 1000 / (turns * CALLS_PER_TURN));
+      perCall.get(key)!.set(turns, toPerCall(median(durations)));
+      spread.set(key, {
+        min: toPerCall(Math.min(...durations)),
+        max: toPerCall(Math.max(...durations)),
+      });
     }
     const runsNote = [...times].map(([key, d]) => `${key} ${d.length}`).join(", ");
     rows.push({
-      measure: `loop overhead per tool call, ${
+      measure: `${LEVEL_TITLE[level]}: overhead per tool call, ${
         turns.toLocaleString("en")
       } turns × ${CALLS_PER_TURN}`,
       unit: "µs/call",
       better: "lower",
       ...cellsOf(frameworks, (f) => {
         const value = perCall.get(f.key)?.get(turns);
-        return value === undefined ? { note: skipped.get(f.key) ?? "not run" } : { value };
+        return value === undefined
+          ? { note: skipped.get(f.key) ?? "not run" }
+          : { value, ...spread.get(f.key) };
       }),
       note: `median of runs (${runsNote}) after warm-up; total time ÷ ${
         (turns * CALLS_PER_TURN).toLocaleString("en")
-      } calls`,
+      } calls; an asynchronous tool on every side; ${GC_REGIME}`,
     });
   }
   const first = sizes[0];
   for (const turns of sizes.slice(1)) {
     rows.push({
-      measure: `cost growth: per-call cost at ${turns.toLocaleString("en")} ÷ at ${first} turns`,
+      measure: `${level} API cost growth: per-call cost at ${
+        turns.toLocaleString("en")
+      } ÷ at ${first} turns`,
       unit: "×",
       better: "lower",
       ...cellsOf(frameworks, (f) => {
@@ -140,10 +173,37 @@ async function loopRows(frameworks: readonly Framework[], options: CompareOption
   return rows;
 }
 
+/** The warm-up curve: per-call cost of a fresh process's 1st, 2nd, … run, per framework. */
+async function warmupRows(frameworks: readonly Framework[]): Promise<CompareRow[]> {
+  const curves = new Map<string, number[] | string>();
+  for (const f of frameworks.filter((f) => f.run)) {
+    try {
+      curves.set(f.key, await measureWarmup(f.key));
+    } catch (error) {
+      curves.set(f.key, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return WARMUP_RUNS.map((run, i) => ({
+    measure:
+      `warm-up: run ${run} of a fresh process, agent API, ${WARMUP_TURNS} turns × ${CALLS_PER_TURN}`,
+    unit: "µs/call",
+    better: "lower" as const,
+    ...cellsOf(frameworks, (f) => {
+      const curve = curves.get(f.key);
+      return typeof curve === "string" || curve === undefined
+        ? { note: curve ?? "not run" }
+        : { value: curve[i] };
+    }),
+    note: i === 0
+      ? "a fresh process per framework (bench/warmup.ts): the JIT's warm-up as a user's first runs see it"
+      : undefined,
+  }));
+}
+
 async function memoryRows(frameworks: readonly Framework[]): Promise<CompareRow[]> {
   const peak = new Map<string, CompareCell>();
   const retained = new Map<string, CompareCell>();
-  for (const f of frameworks.filter((f) => f.run)) {
+  for (const f of frameworks.filter((f) => f.run && f.key !== "floor")) {
     try {
       const baseline = await measureMemory(f.key, 11);
       const full = await measureMemory(f.key, 10_000);
@@ -160,14 +220,14 @@ async function memoryRows(frameworks: readonly Framework[]): Promise<CompareRow[
       measure: "peak memory, 10,001-message transcript (peak RSS over a 1-turn baseline)",
       unit: "MB",
       better: "lower",
-      ...cellsOf(frameworks, (f) => peak.get(f.key)!),
+      ...cellsOf(frameworks.filter((f) => f.key !== "floor"), (f) => peak.get(f.key)!),
       note: "a fresh process per framework; VmHWM after the run minus VmHWM of a 1-turn run",
     },
     {
       measure: "transcript heap retained after GC, 10,001 messages",
       unit: "MB",
       better: "lower",
-      ...cellsOf(frameworks, (f) => retained.get(f.key)!),
+      ...cellsOf(frameworks.filter((f) => f.key !== "floor"), (f) => retained.get(f.key)!),
       note: "heapUsed after the run and a full GC, minus before it, with the transcript alive",
     },
   ];
@@ -185,7 +245,9 @@ export async function compare(
   const machine = describeMachine();
   const frameworks = await loadFrameworks(options.only);
   const rows = [
-    ...await loopRows(frameworks, options),
+    ...await warmupRows(frameworks),
+    ...await loopRows(frameworks, options, "loop"),
+    ...await loopRows(frameworks, options, "agent"),
     ...await validationRows(options.quick),
     ...(options.external ? await externalRows() : []),
     ...(options.memory ? await memoryRows(frameworks) : []),
@@ -217,7 +279,10 @@ if (import.meta.main) {
   console.log(renderTable(result.rows));
   if (values.write) {
     const path = new URL("./RESULTS.md", import.meta.url);
-    await Deno.writeTextFile(path, renderResults(result.machine, result.rows, result.loadAfter));
+    await Deno.writeTextFile(
+      path,
+      renderResults(result.machine, result.rows, result.loadAfter, Deno.args),
+    );
     console.log(`\nWrote ${path.pathname}`);
   }
 }

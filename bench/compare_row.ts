@@ -10,6 +10,10 @@
 export interface CompareCell {
   /** The median, in the row's unit; absent when the contender could not run. */
   value?: number;
+  /** The fastest run, in the row's unit (when several runs were measured). */
+  min?: number;
+  /** The slowest run, in the row's unit. */
+  max?: number;
   /** Why there is no value, or a short remark. */
   note?: string;
 }
@@ -26,6 +30,8 @@ export interface CompareRow {
   tack: CompareCell;
   /** The others, by column title (a framework, or a baseline such as `"bare openai client"`). */
   others: Record<string, CompareCell>;
+  /** The floor: a minimal loop doing the same observable work (not a contender; no "leads"). */
+  floor?: CompareCell;
   /** How it was measured (runs, sizes), and any caveat. */
   note?: string;
 }

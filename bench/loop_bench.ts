@@ -1,5 +1,6 @@
 /**
- * Loop overhead per tool call, Tack against `@mariozechner/pi-agent-core`, under
+ * Loop overhead per tool call, Tack against `@mariozechner/pi-agent-core` at both API
+ * levels (bare loop, agent) and the floor (a minimal loop doing the same work), under
  * `deno bench`: a scripted model asking for 8 parallel calls of a trivial tool per turn,
  * 200 and 2,000 turns. `deno bench` reports the time of one whole run; divide by
  * `turns × 8` for the per-call cost, or run `compare.ts`, which prints it directly along
@@ -10,8 +11,9 @@
  * @module
  */
 
-import { runPi } from "./peers/pi.ts";
-import { runTack } from "./tack.ts";
+import { runFloor } from "./floor.ts";
+import { runPi, runPiLoop } from "./peers/pi.ts";
+import { runTack, runTackLoop } from "./tack.ts";
 import { checkOutcome, type LoopRunner } from "./workload.ts";
 
 function bench(name: string, run: LoopRunner, turns: number, baseline: boolean): void {
@@ -28,6 +30,9 @@ function bench(name: string, run: LoopRunner, turns: number, baseline: boolean):
 }
 
 for (const turns of [200, 2_000]) {
-  bench("tack", runTack, turns, true);
-  bench("pi-agent-core", runPi, turns, false);
+  bench("tack runLoop", runTackLoop, turns, true);
+  bench("pi-agent-core runAgentLoop", runPiLoop, turns, false);
+  bench("tack createAgent", runTack, turns, false);
+  bench("pi-agent-core Agent", runPi, turns, false);
+  bench("floor (minimal loop)", runFloor, turns, false);
 }

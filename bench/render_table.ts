@@ -13,13 +13,22 @@ function format(value: number): string {
   return value.toFixed(2);
 }
 
-function cellText(row: CompareRow, cell: CompareCell | undefined, isTack: boolean): string {
+function cellText(
+  row: CompareRow,
+  cell: CompareCell | undefined,
+  kind: "tack" | "other" | "floor",
+): string {
   if (!cell) return "";
   if (cell.value === undefined) return cell.note ? `— (${cell.note})` : "—";
   let text = format(cell.value);
-  if (!isTack) {
+  if (cell.min !== undefined && cell.max !== undefined) {
+    text += ` [${format(cell.min)}–${format(cell.max)}]`;
+  }
+  if (kind === "other") {
     const ratio = advantage(row, cell.value);
     if (ratio !== undefined) text += ` (${format(ratio)}×)`;
+  } else if (kind === "floor" && row.tack.value !== undefined && cell.value > 0) {
+    text += ` (Tack at ${format(row.tack.value / cell.value)}×)`;
   }
   return text;
 }
@@ -47,7 +56,16 @@ export function renderTable(rows: readonly CompareRow[]): string {
   for (const row of rows) {
     for (const name of Object.keys(row.others)) if (!columns.includes(name)) columns.push(name);
   }
-  const header = ["#", "Measure", "Unit", "Tack", ...columns, "Tack leads"];
+  const hasFloor = rows.some((row) => row.floor !== undefined);
+  const header = [
+    "#",
+    "Measure",
+    "Unit",
+    "Tack",
+    ...columns,
+    ...(hasFloor ? ["Floor (minimal loop)"] : []),
+    "Tack leads",
+  ];
   const lines = [
     `| ${header.join(" | ")} |`,
     `|${header.map((_, i) => (i >= 3 && i < header.length - 1 ? "---:" : "---")).join("|")}|`,
@@ -57,8 +75,9 @@ export function renderTable(rows: readonly CompareRow[]): string {
       String(index + 1),
       row.measure,
       row.unit,
-      cellText(row, row.tack, true),
-      ...columns.map((name) => cellText(row, row.others[name], false)),
+      cellText(row, row.tack, "tack"),
+      ...columns.map((name) => cellText(row, row.others[name], "other")),
+      ...(hasFloor ? [cellText(row, row.floor, "floor")] : []),
       leads(row),
     ];
     lines.push(`| ${cells.map((c) => c.replaceAll("|", "\\|")).join(" | ")} |`);
@@ -73,8 +92,10 @@ export function renderTable(rows: readonly CompareRow[]): string {
   return [
     ...lines,
     "",
-    "Ratios in parentheses: how many times Tack's cost (or, for throughput, Tack's rate ÷ " +
-    "theirs); above 1× means Tack is ahead.",
+    "Values are medians, [min–max] of the measured runs where there were several. Ratios in " +
+    "parentheses: how many times Tack's cost (or, for throughput, Tack's rate ÷ theirs); above " +
+    "1× means Tack is ahead. The floor is a minimal loop doing the same observable work " +
+    '(bench/floor.ts); "Tack at N×" is Tack\'s cost over it.',
     "",
     ...notes,
   ].join("\n");
@@ -86,18 +107,20 @@ export function renderTable(rows: readonly CompareRow[]): string {
  * @param machine What it ran on.
  * @param rows The measured rows.
  * @param loadAfter The 1-minute load average at the end of the run.
+ * @param args The flags `compare.ts` ran with.
  * @returns Markdown.
  */
 export function renderResults(
   machine: Machine,
   rows: readonly CompareRow[],
   loadAfter: number,
+  args: readonly string[] = ["--write"],
 ): string {
   return [
     "# Benchmark results",
     "",
     `Measured ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC with ` +
-    "`deno task bench` (`deno run -A --v8-flags=--expose-gc bench/compare.ts --write`). " +
+    `\`deno run -A --v8-flags=--expose-gc bench/compare.ts ${args.join(" ")}\`. ` +
     "How to read it: [docs/bench.md](../docs/bench.md).",
     "",
     "| Machine | |",

@@ -1,11 +1,22 @@
 /**
- * Tack on the loop workload: `createAgent` + `scriptedModel`, one tool defined with
- * `defineTool` (TypeBox schema), default parallel execution, no listeners.
+ * Tack on the loop workload, at two API levels: `createAgent` (the stateful agent, as pi's
+ * `Agent`) and `runLoop` (the bare loop, as pi's `runAgentLoop`). Both use `scriptedModel`,
+ * one tool defined with `defineTool` (TypeBox schema) whose `execute` is asynchronous (it
+ * returns a promise, as pi's does), default parallel execution, no listeners.
  *
  * @module
  */
 
-import { createAgent, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import {
+  createAgent,
+  defineTool,
+  type Message,
+  runLoop,
+  scriptedModel,
+  text,
+  type Tool,
+  toolCall,
+} from "@tack/agent";
 import { Type } from "typebox";
 import {
   callsOfTurn,
@@ -17,21 +28,16 @@ import {
   TOOL_RESULT,
 } from "./workload.ts";
 
-/**
- * Runs the workload on Tack.
- *
- * @param turns Tool turns before the final answer.
- * @returns What the run did.
- */
-export const runTack: LoopRunner = async (turns: number): Promise<RunOutcome> => {
-  let executions = 0;
-  const echo = defineTool({
+function setup(turns: number) {
+  const counter = { executions: 0 };
+  const parameters = Type.Object({ value: Type.String() }, { additionalProperties: false });
+  const echo: Tool<typeof parameters> = defineTool({
     name: TOOL_NAME,
     description: TOOL_DESCRIPTION,
-    parameters: Type.Object({ value: Type.String() }, { additionalProperties: false }),
+    parameters,
     execute: () => {
-      executions++;
-      return { content: [{ type: "text", text: TOOL_RESULT }] };
+      counter.executions++;
+      return Promise.resolve({ content: [{ type: "text" as const, text: TOOL_RESULT }] });
     },
   });
   let turn = 0;
@@ -41,19 +47,51 @@ export const runTack: LoopRunner = async (turns: number): Promise<RunOutcome> =>
     return callsOfTurn(current).map((call) => toolCall(call.name, call.arguments, call.id));
   };
   const model = scriptedModel(Array.from({ length: turns + 1 }, () => step));
-  const agent = createAgent({ model, tools: [echo], maxTurns: turns + 1 });
-  await agent.prompt("go");
+  return { counter, echo, model };
+}
+
+function outcomeOf(
+  messages: readonly Message[],
+  executions: number,
+  modelTurns: number,
+): RunOutcome {
   let toolResults = 0;
-  for (const message of agent.messages) if (message.role === "toolResult") toolResults++;
-  const last = agent.messages.at(-1);
+  for (const message of messages) if (message.role === "toolResult") toolResults++;
+  const last = messages.at(-1);
   const finalText = last?.role === "assistant" && last.content[0]?.type === "text"
     ? last.content[0].text
     : "";
-  return {
-    executions,
-    modelTurns: model.requests.length,
-    toolResults,
-    finalText,
-    transcript: agent.messages,
-  };
+  return { executions, modelTurns, toolResults, finalText, transcript: messages };
+}
+
+/**
+ * Runs the workload on Tack's `createAgent`.
+ *
+ * @param turns Tool turns before the final answer.
+ * @returns What the run did.
+ */
+export const runTack: LoopRunner = async (turns: number): Promise<RunOutcome> => {
+  const { counter, echo, model } = setup(turns);
+  const agent = createAgent({ model, tools: [echo], maxTurns: turns + 1 });
+  await agent.prompt("go");
+  return outcomeOf(agent.messages, counter.executions, model.requests.length);
+};
+
+/**
+ * Runs the workload on Tack's bare `runLoop` (no `Agent`).
+ *
+ * @param turns Tool turns before the final answer.
+ * @returns What the run did.
+ */
+export const runTackLoop: LoopRunner = async (turns: number): Promise<RunOutcome> => {
+  const { counter, echo, model } = setup(turns);
+  const state = { systemPrompt: "", messages: [] as Message[], tools: [echo] };
+  await runLoop({
+    state,
+    prompts: [{ role: "user", content: "go", timestamp: Date.now() }],
+    config: { model, maxTurns: turns + 1 },
+    signal: new AbortController().signal,
+    emit: () => {},
+  });
+  return outcomeOf(state.messages, counter.executions, model.requests.length);
 };

@@ -1,7 +1,6 @@
 /**
- * Watches the running calls of one batch for their timeout and the run's abort, with one
- * abort listener per batch and one timer per distinct timeout among calls started
- * together, instead of a listener and a timer per call.
+ * Watches running calls for their timeout and the run's abort: one abort listener and one
+ * timer, armed for the earliest deadline among the calls being watched.
  *
  * @module
  */
@@ -10,23 +9,21 @@
 export type StopReason = "timeout" | "abort";
 
 interface Watcher {
-  stop: (reason: StopReason) => void;
-  group: TimerGroup | undefined;
-  /** When this call's own timeout ends (`performance.now()` time). */
+  /** When the call must stop (`performance.now()` time; `Infinity` for never). */
   deadline: number;
-}
-
-interface TimerGroup {
-  timeoutMs: number;
-  handle: ReturnType<typeof setTimeout>;
-  members: Set<Watcher>;
+  stop: (reason: StopReason) => void;
 }
 
 /**
- * The batch's watch. Calls `add` as they start; `seal` ends the group of calls that
- * started together (later calls get timers of their own); `dispose` when the batch is done.
+ * The watch of a run (or of one batch). `add` a call when it starts executing; call the
+ * function `add` returns when it settles; `dispose` when the run is done.
  *
- * @example Two calls sharing one timer
+ * The timer is armed for the earliest deadline; when it fires it stops every call past its
+ * deadline and re-arms for the next one. Calls that start together with the same timeout
+ * share one timer without any grouping: only a call whose deadline is earlier than the
+ * armed one re-arms it.
+ *
+ * @example Two calls, one timer
  * ```ts
  * import { CallWatch } from "@tack/agent";
  * import { deepEqual } from "node:assert/strict";
@@ -35,7 +32,6 @@ interface TimerGroup {
  * const stopped: string[] = [];
  * watch.add(5, (why) => stopped.push(`a:${why}`));
  * watch.add(5, (why) => stopped.push(`b:${why}`));
- * watch.seal();
  * await new Promise((resolve) => setTimeout(resolve, 20));
  * watch.dispose();
  * deepEqual(stopped, ["a:timeout", "b:timeout"]);
@@ -44,12 +40,12 @@ interface TimerGroup {
 export class CallWatch {
   readonly #signal: AbortSignal;
   readonly #watchers = new Set<Watcher>();
-  #open = new Map<number, TimerGroup>();
-  readonly #all = new Set<TimerGroup>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedFor = Infinity;
   #listening = false;
 
   /**
-   * Creates the watch of one batch.
+   * Creates a watch.
    *
    * @param signal The run's abort signal.
    */
@@ -60,7 +56,7 @@ export class CallWatch {
   /**
    * Watches one running call.
    *
-   * @param timeoutMs Its timeout (`Infinity` or 0 for none).
+   * @param timeoutMs Its timeout (`Infinity` or 0 for none), counted from now.
    * @param stop Called once, with why, if the call must stop before it settles.
    * @returns Call when the call settles, to stop watching it.
    */
@@ -69,76 +65,49 @@ export class CallWatch {
       this.#listening = true;
       this.#signal.addEventListener("abort", this.#onAbort);
     }
-    const watcher: Watcher = { stop, group: undefined, deadline: Infinity };
-    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      watcher.deadline = performance.now() + timeoutMs;
-      let group = this.#open.get(timeoutMs);
-      if (!group) {
-        group = this.#group(timeoutMs, timeoutMs);
-        this.#open.set(timeoutMs, group);
-      }
-      group.members.add(watcher);
-      watcher.group = group;
-    }
+    const deadline = timeoutMs > 0 && Number.isFinite(timeoutMs)
+      ? performance.now() + timeoutMs
+      : Infinity;
+    const watcher: Watcher = { deadline, stop };
     this.#watchers.add(watcher);
-    return () => this.#remove(watcher);
+    if (deadline < this.#armedFor) this.#arm(deadline);
+    return () => void this.#watchers.delete(watcher);
   }
 
-  /** Calls added after this get timers of their own (they did not start with the others). */
-  seal(): void {
-    if (this.#open.size > 0) this.#open = new Map();
-  }
-
-  /** Stops every timer and the abort listener. */
+  /** Stops the timer and the abort listener. */
   dispose(): void {
-    for (const group of this.#all) clearTimeout(group.handle);
-    this.#all.clear();
-    this.#open.clear();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
     this.#watchers.clear();
     if (this.#listening) this.#signal.removeEventListener("abort", this.#onAbort);
     this.#listening = false;
   }
 
-  #remove(watcher: Watcher): void {
-    this.#watchers.delete(watcher);
-    const group = watcher.group;
-    if (!group) return;
-    group.members.delete(watcher);
-    if (group.members.size === 0) {
-      clearTimeout(group.handle);
-      this.#all.delete(group);
-      if (this.#open.get(group.timeoutMs) === group) this.#open.delete(group.timeoutMs);
-    }
+  #arm(deadline: number): void {
+    clearTimeout(this.#timer);
+    this.#armedFor = deadline;
+    this.#timer = setTimeout(this.#onTimer, Math.max(0, deadline - performance.now()));
   }
 
-  #group(timeoutMs: number, delayMs: number): TimerGroup {
-    const group: TimerGroup = {
-      timeoutMs,
-      members: new Set(),
-      handle: setTimeout(() => this.#fire(group), delayMs),
-    };
-    this.#all.add(group);
-    return group;
-  }
-
-  #fire(group: TimerGroup): void {
-    this.#all.delete(group);
-    if (this.#open.get(group.timeoutMs) === group) this.#open.delete(group.timeoutMs);
-    const now = performance.now();
-    for (const watcher of [...group.members]) {
-      // A call that joined the group later than its first member still gets its full timeout.
-      const left = watcher.deadline - now;
-      if (left > 1) {
-        const own = this.#group(group.timeoutMs, left);
-        own.members.add(watcher);
-        watcher.group = own;
-      } else {
+  #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#armedFor = Infinity;
+    // Timers may fire a little early; a call within a millisecond of its deadline is due.
+    const now = performance.now() + 1;
+    let next = Infinity;
+    for (const watcher of [...this.#watchers]) {
+      if (watcher.deadline <= now) {
+        this.#watchers.delete(watcher);
         watcher.stop("timeout");
-      }
+      } else if (watcher.deadline < next) next = watcher.deadline;
     }
-  }
+    if (next < this.#armedFor) this.#arm(next);
+  };
 
   #onAbort = (): void => {
-    for (const watcher of [...this.#watchers]) watcher.stop("abort");
+    const watchers = [...this.#watchers];
+    this.#watchers.clear();
+    for (const watcher of watchers) watcher.stop("abort");
   };
 }

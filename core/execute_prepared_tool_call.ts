@@ -100,13 +100,13 @@ class CallContext implements ToolExecuteContext {
  * beyond `timeoutMs`: its signal is aborted and the caller moves on.
  *
  * A tool that answers synchronously gets its outcome back synchronously (no timer, no
- * promise); an asynchronous one is watched by `watch` (shared by the calls of a batch).
+ * promise); an asynchronous one is watched by `watch` (shared by the calls of a run).
  *
  * @param prepared The call, its tool and validated arguments.
  * @param signal The run's abort signal.
  * @param timeoutMs The call's timeout (`Infinity` or 0 for none).
  * @param emit Receives `tool_execution_update` events while the call runs.
- * @param watch The batch's watch; a private one is used when omitted.
+ * @param watch The run's watch; a private one is used when omitted.
  * @returns The result and whether it is an error; never rejects.
  *
  * @example A tool that throws

@@ -43,6 +43,8 @@ export interface ExecuteToolCallsInput {
   signal: AbortSignal;
   /** Receives the tool events. */
   emit: AgentEventSink;
+  /** The run's watch over running calls; the batch makes (and disposes) one when omitted. */
+  watch?: CallWatch;
 }
 
 /** The outcome of a batch: one result message per call, in call order. */
@@ -122,52 +124,47 @@ function settle(input: ExecuteToolCallsInput, done: Finished): Settled {
   }
 }
 
-function run(
+/**
+ * Runs one prepared call to its settled result: execute (bounded by its timeout and the
+ * run's abort), then `afterToolCall` if there is one. Never rejects.
+ */
+async function runCall(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
   watch: CallWatch,
-): MaybePromise<Finished> {
+): Promise<Settled> {
   const { tool, toolCall } = prepared;
   if (input.signal.aborted) {
-    return {
-      toolCall,
-      tool,
-      result: createErrorToolResult(abortedBeforeStartMessage(tool.name)),
-      isError: true,
-    };
+    const result = createErrorToolResult(abortedBeforeStartMessage(tool.name));
+    return settle(input, { toolCall, tool, result, isError: true });
   }
-  const { callMs } = timeoutsFor(tool, input.config);
-  const executed = executePreparedToolCall(prepared, input.signal, callMs, input.emit, watch);
-  return isPromiseLike<ExecutedToolCall>(executed)
-    ? executed.then((done) => afterRun(input, prepared, done))
-    : afterRun(input, prepared, executed);
-}
-
-function afterRun(
-  input: ExecuteToolCallsInput,
-  prepared: PreparedToolCall,
-  executed: ExecutedToolCall,
-): MaybePromise<Finished> {
-  const final = finalizeExecutedToolCall(
-    prepared,
-    executed,
-    input.assistantMessage,
-    input.context,
-    input.config.afterToolCall,
-    input.signal,
-    timeoutsFor(prepared.tool, input.config).hookMs,
-  );
-  const { toolCall, tool, args, rewrittenBy } = prepared;
-  return isPromiseLike<ExecutedToolCall>(final)
-    ? final.then((f) => ({
+  let done: Finished;
+  try {
+    const { callMs, hookMs } = timeoutsFor(tool, input.config);
+    let executed = executePreparedToolCall(prepared, input.signal, callMs, input.emit, watch);
+    if (isPromiseLike<ExecutedToolCall>(executed)) executed = await executed;
+    let final = finalizeExecutedToolCall(
+      prepared,
+      executed,
+      input.assistantMessage,
+      input.context,
+      input.config.afterToolCall,
+      input.signal,
+      hookMs,
+    );
+    if (isPromiseLike<ExecutedToolCall>(final)) final = await final;
+    done = {
       toolCall,
       tool,
-      args,
-      rewrittenBy,
-      result: f.result,
-      isError: f.isError,
-    }))
-    : { toolCall, tool, args, rewrittenBy, result: final.result, isError: final.isError };
+      args: prepared.args,
+      rewrittenBy: prepared.rewrittenBy,
+      result: final.result,
+      isError: final.isError,
+    };
+  } catch (error) {
+    done = { toolCall, tool, result: errorToToolResult(error), isError: true };
+  }
+  return settle(input, done);
 }
 
 function start(
@@ -213,75 +210,56 @@ function isSequential(input: ExecuteToolCallsInput): boolean {
   return false;
 }
 
-async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[]> {
+/**
+ * How many calls of a parallel batch may run at once.
+ *
+ * @param config The loop's config.
+ * @returns `maxConcurrency` when it is set (at least 1), else no limit.
+ */
+function concurrencyOf(config: LoopConfig): number {
+  const cap = config.maxConcurrency;
+  return cap === undefined || !(cap >= 1) ? Infinity : Math.floor(cap);
+}
+
+async function executeSequential(
+  input: ExecuteToolCallsInput,
+  watch: CallWatch,
+): Promise<Settled[]> {
   const settled: Settled[] = [];
-  const watch = new CallWatch(input.signal);
-  try {
-    for (const toolCall of input.toolCalls) {
-      let preparation = start(input, toolCall);
-      if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
-      let done: Finished;
-      if (preparation.kind === "immediate") done = preparation;
-      else {
-        const running = run(input, preparation, watch);
-        watch.seal();
-        try {
-          done = isPromiseLike<Finished>(running) ? await running : running;
-        } catch (error) {
-          done = {
-            toolCall,
-            tool: preparation.tool,
-            result: errorToToolResult(error),
-            isError: true,
-          };
-        }
-      }
-      const one = settle(input, done);
-      emitResultMessage(input, one.message);
-      settled.push(one);
-    }
-  } finally {
-    watch.dispose();
+  for (const toolCall of input.toolCalls) {
+    let preparation = start(input, toolCall);
+    if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+    const one = preparation.kind === "immediate"
+      ? settle(input, preparation)
+      : await runCall(input, preparation, watch);
+    emitResultMessage(input, one.message);
+    settled.push(one);
   }
   return settled;
 }
 
-async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]> {
-  const slots: (Settled | PreparedToolCall)[] = [];
-  for (const toolCall of input.toolCalls) {
-    let preparation = start(input, toolCall);
+async function executeParallel(
+  input: ExecuteToolCallsInput,
+  watch: CallWatch,
+): Promise<Settled[]> {
+  const settled: Settled[] = new Array(input.toolCalls.length);
+  const ready: { index: number; call: PreparedToolCall }[] = [];
+  for (let i = 0; i < input.toolCalls.length; i++) {
+    let preparation = start(input, input.toolCalls[i]);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
-    slots.push(preparation.kind === "immediate" ? settle(input, preparation) : preparation);
+    if (preparation.kind === "immediate") settled[i] = settle(input, preparation);
+    else ready.push({ index: i, call: preparation });
   }
-  const settled: Settled[] = new Array(slots.length);
-  const pending: Promise<void>[] = [];
-  const watch = new CallWatch(input.signal);
-  try {
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i];
-      if (!("kind" in slot)) {
-        settled[i] = slot;
-        continue;
-      }
-      const done = run(input, slot, watch);
-      if (isPromiseLike<Finished>(done)) {
-        pending.push(done.then(
-          (d) => void (settled[i] = settle(input, d)),
-          (error) =>
-            void (settled[i] = settle(input, {
-              toolCall: slot.toolCall,
-              tool: slot.tool,
-              result: errorToToolResult(error),
-              isError: true,
-            })),
-        ));
-      } else settled[i] = settle(input, done);
+  // Up to `maxConcurrency` lanes; each takes the next waiting call, in call order.
+  let next = 0;
+  const lane = async () => {
+    while (next < ready.length) {
+      const { index, call } = ready[next++];
+      settled[index] = await runCall(input, call, watch);
     }
-    watch.seal();
-    if (pending.length > 0) await Promise.all(pending);
-  } finally {
-    watch.dispose();
-  }
+  };
+  const lanes = Math.min(ready.length, concurrencyOf(input.config));
+  if (lanes > 0) await Promise.all(Array.from({ length: lanes }, lane));
   for (const one of settled) emitResultMessage(input, one.message);
   return settled;
 }
@@ -292,8 +270,10 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
  * declares `executionMode: "sequential"`. Pure: it writes nothing but events, and never
  * rejects.
  *
- * Parallel: calls are prepared in order, then all prepared calls run at once;
- * `tool_execution_end` comes in completion order, result messages in call order.
+ * Parallel: calls are prepared in order, then the prepared calls run at once, at most
+ * `config.maxConcurrency` at a time (the others wait in call order, and their timeouts
+ * count from when they start); `tool_execution_end` comes in completion order, result
+ * messages in call order.
  * Sequential: each call finishes before the next starts.
  *
  * @param input The message, its calls, the tools, config, signal and event sink.
@@ -325,9 +305,15 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
  * ```
  */
 export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolBatch> {
-  const settled = isSequential(input)
-    ? await executeSequential(input)
-    : await executeParallel(input);
+  const watch = input.watch ?? new CallWatch(input.signal);
+  let settled: Settled[];
+  try {
+    settled = isSequential(input)
+      ? await executeSequential(input, watch)
+      : await executeParallel(input, watch);
+  } finally {
+    if (!input.watch) watch.dispose();
+  }
   const messages: ToolResultMessage[] = new Array(settled.length);
   let terminate = settled.length > 0;
   for (let i = 0; i < settled.length; i++) {

@@ -116,6 +116,43 @@ export type AfterToolCallHook = (
   signal: AbortSignal,
 ) => AfterToolCallResult | undefined | void | Promise<AfterToolCallResult | undefined | void>;
 
+/** What `prepareTurn` sees before a model call. */
+export interface PrepareTurnContext {
+  /** The model call this prepares: 1 for the run's first. */
+  turn: number;
+  /** The system prompt for this call (as earlier `prepareTurn` hooks left it). */
+  systemPrompt: string;
+  /** The tools for this call (as earlier hooks left them; at first, all the agent's tools). */
+  tools: readonly AgentTool[];
+  /** The transcript so far. */
+  messages: readonly Message[];
+}
+
+/** What `prepareTurn` may set for one model call; omitted fields keep their value. */
+export interface PrepareTurnResult {
+  /**
+   * The tools active for this call: the model is offered exactly these, and a call to any
+   * other tool ends as `Tool <name> not found` listing these.
+   */
+  tools?: readonly AgentTool[];
+  /** The system prompt for this call (the agent's own is unchanged). */
+  systemPrompt?: string;
+  /** The cap on this turn's parallel batch (see `maxConcurrency`). */
+  maxConcurrency?: number;
+}
+
+/**
+ * Runs before each model call; may choose the active tools, the system prompt and the
+ * batch's concurrency for that call.
+ *
+ * Contract: should not throw (a throw ends the run with an assistant error message naming
+ * the hook). Bounded by `hookTimeoutMs` and the run's abort, like the tool-call hooks.
+ */
+export type PrepareTurnHook = (
+  context: PrepareTurnContext,
+  signal: AbortSignal,
+) => PrepareTurnResult | undefined | void | Promise<PrepareTurnResult | undefined | void>;
+
 /** What `shouldStopAfterTurn` sees. */
 export interface ShouldStopAfterTurnContext {
   /** The assistant message that completed the turn. */

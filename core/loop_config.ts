@@ -7,6 +7,7 @@
 import type {
   AfterToolCallHook,
   BeforeToolCallHook,
+  PrepareTurnHook,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "./hooks.ts";
@@ -27,6 +28,11 @@ export interface LoopConfig {
   model: Model;
   /** Default `"parallel"`; any called tool with `executionMode: "sequential"` overrides it. */
   toolExecution?: ToolExecutionMode;
+  /**
+   * At most this many calls of a parallel batch run at once (default: no limit). Calls past
+   * the cap wait in call order; a call's timeout counts from when it starts executing.
+   */
+  maxConcurrency?: number;
   /** Per-call timeout in ms (default 120 000); `Infinity` or 0 for none. */
   toolTimeoutMs?: number;
   /**
@@ -39,6 +45,8 @@ export interface LoopConfig {
   maxResultChars?: number;
   /** Model turns before the run ends with a clear message (default 50). */
   maxTurns?: number;
+  /** Runs before each model call; may choose that call's tools and system prompt. */
+  prepareTurn?: PrepareTurnHook;
   /** Runs after validation, before execution; may block or rewrite. */
   beforeToolCall?: BeforeToolCallHook;
   /** The last, block-only check, on the final arguments. */

@@ -25,7 +25,14 @@ export {
   AssistantMessageStream,
 } from "./assistant_message_stream.ts";
 export type { Model, ModelRequest, StreamFn, StreamOptions, ToolSpec } from "./model.ts";
-export type { JsonSchema, SchemaType, Static } from "./schema.ts";
+export type {
+  ArgumentCheck,
+  ArgumentIssue,
+  ArgumentValidator,
+  JsonSchema,
+  SchemaType,
+  Static,
+} from "./schema.ts";
 export {
   type AgentTool,
   type ToolEffect,
@@ -42,6 +49,9 @@ export type {
   BeforeToolCallContext,
   BeforeToolCallHook,
   BeforeToolCallResult,
+  PrepareTurnContext,
+  PrepareTurnHook,
+  PrepareTurnResult,
   ShouldStopAfterTurnContext,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,

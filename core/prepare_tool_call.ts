@@ -13,7 +13,7 @@ import type { MaybePromise } from "./maybe_promise.ts";
 import { boundHook } from "./bound_hook.ts";
 import { ownerLabel } from "./owner_label.ts";
 import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
-import { describeInvalidArguments, validateToolArguments } from "./validate_tool_arguments.ts";
+import { validateToolArguments } from "./validate_tool_arguments.ts";
 
 /** A call that passed every gate and may execute. */
 export interface PreparedToolCall {
@@ -160,7 +160,7 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
       );
     }
   }
-  const validated = validateToolArguments(tool.name, tool.parameters, raw);
+  const validated = validateToolArguments(tool.name, tool.parameters, raw, tool.validateArguments);
   if (!validated.ok) return immediate(toolCall, createErrorToolResult(validated.message), tool);
   if (!input.beforeToolCall && !input.verifyToolCall) {
     return { kind: "prepared", toolCall, tool, args: validated.value };
@@ -215,19 +215,18 @@ async function passHooks(
     const decision = outcome.value;
     if (decision?.block) return blocked(toolCall, tool, decision);
     if (decision?.args && decision.args !== args) {
-      const rewritten = validateToolArguments(tool.name, tool.parameters, decision.args);
       const by = decision.rewrittenBy?.length
         ? decision.rewrittenBy.map(ownerLabel).join(", ")
         : "beforeToolCall";
+      const rewritten = validateToolArguments(
+        tool.name,
+        tool.parameters,
+        decision.args,
+        tool.validateArguments,
+        ` (arguments rewritten by ${by})`,
+      );
       if (!rewritten.ok) {
-        const note = ` (arguments rewritten by ${by})`;
-        const call = immediate(
-          toolCall,
-          createErrorToolResult(
-            describeInvalidArguments(tool.name, tool.parameters, decision.args, note),
-          ),
-          tool,
-        );
+        const call = immediate(toolCall, createErrorToolResult(rewritten.message), tool);
         if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
         return call;
       }

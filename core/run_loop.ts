@@ -7,12 +7,18 @@
 
 import type { AgentEventSink } from "./agent_event.ts";
 import type { AssistantMessageEvent } from "./assistant_message_event.ts";
-import {
-  type AssistantMessageEventStream,
-  AssistantMessageStream,
-} from "./assistant_message_stream.ts";
+import { AssistantMessageStream } from "./assistant_message_stream.ts";
+import { boundHook } from "./bound_hook.ts";
+import { CallWatch } from "./call_watch.ts";
 import { executeToolCalls } from "./execute_tool_calls.ts";
-import { DEFAULT_MAX_TURNS, indexTools, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import type { AgentContext } from "./hooks.ts";
+import {
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  indexTools,
+  type LoopConfig,
+  type ToolIndex,
+} from "./loop_config.ts";
 import {
   type AssistantMessage,
   emptyUsage,
@@ -28,7 +34,7 @@ export interface LoopState {
   systemPrompt: string;
   /** The transcript; the loop appends to it. */
   messages: Message[];
-  /** The tools of the run. */
+  /** The tools of the run; read before each model call, so a change applies from the next. */
   tools: readonly AgentTool[];
 }
 
@@ -44,7 +50,7 @@ export interface RunLoopInput {
   signal: AbortSignal;
   /** Receives every event. */
   emit: AgentEventSink;
-  /** The tools indexed by name; built from `state.tools` when omitted. */
+  /** `state.tools` indexed by name; built when omitted (and again when `state.tools` changes). */
   toolIndex?: ToolIndex;
 }
 
@@ -84,50 +90,54 @@ export function maxTurnsMessage(maxTurns: number): string {
     `Send another prompt to let it go on, or raise maxTurns.`;
 }
 
-async function* eventsOf(
-  stream: AssistantMessageEventStream,
-): AsyncGenerator<AssistantMessageEvent[]> {
-  if (stream instanceof AssistantMessageStream) {
-    // Our own stream: take every buffered event at once, and wait only when it is empty.
-    while (true) {
-      const batch: AssistantMessageEvent[] = [];
-      for (let event = stream.shift(); event !== undefined; event = stream.shift()) {
-        batch.push(event);
-      }
-      if (batch.length > 0) yield batch;
-      else if (stream.ended) return;
-      else await stream.ready();
-    }
-  }
-  for await (const event of stream) yield [event];
+/** What one model call runs with: its context (tools, system prompt), tool index and config. */
+interface Turn {
+  /** The system prompt, transcript and active tools, as the model and the hooks see them. */
+  context: AgentContext;
+  /** The active tools by name. */
+  tools: ToolIndex;
+  /** The run's config, or a copy with this turn's `maxConcurrency`. */
+  config: LoopConfig;
 }
 
-async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMessage> {
-  const { state, config, signal, emit } = input;
+async function streamAssistantResponse(input: RunLoopInput, turn: Turn): Promise<AssistantMessage> {
+  const { config, signal, emit } = input;
+  const { context } = turn;
   let started = false;
   let final: AssistantMessage | undefined;
+  const take = (event: AssistantMessageEvent) => {
+    if (event.type === "done") final = event.message;
+    else if (event.type === "error") final = event.error;
+    else {
+      if (!started) {
+        started = true;
+        emit({ type: "message_start", message: event.partial });
+      }
+      if (event.type !== "start") {
+        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+      }
+    }
+  };
   try {
     const messages = config.transformContext
-      ? config.transformContext(state.messages)
-      : state.messages;
+      ? config.transformContext(context.messages)
+      : context.messages;
     const stream = await config.model.stream(
-      { systemPrompt: state.systemPrompt, messages, tools: state.tools },
+      { systemPrompt: context.systemPrompt, messages, tools: context.tools },
       { signal },
     );
-    outer: for await (const batch of eventsOf(stream)) {
-      for (const event of batch) {
-        if (event.type === "done") final = event.message;
-        else if (event.type === "error") final = event.error;
-        else {
-          if (!started) {
-            started = true;
-            emit({ type: "message_start", message: event.partial });
-          }
-          if (event.type !== "start") {
-            emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
-          }
-        }
-        if (final) break outer;
+    if (stream instanceof AssistantMessageStream) {
+      // Our own stream: take what is buffered synchronously, and wait only when it is empty.
+      while (final === undefined) {
+        const event = stream.shift();
+        if (event !== undefined) take(event);
+        else if (stream.ended) break;
+        else await stream.ready();
+      }
+    } else {
+      for await (const event of stream) {
+        take(event);
+        if (final !== undefined) break;
       }
     }
     final ??= await stream.result();
@@ -139,6 +149,56 @@ async function streamAssistantResponse(input: RunLoopInput): Promise<AssistantMe
   if (!started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });
   return final;
+}
+
+/**
+ * Builds the turn: the run's tools and prompt, or what `prepareTurn` chose for this call.
+ * Gives an assistant error message instead when the hook fails, times out or the run aborts.
+ */
+async function prepareTurn(
+  input: RunLoopInput,
+  number: number,
+  indexFor: (tools: readonly AgentTool[]) => ToolIndex,
+): Promise<Turn | { failed: AssistantMessage }> {
+  const { state, config, signal } = input;
+  const hook = config.prepareTurn;
+  if (!hook) return { context: state, tools: indexFor(state.tools), config };
+  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const outcome = await boundHook(
+    () =>
+      hook(
+        {
+          turn: number,
+          systemPrompt: state.systemPrompt,
+          tools: state.tools,
+          messages: state.messages,
+        },
+        signal,
+      ),
+    signal,
+    limit,
+  );
+  const failed = (reason: "error" | "aborted", why: string) => ({
+    failed: createAssistantErrorMessage(config, reason, `Cannot start turn ${number}: ${why}`),
+  });
+  if (outcome.kind === "abort" || signal.aborted) return failed("aborted", "the run was aborted");
+  if (outcome.kind === "timeout") {
+    return failed("error", `prepareTurn did not answer within ${limit} ms`);
+  }
+  if (outcome.kind === "error") {
+    const text = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    return failed("error", `prepareTurn failed: ${text}`);
+  }
+  const chosen = outcome.value ?? {};
+  const tools = chosen.tools ?? state.tools;
+  const systemPrompt = chosen.systemPrompt ?? state.systemPrompt;
+  return {
+    context: { systemPrompt, messages: state.messages, tools },
+    tools: indexFor(tools),
+    config: chosen.maxConcurrency === undefined
+      ? config
+      : { ...config, maxConcurrency: chosen.maxConcurrency },
+  };
 }
 
 function toolCallsOf(message: AssistantMessage): ToolCall[] {
@@ -173,8 +233,22 @@ function toolCallsOf(message: AssistantMessage): ToolCall[] {
  * ```
  */
 export async function runLoop(input: RunLoopInput): Promise<Message[]> {
+  // One watch for the run: one abort listener, one timer for the earliest call deadline.
+  const watch = new CallWatch(input.signal);
+  try {
+    return await loop(input, watch);
+  } finally {
+    watch.dispose();
+  }
+}
+
+async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
   const { state, config, signal, emit } = input;
-  const tools = input.toolIndex ?? indexTools(state.tools);
+  let indexed = { tools: state.tools, index: input.toolIndex ?? indexTools(state.tools) };
+  const indexFor = (tools: readonly AgentTool[]): ToolIndex => {
+    if (tools !== indexed.tools) indexed = { tools, index: indexTools(tools) };
+    return indexed.index;
+  };
   const maxTurns = config.maxTurns ?? DEFAULT_MAX_TURNS;
   const newMessages: Message[] = [];
   const append = (message: Message) => {
@@ -216,7 +290,13 @@ export async function runLoop(input: RunLoopInput): Promise<Message[]> {
       }
       turns++;
 
-      const message = await streamAssistantResponse(input);
+      const turn = await prepareTurn(input, turns, indexFor);
+      if ("failed" in turn) {
+        inject([turn.failed]);
+        emit({ type: "turn_end", message: turn.failed, toolResults: [] });
+        return end();
+      }
+      const message = await streamAssistantResponse(input, turn);
       append(message);
       if (message.stopReason === "error" || message.stopReason === "aborted") {
         emit({ type: "turn_end", message, toolResults: [] });
@@ -230,11 +310,12 @@ export async function runLoop(input: RunLoopInput): Promise<Message[]> {
         const batch = await executeToolCalls({
           assistantMessage: message,
           toolCalls,
-          tools,
-          context: state,
-          config,
+          tools: turn.tools,
+          context: turn.context,
+          config: turn.config,
           signal,
           emit,
+          watch,
         });
         toolResults = batch.messages;
         for (const result of toolResults) append(result);

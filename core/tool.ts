@@ -6,6 +6,7 @@
 
 import type { ImageContent, TextContent } from "./messages.ts";
 import type { ToolSpec } from "./model.ts";
+import type { ArgumentValidator } from "./schema.ts";
 
 /** How a batch of tool calls runs: all at once, or one after another. */
 export type ToolExecutionMode = "parallel" | "sequential";
@@ -55,6 +56,11 @@ export interface AgentTool<P = Record<string, unknown>, D = unknown> extends Too
   readonly plugin?: string;
   /** Shim for raw arguments, run before validation (for renamed or legacy fields). */
   readonly prepareArguments?: (raw: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Validates arguments instead of the JSON Schema check (`defineTool` sets it for a
+   * Standard Schema); `parameters` still go to the model and drive coercion.
+   */
+  readonly validateArguments?: ArgumentValidator;
   /** Runs the call. */
   execute(params: P, context: ToolExecuteContext<D>): Promise<ToolResult<D>> | ToolResult<D>;
 }

@@ -8,7 +8,7 @@
 import { Compile } from "typebox/compile";
 import { coerceValue } from "./coerce_arguments.ts";
 import { linearSchema } from "./linear_schema.ts";
-import type { JsonSchema } from "./schema.ts";
+import type { ArgumentCheck, ArgumentIssue, ArgumentValidator, JsonSchema } from "./schema.ts";
 
 type CompiledValidator = ReturnType<typeof Compile>;
 
@@ -90,15 +90,63 @@ export function describeInvalidArguments(
   }\nReceived arguments: ${JSON.stringify(args)}`;
 }
 
+function describeOwnIssue(issue: ArgumentIssue, args: unknown): string {
+  const path = issue.path.map(String).join(".");
+  const received = valueAt(args, issue.path.map((p) => `/${String(p)}`).join(""));
+  if (path === "") return `(root): ${issue.message}`; // the arguments are shown below
+  if (received === undefined) return `${path}: is required`;
+  // Most libraries already say what they received; others get it added, as for JSON Schema.
+  if (/\breceived\b/i.test(issue.message)) return `${path}: ${issue.message}`;
+  return `${path}: ${issue.message} (received ${JSON.stringify(received)})`;
+}
+
+function checkOwn(validator: ArgumentValidator, args: unknown): ArgumentCheck {
+  try {
+    return validator(args);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, issues: [{ path: [], message: `its validator threw: ${reason}` }] };
+  }
+}
+
+/** Validation with the tool's own validator: the same coercion rules, Tack's error format. */
+function validateOwn(
+  toolName: string,
+  schema: JsonSchema,
+  validator: ArgumentValidator,
+  args: unknown,
+  note: string,
+): ValidationOutcome {
+  const first = checkOwn(validator, args);
+  if (first.ok) return first;
+  let coerced: unknown = args;
+  try {
+    coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
+  } catch { /* not cloneable: report the first check */ }
+  const second = coerced === args ? first : checkOwn(validator, coerced);
+  if (second.ok) return second;
+  const lines = [...new Set(first.issues.map((issue) => describeOwnIssue(issue, args)))];
+  return {
+    ok: false,
+    message: `Invalid arguments for tool "${toolName}"${note}:\n  - ${
+      lines.join("\n  - ") || "do not match the schema"
+    }\nReceived arguments: ${JSON.stringify(args)}`,
+  };
+}
+
 /**
- * Validates tool-call arguments against a schema (TypeBox or plain JSON Schema).
- * Arguments that fit are returned as they are; others are coerced on a copy
- * (`"5"` → 5, `"true"` → true, `null` for an optional property → left out) and checked
- * again. The validator is compiled once per schema object.
+ * Validates tool-call arguments against a schema (TypeBox or plain JSON Schema), or with
+ * the tool's own validator when it has one (a Standard Schema's, set by `defineTool`).
+ * Arguments that fit are returned as they are (or as the validator parsed them); others
+ * are coerced on a copy (`"5"` → 5, `"true"` → true, `null` for an optional property →
+ * left out) following `schema`, and checked again. The JSON Schema validator is compiled
+ * once per schema object.
  *
  * @param toolName The tool's name, for the error text.
  * @param schema The tool's parameter schema.
  * @param args The arguments the model sent.
+ * @param validator The tool's own validator, if any (`AgentTool.validateArguments`).
+ * @param note Words after the tool name in the error text (e.g. who rewrote the arguments).
  * @returns `{ ok: true, value }` or `{ ok: false, message }`; it never throws for bad input.
  *
  * @example Coercing and rejecting
@@ -117,9 +165,12 @@ export function validateToolArguments(
   toolName: string,
   schema: JsonSchema,
   args: unknown,
+  validator?: ArgumentValidator,
+  note = "",
 ): ValidationOutcome {
+  if (validator) return validateOwn(toolName, schema, validator, args, note);
   try {
-    return validate(toolName, schema, args);
+    return validate(toolName, schema, args, note);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return {
@@ -157,7 +208,12 @@ export function invalidSchemaReason(schema: JsonSchema): string | undefined {
   }
 }
 
-function validate(toolName: string, schema: JsonSchema, args: unknown): ValidationOutcome {
+function validate(
+  toolName: string,
+  schema: JsonSchema,
+  args: unknown,
+  note: string,
+): ValidationOutcome {
   const validator = validatorFor(schema);
   if (validator.Check(args)) return { ok: true, value: args as Record<string, unknown> };
   let coerced: unknown;
@@ -167,5 +223,5 @@ function validate(toolName: string, schema: JsonSchema, args: unknown): Validati
     coerced = args;
   }
   if (validator.Check(coerced)) return { ok: true, value: coerced as Record<string, unknown> };
-  return { ok: false, message: describeInvalidArguments(toolName, schema, args) };
+  return { ok: false, message: describeInvalidArguments(toolName, schema, args, note) };
 }

@@ -6,10 +6,12 @@
 
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { LoopConfig, ToolIndex } from "../core/loop_config.ts";
+import type { LoopState } from "../core/run_loop.ts";
 import type { ImageContent, Message, TextContent, UserMessage } from "../core/messages.ts";
 import { isPromiseLike } from "../core/maybe_promise.ts";
 import { runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
+import { ToolRegistry } from "./tool_registry.ts";
 
 /** Receives every event. Contract: must not throw (a throw is reported and the run goes on). */
 export type AgentListener = (event: AgentEvent) => void;
@@ -21,10 +23,12 @@ export type QueueMode = "one-at-a-time" | "all";
 export interface AgentInit {
   /** The system prompt sent every turn. */
   systemPrompt: string;
-  /** Every tool, plugin tools first. */
+  /** Every tool, plugin tools first (the agent's own when `registry` is omitted). */
   tools: readonly AgentTool[];
-  /** The tools by name. */
-  toolIndex: ToolIndex;
+  /** Unused, kept so existing callers still type-check: the loop indexes the tools of each turn. */
+  toolIndex?: ToolIndex;
+  /** The tools by owner, which `setTools` and plugins change; built from `tools` when omitted. */
+  registry?: ToolRegistry;
   /** The loop's configuration (composed hooks, limits). */
   config: LoopConfig;
   /** A transcript to start from. */
@@ -80,6 +84,8 @@ export class Agent {
   #run: { controller: AbortController; done: Promise<Message[]> } | undefined;
   #init: AgentInit;
   #config: LoopConfig;
+  #registry: ToolRegistry;
+  #state: LoopState | undefined;
 
   /**
    * Builds an agent; use `createAgent` instead, which composes plugins and hooks.
@@ -90,6 +96,11 @@ export class Agent {
     this.#init = init;
     this.#messages = init.messages ? [...init.messages] : [];
     this.#listeners = init.listeners ?? [];
+    this.#registry = init.registry ?? new ToolRegistry([{ owner: undefined, tools: init.tools }]);
+    // A change applies to a run in progress from its next model call.
+    this.#registry.onChange((tools) => {
+      if (this.#state) this.#state.tools = tools;
+    });
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
     this.#config = {
@@ -106,7 +117,20 @@ export class Agent {
 
   /** The agent's tools, plugins' tools included. */
   get tools(): readonly AgentTool[] {
-    return this.#init.tools;
+    return this.#registry.tools;
+  }
+
+  /**
+   * Replaces the agent's own tools (those given to `createAgent({ tools })`; plugins keep
+   * theirs). Meant for between runs; during a run the change applies from its next model
+   * call. To choose tools per model call, use `prepareTurn`.
+   *
+   * @param tools The agent's own tools from now on.
+   * @throws {Error} When a name clashes with a plugin's tool, or a schema is invalid
+   * (nothing changes then).
+   */
+  setTools(tools: readonly AgentTool[]): void {
+    this.#registry.set(undefined, tools);
   }
 
   /** The system prompt sent with every turn. */
@@ -217,19 +241,21 @@ export class Agent {
       );
     }
     const controller = new AbortController();
+    const state: LoopState = {
+      systemPrompt: this.#init.systemPrompt,
+      messages: this.#messages,
+      tools: this.#registry.tools,
+    };
+    this.#state = state;
     const done = runLoop({
-      state: {
-        systemPrompt: this.#init.systemPrompt,
-        messages: this.#messages,
-        tools: this.#init.tools,
-      },
+      state,
       prompts,
       config: this.#config,
       signal: controller.signal,
       emit: this.#emit,
-      toolIndex: this.#init.toolIndex,
     }).finally(() => {
       this.#run = undefined;
+      this.#state = undefined;
     });
     this.#run = { controller, done };
     return done;

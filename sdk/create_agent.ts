@@ -7,11 +7,11 @@
 import type {
   AfterToolCallHook,
   BeforeToolCallHook,
+  PrepareTurnHook,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, indexTools, type LoopConfig } from "../core/loop_config.ts";
-import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig } from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
@@ -23,9 +23,11 @@ import {
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
+import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
+import { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
@@ -39,6 +41,11 @@ export interface AgentOptions {
   tools?: readonly AgentTool[];
   /** Default `"parallel"`. */
   toolExecution?: ToolExecutionMode;
+  /**
+   * At most this many calls of a parallel batch run at once (default: no limit); the others
+   * wait in call order, and their timeouts count from when they start.
+   */
+  maxConcurrency?: number;
   /** Default per-call timeout in ms (120 000). */
   toolTimeoutMs?: number;
   /** How long a call's hooks may take (default: the call's timeout; `Infinity` while a person answers). */
@@ -47,6 +54,11 @@ export interface AgentOptions {
   maxResultChars?: number;
   /** Model turns per run before it ends with a clear message (50). */
   maxTurns?: number;
+  /**
+   * Runs before each model call, after the plugins' `prepareTurn`: may choose the tools
+   * active for that call and its system prompt.
+   */
+  prepareTurn?: PrepareTurnHook;
   /** Runs after every plugin's `beforeToolCall`. */
   beforeToolCall?: BeforeToolCallHook;
   /** Runs after every plugin's `verifyToolCall`: the last, block-only check. */
@@ -70,53 +82,28 @@ export interface AgentOptions {
   trace?: AgentTracer;
 }
 
-/** The tool tagged with its plugin: a copy for plain objects, a child object for class instances (their methods stay reachable). */
-function ownedBy(tool: AgentTool, owner: string): AgentTool {
-  const proto = Object.getPrototypeOf(tool);
-  if (proto === Object.prototype || proto === null) return { ...tool, plugin: owner };
-  // A child of the instance, with the methods the loop calls bound to the instance itself
-  // (so private fields and `this` keep working).
-  const owned: PropertyDescriptorMap = {
-    plugin: { value: owner, enumerable: true },
-    execute: { value: tool.execute.bind(tool), enumerable: true },
-  };
-  if (tool.prepareArguments) {
-    owned.prepareArguments = { value: tool.prepareArguments.bind(tool), enumerable: true };
-  }
-  return Object.create(tool, owned);
-}
-
-function collectTools(options: AgentOptions): AgentTool[] {
-  const owners = new Map<string, string>();
-  const tools: AgentTool[] = [];
-  const add = (tool: AgentTool, owner: string | undefined) => {
-    const previous = owners.get(tool.name);
-    const label = owner ? `plugin "${owner}"` : "createAgent({ tools })";
-    if (previous !== undefined) {
-      throw new Error(
-        `Cannot create agent: tool "${tool.name}" is registered twice, by ${previous} and by ${label}`,
-      );
-    }
-    const problem = invalidSchemaReason(tool.parameters);
-    if (problem !== undefined) {
-      throw new Error(
-        `Cannot create agent: tool "${tool.name}" (from ${label}) has an invalid parameter schema: ${problem}`,
-      );
-    }
-    owners.set(tool.name, label);
-    tools.push(owner && tool.plugin !== owner ? ownedBy(tool, owner) : tool);
-  };
+/**
+ * What the agent makes of a plugin's tool as it is registered (now or by `setTools`): a
+ * sandboxed tool may shorten its timeout, never stretch it past the agent's; with a tracer,
+ * each `execute` is timed.
+ */
+function toolPreparer(
+  options: AgentOptions,
+): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
   const cap = options.toolTimeoutMs;
-  for (const plugin of options.plugins ?? []) {
-    for (const tool of plugin.tools ?? []) {
-      // A sandboxed tool may shorten its timeout, never stretch it past the agent's.
-      const capped = plugin.sandboxed && tool.timeoutMs !== undefined && cap !== undefined &&
-        cap > 0 && Number.isFinite(cap) && tool.timeoutMs > cap;
-      add(capped ? { ...tool, timeoutMs: cap } : tool, plugin.name);
-    }
-  }
-  for (const tool of options.tools ?? []) add(tool, undefined);
-  return tools;
+  const sandboxed = new Set(
+    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
+  );
+  const trace = options.trace;
+  const capping = sandboxed.size > 0 && cap !== undefined && cap > 0 && Number.isFinite(cap);
+  if (!capping && !trace) return undefined;
+  return (tool, owner) => {
+    const capped = capping && owner !== undefined && sandboxed.has(owner) &&
+        tool.timeoutMs !== undefined && tool.timeoutMs > cap!
+      ? { ...tool, timeoutMs: cap }
+      : tool;
+    return trace ? traceTool(capped, trace) : capped;
+  };
 }
 
 /**
@@ -129,7 +116,12 @@ function perHookBounds(options: AgentOptions): boolean {
 }
 
 function tagged<
-  K extends "beforeToolCall" | "verifyToolCall" | "afterToolCall" | "shouldStopAfterTurn",
+  K extends
+    | "beforeToolCall"
+    | "verifyToolCall"
+    | "afterToolCall"
+    | "shouldStopAfterTurn"
+    | "prepareTurn",
 >(
   options: AgentOptions,
   key: K,
@@ -158,8 +150,8 @@ function tagged<
       },
     );
   }
-  if (!options.trace || key === "shouldStopAfterTurn") return hooks;
-  const stage = key as Exclude<K, "shouldStopAfterTurn">;
+  if (!options.trace || key === "shouldStopAfterTurn" || key === "prepareTurn") return hooks;
+  const stage = key as Exclude<K, "shouldStopAfterTurn" | "prepareTurn">;
   return traceHooks(hooks as never, stage, options.trace) as typeof hooks;
 }
 
@@ -170,7 +162,7 @@ function tagged<
  * @param options The model, plugins, tools, limits and hooks.
  * @returns The agent.
  * @throws {Error} When two plugins (or a plugin and `tools`) register the same tool name,
- * or two plugins share a name.
+ * or two plugins share a name. {RangeError} When `maxConcurrency` is not a positive integer.
  *
  * @example An agent with a tool, on the scripted model
  * ```ts
@@ -211,19 +203,26 @@ export function createAgent(options: AgentOptions): Agent {
     }
     names.add(plugin.name);
   }
+  const maxConcurrency = options.maxConcurrency;
+  if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {
+    throw new RangeError(
+      `Cannot create agent: maxConcurrency must be a positive integer (got ${maxConcurrency})`,
+    );
+  }
+  const registry = new ToolRegistry([
+    ...plugins.map((plugin) => ({ owner: plugin.name, tools: plugin.tools ?? [] })),
+    { owner: undefined, tools: options.tools ?? [] },
+  ], toolPreparer(options));
   const trace = options.trace;
-  const tools = trace
-    ? collectTools(options).map((tool) => traceTool(tool, trace))
-    : collectTools(options);
   const listeners: AgentListener[] = trace ? [(event) => trace.onEvent(event)] : [];
   for (const plugin of plugins) {
     const onEvent = plugin.onEvent;
     if (onEvent) listeners.push((event) => onEvent(event));
   }
-  return new Agent({
+  const agent = new Agent({
     systemPrompt: options.systemPrompt ?? "",
-    tools,
-    toolIndex: indexTools(tools),
+    tools: registry.tools,
+    registry,
     messages: options.messages,
     listeners,
     steeringMode: options.steeringMode,
@@ -231,12 +230,14 @@ export function createAgent(options: AgentOptions): Agent {
     config: {
       model: options.model,
       toolExecution: options.toolExecution,
+      maxConcurrency,
       toolTimeoutMs: options.toolTimeoutMs,
       // Bounded one by one in the dispatcher when a plugin sets its own bound.
       hookTimeoutMs: perHookBounds(options) ? Infinity : options.hookTimeoutMs,
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,
+      prepareTurn: composePrepareTurn(tagged(options, "prepareTurn")),
       beforeToolCall: composeBeforeToolCall(tagged(options, "beforeToolCall")),
       verifyToolCall: composeVerifyToolCall(tagged(options, "verifyToolCall")),
       afterToolCall: composeAfterToolCall(tagged(options, "afterToolCall")),
@@ -259,4 +260,8 @@ export function createAgent(options: AgentOptions): Agent {
       if (errors.length > 0) throw new AggregateError(errors, "Cannot dispose agent cleanly");
     },
   });
+  for (const plugin of plugins) {
+    plugin.attach?.({ setTools: (tools) => registry.set(plugin.name, tools) });
+  }
+  return agent;
 }

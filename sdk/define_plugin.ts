@@ -8,12 +8,14 @@ import type { AgentEvent } from "../core/agent_event.ts";
 import type {
   AfterToolCallHook,
   BeforeToolCallHook,
+  PrepareTurnHook,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
 import type { AgentTool } from "../core/tool.ts";
 import type { PluginPermissions } from "./permissions.ts";
 import type { PluginLimits } from "./plugin_limits.ts";
+import type { PluginHost } from "./plugin_host.ts";
 
 /**
  * A plugin: a named bundle of tools and hooks. The name appears in every error the
@@ -56,6 +58,16 @@ export interface Plugin {
    * caps its tools' `timeoutMs` at the agent's `toolTimeoutMs`.
    */
   readonly sandboxed?: boolean;
+  /**
+   * Before each model call: may choose the tools active for that call and its system
+   * prompt (sees what the plugins before it chose).
+   */
+  readonly prepareTurn?: PrepareTurnHook;
+  /**
+   * Called once by each agent the plugin joins, with that agent's handle; keep it to
+   * replace the plugin's tools at runtime (`host.setTools(tools)`).
+   */
+  attach?(host: PluginHost): void;
   /** Sees every event of every run. Contract: must not throw. */
   readonly onEvent?: (event: AgentEvent) => void;
   /** Releases what the plugin holds (processes, connections, files). */

@@ -13,17 +13,38 @@ import type {
   ToolResult,
 } from "../core/tool.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
+import {
+  isStandardSchema,
+  standardJsonSchema,
+  type StandardOutput,
+  type StandardSchemaV1,
+  standardValidator,
+} from "./standard_schema.ts";
 
 /** The pattern tool names must match (what OpenAI-compatible APIs accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
 
+/** A tool's parameters: TypeBox, plain JSON Schema, or a Standard Schema with a JSON Schema conversion. */
+export type ToolParameters = JsonSchema | StandardSchemaV1;
+
+/**
+ * The type `execute` receives for a parameter schema: a Standard Schema's output type, or
+ * the static type of a TypeBox / JSON Schema.
+ */
+export type ParamsOf<S extends ToolParameters> = S extends StandardSchemaV1 ? StandardOutput<S>
+  : SchemaType<S>;
+
 /** What `defineTool` takes; `execute` gets `params` typed from `parameters`. */
-export interface ToolDefinition<S extends JsonSchema, D = unknown> {
+export interface ToolDefinition<S extends ToolParameters, D = unknown> {
   /** Matches {@linkcode TOOL_NAME_PATTERN}. */
   name: string;
   /** What the tool does, for the model. */
   description: string;
-  /** A TypeBox schema or a plain JSON Schema (`as const` for typed params). */
+  /**
+   * A TypeBox schema, a plain JSON Schema (`as const` for typed params), or a Standard
+   * Schema with a JSON Schema conversion (Zod 4, ArkType, Valibot through
+   * `toStandardJsonSchema`).
+   */
   parameters: S;
   /** A human-readable name for UIs. */
   label?: string;
@@ -39,17 +60,20 @@ export interface ToolDefinition<S extends JsonSchema, D = unknown> {
   prepareArguments?: (raw: Record<string, unknown>) => Record<string, unknown>;
   /** Runs a call; throw on failure. */
   execute(
-    params: SchemaType<S>,
+    params: ParamsOf<S>,
     context: ToolExecuteContext<D>,
   ): Promise<ToolResult<D>> | ToolResult<D>;
 }
 
 /** A tool made by {@linkcode defineTool}. */
-export type Tool<S extends JsonSchema = JsonSchema, D = unknown> = AgentTool<SchemaType<S>, D>;
+export type Tool<S extends ToolParameters = JsonSchema, D = unknown> = AgentTool<ParamsOf<S>, D>;
 
 /**
  * Defines a tool. The schema is compiled here, once, so a broken schema fails at
- * definition, not at the first call.
+ * definition, not at the first call. A Standard Schema (Zod 4, Valibot, ArkType) is
+ * converted to JSON Schema here (what the model is sent) and validates the arguments
+ * itself; `params` are then its output type, and invalid arguments read like any other
+ * (tool name, failing path, expectation).
  *
  * @param definition Name, description, parameter schema, options and `execute`.
  * @returns The tool, ready for `createAgent({ tools })` or a plugin's `tools`.
@@ -70,8 +94,23 @@ export type Tool<S extends JsonSchema = JsonSchema, D = unknown> = AgentTool<Sch
  * });
  * equal(weather.name, "get_weather");
  * ```
+ *
+ * @example A Zod schema
+ * ```ts
+ * import { defineTool } from "@tack/agent";
+ * import { z } from "zod";
+ * import { equal } from "node:assert/strict";
+ *
+ * const forecast = defineTool({
+ *   name: "forecast",
+ *   description: "Forecast for a city",
+ *   parameters: z.object({ city: z.string(), days: z.number().int().min(1).default(1) }),
+ *   execute: ({ city, days }) => ({ content: [{ type: "text", text: `${city}: ${days} days` }] }),
+ * });
+ * equal(forecast.validateArguments?.({ city: "Oslo" }).ok, true);
+ * ```
  */
-export function defineTool<S extends JsonSchema, D = unknown>(
+export function defineTool<S extends ToolParameters, D = unknown>(
   definition: ToolDefinition<S, D>,
 ): Tool<S, D> {
   const { name, parameters } = definition;
@@ -82,6 +121,24 @@ export function defineTool<S extends JsonSchema, D = unknown>(
   }
   if (typeof definition.execute !== "function") {
     throw new TypeError(`Cannot define tool "${name}": execute must be a function`);
+  }
+  if (isStandardSchema(parameters)) {
+    // The Standard Schema validates; its JSON Schema is what the model sees and coercion reads.
+    const jsonSchema = standardJsonSchema(parameters, name);
+    const problem = invalidSchemaReason(jsonSchema);
+    if (problem !== undefined) {
+      throw new TypeError(
+        `Cannot define tool "${name}": the JSON Schema of its ${
+          parameters["~standard"].vendor
+        } schema is not valid: ${problem}`,
+      );
+    }
+    return Object.freeze({
+      ...definition,
+      description: definition.description ?? "",
+      parameters: jsonSchema,
+      validateArguments: standardValidator(parameters),
+    }) as unknown as Tool<S, D>;
   }
   const problem = invalidSchemaReason(parameters);
   if (problem !== undefined) {

@@ -5,13 +5,34 @@
  */
 
 export * from "../core/mod.ts";
-export { defineTool, type Tool, TOOL_NAME_PATTERN, type ToolDefinition } from "./define_tool.ts";
+export {
+  defineTool,
+  type ParamsOf,
+  type Tool,
+  TOOL_NAME_PATTERN,
+  type ToolDefinition,
+  type ToolParameters,
+} from "./define_tool.ts";
+export {
+  isStandardSchema,
+  type StandardIssue,
+  standardJsonSchema,
+  type StandardOutput,
+  type StandardPathSegment,
+  type StandardProps,
+  type StandardResult,
+  type StandardSchemaV1,
+  standardValidator,
+} from "./standard_schema.ts";
 export {
   definePlugin,
   type Plugin,
   pluginNameProblem,
   RESERVED_PLUGIN_NAMES,
 } from "./define_plugin.ts";
+export type { PluginHost } from "./plugin_host.ts";
+export { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
+export { composePrepareTurn } from "./compose_prepare_turn.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
 export { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "./plugin_limits.ts";

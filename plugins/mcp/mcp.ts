@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { AgentTool, Plugin, PluginPermissions } from "@tack/agent";
+import type { AgentTool, Plugin, PluginHost, PluginPermissions } from "@tack/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
 import { INHERITED_ENV } from "./stdio_transport.ts";
@@ -21,9 +21,15 @@ export interface McpPlugin extends Plugin {
   readonly servers: ReadonlyMap<string, McpConnection>;
   /**
    * One Tack tool per exposed MCP tool, in server order, then listing order, each
-   * server's followed by its resource and prompt tools (when it advertises those).
+   * server's followed by its resource and prompt tools (when it advertises those); kept
+   * current on `notifications/tools/list_changed`.
    */
   readonly tools: readonly AgentTool<Record<string, unknown>, McpCallDetails>[];
+  /**
+   * Lists the servers' tools again and gives the new list to every agent the plugin is in
+   * (done on each `notifications/tools/list_changed`; a failed refresh keeps the old list).
+   */
+  refreshTools(): Promise<void>;
   /** Closes every connection and ends the server processes; idempotent. */
   dispose(): Promise<void>;
 }
@@ -78,10 +84,14 @@ async function listedTools(
   server: string,
   config: McpServerConfig,
   connection: McpConnection,
+  strict = true,
 ): Promise<Tool[]> {
   const listed = await connection.listTools();
   const names = new Set(listed.map((tool) => tool.name));
-  for (const name of [...(config.tools ?? []), ...Object.keys(config.effects ?? {})]) {
+  // On a refresh, a configured tool the server dropped is simply gone.
+  for (
+    const name of strict ? [...(config.tools ?? []), ...Object.keys(config.effects ?? {})] : []
+  ) {
     if (!names.has(name)) {
       throw new Error(
         `Cannot create MCP plugin: server "${server}" has no tool "${name}" (it has: ${
@@ -144,11 +154,13 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   const dispose = async (): Promise<void> => {
     await Promise.all([...connections.values()].map((connection) => connection.close()));
   };
-  const taken = new Set<string>();
-  const tools: AgentTool<Record<string, unknown>, McpCallDetails>[] = [];
-  try {
+  const build = async (strict: boolean) => {
+    const taken = new Set<string>();
+    const tools: AgentTool<Record<string, unknown>, McpCallDetails>[] = [];
     const listed = await Promise.all(
-      servers.map(([server, config]) => listedTools(server, config, connections.get(server)!)),
+      servers.map(([server, config]) =>
+        listedTools(server, config, connections.get(server)!, strict)
+      ),
     );
     const capabilities = await Promise.all(
       servers.map(([server]) => connections.get(server)!.capabilities()),
@@ -176,18 +188,44 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
         tools.push(...promptTools(connection, serverTools));
       }
     }
+    return tools;
+  };
+  let tools: AgentTool<Record<string, unknown>, McpCallDetails>[];
+  try {
+    tools = await build(true);
   } catch (error) {
     await dispose();
     throw error;
+  }
+  // Runtime tool changes: each agent's handle, and one refresh at a time.
+  const hosts: PluginHost[] = [];
+  let refreshing: Promise<void> = Promise.resolve();
+  const refreshTools = (): Promise<void> => {
+    const run = refreshing.then(async () => {
+      const next = await build(false);
+      for (const host of hosts) host.setTools(next);
+      tools = next;
+    });
+    refreshing = run.catch(() => {});
+    return run;
+  };
+  for (const connection of connections.values()) {
+    connection.onToolsChanged(() => void refreshTools().catch(() => {}));
   }
   return {
     name,
     description: `Tools of the MCP server${servers.length > 1 ? "s" : ""} ${
       servers.map(([server]) => server).join(", ")
     }`,
-    tools,
+    get tools() {
+      return tools;
+    },
     permissions: permissionsOf(servers),
     servers: connections,
+    // A change announced before a model call is applied before it.
+    prepareTurn: () => refreshing,
+    attach: (host) => void hosts.push(host),
+    refreshTools,
     dispose,
   };
 }

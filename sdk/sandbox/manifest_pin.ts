@@ -74,7 +74,7 @@ export const CHANGED_MANIFEST_REASON =
  *   handlers.onMessage({ type: "manifest", manifest: { name: "p", tools: [], hooks: ["onEvent"] } });
  *   return { send() {}, kill() {}, closed: Promise.resolve(), stderrTail: () => "" };
  * }, () => canonicalManifest({ name: "p", tools: [], hooks: [] }));
- * spawn({ onMessage: (m) => seen.push(m.type), onGarbage() {}, onExit() {} });
+ * spawn({ onMessage: (m) => seen.push(m.type), onGarbage() {}, onFault() {}, onExit() {} });
  * equal(seen[0], "fatal");
  * ```
  */

@@ -1,0 +1,64 @@
+/**
+ * Composes `prepareTurn` hooks: each, in plugin order then the agent's own, sees the
+ * tools and system prompt the hooks before it chose.
+ *
+ * @module
+ */
+
+import type { PrepareTurnHook, PrepareTurnResult } from "../core/hooks.ts";
+import { ownerLabel } from "../core/owner_label.ts";
+import type { TaggedHook } from "./compose_hooks.ts";
+
+/**
+ * Composes `prepareTurn` hooks into one. No hooks: `undefined` (the loop skips the step).
+ * A hook that throws stops the chain; the error names its plugin.
+ *
+ * @param hooks Tagged hooks, in order.
+ * @returns The composed hook, or `undefined`.
+ *
+ * @example Two hooks narrowing the tools in turn
+ * ```ts
+ * import { composePrepareTurn } from "@tack/agent";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const tool = (name: string) => ({
+ *   name, description: "", parameters: { type: "object" }, execute: () => ({ content: [] }),
+ * });
+ * const hook = composePrepareTurn([
+ *   { owner: "a", hook: ({ tools }) => ({ tools: tools.filter((t) => t.name !== "write") }) },
+ *   { owner: "b", hook: ({ tools }) => ({ tools: tools.filter((t) => t.name !== "bash") }) },
+ * ]);
+ * const chosen = await hook!({
+ *   turn: 1, systemPrompt: "", messages: [], tools: [tool("read"), tool("write"), tool("bash")],
+ * }, new AbortController().signal);
+ * deepEqual(chosen?.tools?.map((t) => t.name), ["read"]);
+ * ```
+ */
+export function composePrepareTurn(
+  hooks: readonly TaggedHook<PrepareTurnHook>[],
+): PrepareTurnHook | undefined {
+  if (hooks.length === 0) return undefined;
+  return async function prepareTurn(context, signal) {
+    let current = context;
+    const chosen: PrepareTurnResult = {};
+    for (const { owner, hook } of hooks) {
+      let answer: PrepareTurnResult | undefined | void;
+      try {
+        answer = await hook(current, signal);
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error);
+        throw new Error(`${ownerLabel(owner)}: ${text}`);
+      }
+      if (!answer) continue;
+      if (answer.tools !== undefined) chosen.tools = answer.tools;
+      if (answer.systemPrompt !== undefined) chosen.systemPrompt = answer.systemPrompt;
+      if (answer.maxConcurrency !== undefined) chosen.maxConcurrency = answer.maxConcurrency;
+      current = {
+        ...current,
+        tools: chosen.tools ?? current.tools,
+        systemPrompt: chosen.systemPrompt ?? current.systemPrompt,
+      };
+    }
+    return chosen;
+  };
+}

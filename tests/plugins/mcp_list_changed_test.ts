@@ -1,0 +1,41 @@
+import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { mcp } from "@tack/agent/plugins/mcp";
+import { deepEqual, equal } from "node:assert/strict";
+import { STDIO_SERVER } from "./mcp_fixture.ts";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
+
+const CHANGING_SERVER = {
+  ...STDIO_SERVER,
+  args: [
+    ...STDIO_SERVER.args!.slice(0, -1),
+    new URL("../fixtures/mcp/swapping_server.ts", import.meta.url).pathname,
+  ],
+};
+
+Deno.test("an MCP server that changes its tool list mid-run: the next model call sees the new list", async () => {
+  const plugin = await mcp({ name: "changing", ...CHANGING_SERVER });
+  try {
+    deepEqual(plugin.tools.map((t) => t.name), ["changing_grow"]);
+    const model = scriptedModel([
+      [toolCall("changing_grow", {}, "1")],
+      [toolCall("changing_late", {}, "2"), toolCall("changing_grow", {}, "3")],
+      [text("done")],
+    ]);
+    const agent = createAgent({ model, plugins: [plugin] });
+    const results = resultsOf(await agent.prompt("go"));
+    deepEqual(model.requests.map((r) => r.tools.map((t) => t.name)), [
+      ["changing_grow"],
+      ["changing_late"],
+      ["changing_late"],
+    ]);
+    deepEqual(results.map(textOf), [
+      "grown",
+      "late tool ran",
+      "Tool changing_grow not found. Available tools: changing_late",
+    ]);
+    deepEqual(plugin.tools.map((t) => t.name), ["changing_late"]);
+    equal(agent.tools[0].plugin, "changing");
+  } finally {
+    await plugin.dispose();
+  }
+});
