@@ -21,6 +21,7 @@ import {
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
 import {
   abortedBeforeStartMessage,
+  type DeferredToolCall,
   type PreparedToolCall,
   prepareToolCall,
   type ToolCallPreparation,
@@ -43,6 +44,8 @@ export interface ExecuteToolCallsInput {
   signal: AbortSignal;
   /** Receives the tool events. */
   emit: AgentEventSink;
+  /** Calls already decided (a resumed batch): used instead of preparing them. */
+  resolved?: ReadonlyMap<string, ToolCallPreparation>;
 }
 
 /** The outcome of a batch: one result message per call, in call order. */
@@ -51,6 +54,8 @@ export interface ToolBatch {
   messages: ToolResultMessage[];
   /** Every result asked to stop after this batch. */
   terminate: boolean;
+  /** Calls a hook deferred, in call order: they have no result message yet. */
+  deferred: DeferredToolCall[];
 }
 
 /**
@@ -75,8 +80,23 @@ interface Finished extends ExecutedToolCall {
 }
 
 interface Settled {
-  message: ToolResultMessage;
+  /** Absent for a deferred call. */
+  message?: ToolResultMessage;
   terminate: boolean;
+  deferred?: DeferredToolCall;
+}
+
+function deferCall(input: ExecuteToolCallsInput, call: DeferredToolCall): Settled {
+  const event: Extract<AgentEvent, { type: "tool_execution_deferred" }> = {
+    type: "tool_execution_deferred",
+    toolCallId: call.toolCall.id,
+    toolName: call.tool.name,
+    args: call.args,
+    reason: call.reason,
+  };
+  if (call.deferredBy !== undefined) event.deferredBy = call.deferredBy;
+  input.emit(event);
+  return { terminate: false, deferred: call };
 }
 
 function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
@@ -180,6 +200,8 @@ function start(
     toolName: toolCall.name,
     args: toolCall.arguments,
   });
+  const resolved = input.resolved?.get(toolCall.id);
+  if (resolved) return resolved;
   if (input.assistantMessage.stopReason === "length") {
     return {
       kind: "immediate",
@@ -200,7 +222,8 @@ function start(
   });
 }
 
-function emitResultMessage(input: ExecuteToolCallsInput, message: ToolResultMessage): void {
+function emitResultMessage(input: ExecuteToolCallsInput, message?: ToolResultMessage): void {
+  if (!message) return;
   input.emit({ type: "message_start", message });
   input.emit({ type: "message_end", message });
 }
@@ -220,6 +243,10 @@ async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[
     for (const toolCall of input.toolCalls) {
       let preparation = start(input, toolCall);
       if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+      if (preparation.kind === "deferred") {
+        settled.push(deferCall(input, preparation));
+        continue;
+      }
       let done: Finished;
       if (preparation.kind === "immediate") done = preparation;
       else {
@@ -251,7 +278,13 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
   for (const toolCall of input.toolCalls) {
     let preparation = start(input, toolCall);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
-    slots.push(preparation.kind === "immediate" ? settle(input, preparation) : preparation);
+    slots.push(
+      preparation.kind === "prepared"
+        ? preparation
+        : preparation.kind === "deferred"
+        ? deferCall(input, preparation)
+        : settle(input, preparation),
+    );
   }
   const settled: Settled[] = new Array(slots.length);
   const pending: Promise<void>[] = [];
@@ -294,7 +327,8 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
  *
  * Parallel: calls are prepared in order, then all prepared calls run at once;
  * `tool_execution_end` comes in completion order, result messages in call order.
- * Sequential: each call finishes before the next starts.
+ * Sequential: each call finishes before the next starts. A call a hook deferred does not
+ * run and gets no result message; it is returned in `deferred`.
  *
  * @param input The message, its calls, the tools, config, signal and event sink.
  * @returns The result messages and whether the batch asked to stop.
@@ -328,11 +362,13 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
   const settled = isSequential(input)
     ? await executeSequential(input)
     : await executeParallel(input);
-  const messages: ToolResultMessage[] = new Array(settled.length);
+  const messages: ToolResultMessage[] = [];
+  const deferred: DeferredToolCall[] = [];
   let terminate = settled.length > 0;
-  for (let i = 0; i < settled.length; i++) {
-    messages[i] = settled[i].message;
-    if (!settled[i].terminate) terminate = false;
+  for (const one of settled) {
+    if (one.message) messages.push(one.message);
+    if (one.deferred) deferred.push(one.deferred);
+    if (!one.terminate) terminate = false;
   }
-  return { messages, terminate };
+  return { messages, terminate, deferred };
 }

@@ -42,6 +42,7 @@ export type {
   BeforeToolCallContext,
   BeforeToolCallHook,
   BeforeToolCallResult,
+  DeferToolCall,
   ShouldStopAfterTurnContext,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
@@ -73,6 +74,7 @@ export {
 export { applyResultBudget, type BudgetedResult } from "./apply_result_budget.ts";
 export {
   abortedBeforeStartMessage,
+  type DeferredToolCall,
   type ImmediateToolCall,
   type PreparedToolCall,
   prepareToolCall,
@@ -104,3 +106,9 @@ export {
   runLoop,
   type RunLoopInput,
 } from "./run_loop.ts";
+export {
+  abortedWhilePendingMessage,
+  type Interruption,
+  type PendingToolCall,
+  toPendingToolCall,
+} from "./interruption.ts";
