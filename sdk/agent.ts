@@ -6,10 +6,31 @@
 
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { LoopConfig, ToolIndex } from "../core/loop_config.ts";
-import type { ImageContent, Message, TextContent, UserMessage } from "../core/messages.ts";
-import { isPromiseLike } from "../core/maybe_promise.ts";
-import { runLoop } from "../core/run_loop.ts";
+import type {
+  ImageContent,
+  Message,
+  TextContent,
+  ToolCall,
+  ToolResultMessage,
+  UserMessage,
+} from "../core/messages.ts";
+import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
+import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
+import { abortedWhilePendingMessage, type Interruption } from "../core/interruption.ts";
+import { createErrorToolResult } from "../core/create_error_tool_result.ts";
+import { abortedBeforeStartMessage, type ToolCallPreparation } from "../core/prepare_tool_call.ts";
+import { validateToolArguments } from "../core/validate_tool_arguments.ts";
+import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
+import {
+  type AgentState,
+  type Decision,
+  mayHaveCompletedMessage,
+  type PendingApproval,
+  rejectedMessage,
+  type StickyDecision,
+} from "./agent_state.ts";
+import { hashArguments } from "./hash_arguments.ts";
 
 /** Receives every event. Contract: must not throw (a throw is reported and the run goes on). */
 export type AgentListener = (event: AgentEvent) => void;
@@ -37,6 +58,8 @@ export interface AgentInit {
   followUpMode?: QueueMode;
   /** Releases plugins and the model. */
   dispose?: () => Promise<void>;
+  /** An interrupted run to go on from (`resumeAgent`). */
+  restore?: Pick<AgentState, "pending" | "completed" | "running" | "sticky">;
 }
 
 /** What `prompt`, `steer` and `followUp` take: text, or a whole user message. */
@@ -51,6 +74,26 @@ function toUserMessage(input: PromptInput): UserMessage {
 
 function reportListenerError(event: AgentEvent, error: unknown): void {
   console.error(`Tack: an event listener threw on "${event.type}":`, error);
+}
+
+function toolCallsOf(message: Message | undefined): ToolCall[] {
+  if (message?.role !== "assistant") return [];
+  return message.content.filter((block): block is ToolCall => block.type === "toolCall");
+}
+
+function errorResult(toolCall: ToolCall, text: string): ToolResultMessage {
+  return {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: createErrorToolResult(text).content,
+    isError: true,
+    timestamp: Date.now(),
+  };
+}
+
+function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
+  return isPromiseLike<T>(value) ? Promise.resolve(value).then(next) : next(value);
 }
 
 function drain(queue: UserMessage[], mode: QueueMode): UserMessage[] {
@@ -80,6 +123,14 @@ export class Agent {
   #run: { controller: AbortController; done: Promise<Message[]> } | undefined;
   #init: AgentInit;
   #config: LoopConfig;
+  /** The batch a run stopped in, waiting for decisions (or left open by a stopped process). */
+  #interrupted: Interruption | undefined;
+  #pending: PendingApproval[] = [];
+  /** Calls of the open batch that were executing when the state was taken. */
+  #running: string[] = [];
+  #sticky: StickyDecision[] = [];
+  /** The batch in flight, followed from events, so `state()` is right mid-run. */
+  #batch: { results: ToolResultMessage[]; running: Set<string> } | undefined;
 
   /**
    * Builds an agent; use `createAgent` instead, which composes plugins and hooks.
@@ -92,11 +143,208 @@ export class Agent {
     this.#listeners = init.listeners ?? [];
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
+    const { beforeToolCall: before, verifyToolCall: verify } = init.config;
     this.#config = {
       ...init.config,
+      // A sticky "always" turns a hook's defer into a pass.
+      beforeToolCall: before &&
+        ((context, signal) =>
+          then(before(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
+      verifyToolCall: verify &&
+        ((context, signal) =>
+          then(verify(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
       getSteeringMessages: () => drain(this.#steering, steeringMode),
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
     };
+    const restore = init.restore;
+    // Only a transcript ending in tool calls has an open batch to go on with.
+    if (restore && toolCallsOf(this.#messages.at(-1)).length > 0) {
+      this.#pending = structuredClone(restore.pending);
+      this.#running = [...restore.running];
+      this.#sticky = structuredClone(restore.sticky);
+      this.#interrupted = {
+        results: structuredClone(restore.completed),
+        pending: this.#pending.map(({ argsHash: _, ...call }) => call),
+      };
+    }
+  }
+
+  #unlessSticky<R extends BeforeToolCallResult | VerifyToolCallResult>(
+    toolName: string,
+    result: R | undefined | void,
+  ): R | undefined {
+    if (!result || result.block || !result.defer) return result ?? undefined;
+    const key = result.key;
+    const covered = this.#sticky.some((s) =>
+      s.toolName === toolName && (s.key === undefined || s.key === key)
+    );
+    if (!covered) return result;
+    if ("args" in result && result.args) {
+      return { args: result.args, rewrittenBy: result.rewrittenBy } as R;
+    }
+    return undefined;
+  }
+
+  /**
+   * The calls waiting for a person's decision (tool, call id, final arguments and their
+   * hash, who asks and why). Empty unless the last run stopped at a deferred call.
+   */
+  get pending(): readonly PendingApproval[] {
+    return this.#pending;
+  }
+
+  /**
+   * The run as plain JSON: the transcript, the pending calls, the open batch's finished
+   * results, the calls executing right now (if taken mid-run), the sticky decisions, and
+   * which model and tools it belongs to. `JSON.stringify` it, store it, and give it to
+   * `resumeAgent` in any process.
+   *
+   * @returns A deep copy.
+   */
+  state(): AgentState {
+    const batch = this.#run ? this.#batch : undefined;
+    return structuredClone({
+      version: 1 as const,
+      messages: [...this.#messages],
+      pending: this.#pending,
+      completed: batch ? batch.results : this.#interrupted?.results ?? [],
+      running: batch ? [...batch.running] : this.#running,
+      sticky: this.#sticky,
+      config: {
+        provider: this.#init.config.model.provider,
+        model: this.#init.config.model.id,
+        tools: this.#init.tools.map((tool) => tool.name),
+      },
+    });
+  }
+
+  /**
+   * Goes on with a run that stopped at deferred calls (or whose process stopped mid-batch):
+   * approved calls run with exactly their pending arguments, rejected ones get an error
+   * result with the person's reason, calls that were executing are reported as "may have
+   * completed" and not run again, finished calls keep their results; then the loop goes on.
+   * When nothing is open but the transcript waits for the model, it continues.
+   *
+   * @param decisions One per pending call (see `approveCall`, `rejectCall`).
+   * @returns The messages this run added.
+   * @throws {Error} (as a rejection) When a run is in progress, there is nothing to
+   * resume, a pending call has no decision, a decision names a call that is not pending,
+   * or an approval's hash does not match the pending arguments (nothing runs then, and
+   * the calls stay pending).
+   */
+  async resume(decisions: readonly Decision[] = []): Promise<Message[]> {
+    if (this.#run) throw new Error("Cannot resume: a run is in progress");
+    const last = this.#messages.at(-1);
+    const calls = toolCallsOf(last);
+    const done = new Set(this.#interrupted?.results.map((r) => r.toolCallId));
+    const open = calls.filter((call) => !done.has(call.id));
+    if (open.length === 0) {
+      if (last && last.role !== "assistant") return this.#start([], "resume");
+      throw new Error("Cannot resume: no tool call is waiting and the run had finished");
+    }
+    const byId = new Map<string, Decision>();
+    for (const decision of decisions) {
+      if (!this.#pending.some((p) => p.toolCallId === decision.toolCallId)) {
+        throw new Error(`Cannot resume: call ${decision.toolCallId} is not waiting for a decision`);
+      }
+      byId.set(decision.toolCallId, decision);
+    }
+    const resolved = new Map<string, ToolCallPreparation>();
+    const sticky: StickyDecision[] = [];
+    for (const pending of this.#pending) {
+      const decision = byId.get(pending.toolCallId);
+      const where = `call ${pending.toolCallId} (${pending.toolName})`;
+      if (!decision) throw new Error(`Cannot resume: no decision for ${where}`);
+      const toolCall = open.find((call) => call.id === pending.toolCallId);
+      if (!toolCall || toolCall.name !== pending.toolName) {
+        throw new Error(`Cannot resume: ${where} is not an open call of the last message`);
+      }
+      if (!decision.approve) {
+        resolved.set(toolCall.id, {
+          kind: "immediate",
+          toolCall,
+          result: createErrorToolResult(rejectedMessage(toolCall.name, decision.reason)),
+          isError: true,
+        });
+        continue;
+      }
+      const actual = await hashArguments(pending.args);
+      if (decision.argsHash !== actual || pending.argsHash !== actual) {
+        throw new Error(
+          `Cannot resume: the approval of ${where} is for arguments with hash ` +
+            `${decision.argsHash.slice(0, 12)}…, but the pending arguments hash to ` +
+            `${actual.slice(0, 12)}…; show the person the pending arguments and ask again`,
+        );
+      }
+      resolved.set(toolCall.id, this.#approved(toolCall, pending));
+      if (decision.always) {
+        const entry: StickyDecision = { toolName: pending.toolName };
+        if (decision.always === "key" && pending.key !== undefined) entry.key = pending.key;
+        sticky.push(entry);
+      }
+    }
+    for (const id of this.#running) {
+      const toolCall = open.find((call) => call.id === id);
+      if (toolCall && !resolved.has(id)) {
+        resolved.set(id, {
+          kind: "immediate",
+          toolCall,
+          result: createErrorToolResult(mayHaveCompletedMessage(toolCall.name)),
+          isError: true,
+        });
+      }
+    }
+    this.#sticky.push(...sticky);
+    this.#pending = [];
+    this.#running = [];
+    return this.#start([], "resume", resolved);
+  }
+
+  #approved(toolCall: ToolCall, pending: PendingApproval): ToolCallPreparation {
+    const tool = this.#init.toolIndex.get(pending.toolName);
+    if (!tool) {
+      return {
+        kind: "immediate",
+        toolCall,
+        result: createErrorToolResult(`Tool ${pending.toolName} not found`),
+        isError: true,
+      };
+    }
+    const validated = validateToolArguments(tool.name, tool.parameters, pending.args);
+    if (!validated.ok) {
+      return {
+        kind: "immediate",
+        toolCall,
+        tool,
+        result: createErrorToolResult(validated.message),
+        isError: true,
+      };
+    }
+    return { kind: "prepared", toolCall, tool, args: validated.value };
+  }
+
+  /** Closes an open batch nobody will decide: every open call gets an error result. */
+  #abandon(): void {
+    const calls = toolCallsOf(this.#messages.at(-1));
+    const results = new Map(this.#interrupted?.results.map((r) => [r.toolCallId, r]));
+    const pending = new Set(this.#pending.map((p) => p.toolCallId));
+    const running = new Set(this.#running);
+    for (const call of calls) {
+      this.#messages.push(
+        results.get(call.id) ??
+          errorResult(
+            call,
+            pending.has(call.id)
+              ? abortedWhilePendingMessage(call.name)
+              : running.has(call.id)
+              ? mayHaveCompletedMessage(call.name)
+              : abortedBeforeStartMessage(call.name),
+          ),
+      );
+    }
+    this.#interrupted = undefined;
+    this.#pending = [];
+    this.#running = [];
   }
 
   /** The whole transcript (read-only; it grows as runs append to it). */
@@ -169,9 +417,16 @@ export class Agent {
     this.#followUps.push(toUserMessage(input));
   }
 
-  /** Aborts the current run: the model stream and running tools are cancelled, no new call starts. */
+  /**
+   * Aborts the current run: the model stream and running tools are cancelled, no new call
+   * starts. With no run in progress but calls waiting for a decision, those calls get an
+   * error result (`…aborted while the call waited for approval`) and the transcript is
+   * whole again.
+   */
   abort(): void {
-    this.#run?.controller.abort(new DOMException("The run was aborted", "AbortError"));
+    if (this.#run) {
+      this.#run.controller.abort(new DOMException("The run was aborted", "AbortError"));
+    } else if (this.#interrupted || this.#running.length > 0) this.#abandon();
   }
 
   /** Resolves when no run is in progress. */
@@ -185,6 +440,9 @@ export class Agent {
     this.#messages = [];
     this.#steering = [];
     this.#followUps = [];
+    this.#interrupted = undefined;
+    this.#pending = [];
+    this.#running = [];
   }
 
   /** Aborts any run and releases the plugins' and model's processes and connections. */
@@ -194,7 +452,39 @@ export class Agent {
     await this.#init.dispose?.();
   }
 
+  #track(event: AgentEvent): void {
+    switch (event.type) {
+      case "message_end":
+        if (toolCallsOf(event.message).length > 0) {
+          this.#batch = { results: [], running: new Set() };
+        }
+        break;
+      case "tool_execution_start":
+        this.#batch?.running.add(event.toolCallId);
+        break;
+      case "tool_execution_deferred":
+        this.#batch?.running.delete(event.toolCallId);
+        break;
+      case "tool_execution_end":
+        if (this.#batch?.running.delete(event.toolCallId)) {
+          this.#batch.results.push({
+            role: "toolResult",
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+            content: event.result.content,
+            details: event.result.details,
+            isError: event.isError,
+            timestamp: Date.now(),
+          });
+        }
+        break;
+      case "turn_end":
+        this.#batch = undefined;
+    }
+  }
+
   #emit = (event: AgentEvent): void => {
+    this.#track(event);
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -208,7 +498,11 @@ export class Agent {
     }
   };
 
-  #start(prompts: Message[], verb: string): Promise<Message[]> {
+  #start(
+    prompts: Message[],
+    verb: string,
+    resume?: ReadonlyMap<string, ToolCallPreparation>,
+  ): Promise<Message[]> {
     if (this.#run) {
       return Promise.reject(
         new Error(
@@ -216,18 +510,45 @@ export class Agent {
         ),
       );
     }
+    if (!resume && (this.#pending.length > 0 || this.#interrupted || this.#running.length > 0)) {
+      const count = this.#pending.length;
+      return Promise.reject(
+        new Error(
+          `Cannot ${verb}: ${count} tool call${count === 1 ? "" : "s"} wait${
+            count === 1 ? "s" : ""
+          } for a decision; call resume(decisions) or abort() first`,
+        ),
+      );
+    }
     const controller = new AbortController();
+    const state: LoopState = {
+      systemPrompt: this.#init.systemPrompt,
+      messages: this.#messages,
+      tools: this.#init.tools,
+      interrupted: this.#interrupted,
+    };
+    this.#interrupted = undefined;
+    this.#batch = undefined;
     const done = runLoop({
-      state: {
-        systemPrompt: this.#init.systemPrompt,
-        messages: this.#messages,
-        tools: this.#init.tools,
-      },
+      state,
       prompts,
       config: this.#config,
       signal: controller.signal,
       emit: this.#emit,
       toolIndex: this.#init.toolIndex,
+      resume,
+    }).then(async (messages) => {
+      const interrupted = state.interrupted;
+      if (interrupted) {
+        this.#interrupted = interrupted;
+        this.#pending = await Promise.all(
+          interrupted.pending.map(async (call) => ({
+            ...call,
+            argsHash: await hashArguments(call.args),
+          })),
+        );
+      }
+      return messages;
     }).finally(() => {
       this.#run = undefined;
     });

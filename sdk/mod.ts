@@ -25,6 +25,19 @@ export {
 } from "./agent.ts";
 export { type AgentOptions, createAgent } from "./create_agent.ts";
 export {
+  type AgentState,
+  approveCall,
+  type ConfigIdentity,
+  type Decision,
+  mayHaveCompletedMessage,
+  type PendingApproval,
+  rejectCall,
+  rejectedMessage,
+  type StickyDecision,
+} from "./agent_state.ts";
+export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
+export { hashArguments } from "./hash_arguments.ts";
+export {
   type InspectedTool,
   inspectPlugin,
   type Isolation,
