@@ -157,11 +157,11 @@ export class Agent {
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
     };
     const restore = init.restore;
+    if (restore) this.#sticky = structuredClone(restore.sticky);
     // Only a transcript ending in tool calls has an open batch to go on with.
     if (restore && toolCallsOf(this.#messages.at(-1)).length > 0) {
       this.#pending = structuredClone(restore.pending);
       this.#running = [...restore.running];
-      this.#sticky = structuredClone(restore.sticky);
       this.#interrupted = {
         results: structuredClone(restore.completed),
         pending: this.#pending.map(({ argsHash: _, ...call }) => call),
@@ -199,11 +199,12 @@ export class Agent {
    * which model and tools it belongs to. `JSON.stringify` it, store it, and give it to
    * `resumeAgent` in any process.
    *
-   * @returns A deep copy.
+   * @returns A deep copy, JSON-clean.
    */
   state(): AgentState {
     const batch = this.#run ? this.#batch : undefined;
-    return structuredClone({
+    // Through JSON, so what you get is exactly what a store gives back.
+    return JSON.parse(JSON.stringify({
       version: 1 as const,
       messages: [...this.#messages],
       pending: this.#pending,
@@ -215,7 +216,7 @@ export class Agent {
         model: this.#init.config.model.id,
         tools: this.#init.tools.map((tool) => tool.name),
       },
-    });
+    }));
   }
 
   /**

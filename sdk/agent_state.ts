@@ -108,7 +108,7 @@ export function approveCall(pending: PendingApproval, always?: "tool" | "key"): 
  * import { rejectCall } from "@tack/agent";
  * import { equal } from "node:assert/strict";
  *
- * equal(rejectCall({ toolCallId: "c1", toolName: "rm", args: {}, reason: "", argsHash: "" }).approve, false);
+ * equal(rejectCall({ toolCallId: "c1", toolName: "rm", args: {}, reason: "" }).approve, false);
  * ```
  */
 export function rejectCall(pending: PendingToolCall, reason?: string): Decision {

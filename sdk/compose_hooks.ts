@@ -167,7 +167,7 @@ export function composeBeforeToolCall(
  * ]);
  * // deno-lint-ignore no-explicit-any
  * const verdict = await verify!({ args: {}, tool: { name: "t" } } as any, new AbortController().signal);
- * equal(verdict?.blockedBy, "confirm");
+ * equal(verdict?.block && verdict.blockedBy, "confirm");
  * ```
  */
 export function composeVerifyToolCall(
