@@ -37,6 +37,7 @@ export {
 } from "./agent_state.ts";
 export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
 export { hashArguments } from "./hash_arguments.ts";
+export * from "./run_store/mod.ts";
 export {
   type InspectedTool,
   inspectPlugin,
