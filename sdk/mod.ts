@@ -38,6 +38,7 @@ export {
 export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
 export { hashArguments } from "./hash_arguments.ts";
 export * from "./run_store/mod.ts";
+export * from "./replay/mod.ts";
 export {
   type InspectedTool,
   inspectPlugin,
