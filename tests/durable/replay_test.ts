@@ -7,6 +7,7 @@ import {
   createRecorder,
   defineTool,
   parseCassette,
+  redactSecrets,
   replayModel,
   replayTools,
   scriptedModel,
@@ -125,4 +126,27 @@ Deno.test("replay errors: past the cassette, a tool call not in it, a broken lin
     name: "SyntaxError",
     message: /^Cannot parse cassette: line 2 is not JSON/,
   });
+});
+
+Deno.test("redaction: credential-named fields at any depth, bearer tokens and sk- keys in strings", () => {
+  deepEqual(
+    redactSecrets({
+      headers: { Authorization: "Bearer abc.def", "x-api-key": "k", "content-type": "json" },
+      body: { apiKey: "k2", api_key: "k3", client_secret: "s", password: "p", access_token: "t" },
+      note: "call with Bearer xyz123 or sk-abcdefghijkl please",
+      list: [{ token: "t2" }, "plain"],
+    }),
+    {
+      headers: { Authorization: "[redacted]", "x-api-key": "[redacted]", "content-type": "json" },
+      body: {
+        apiKey: "[redacted]",
+        api_key: "[redacted]",
+        client_secret: "[redacted]",
+        password: "[redacted]",
+        access_token: "[redacted]",
+      },
+      note: "call with Bearer [redacted] or [redacted] please",
+      list: [{ token: "[redacted]" }, "plain"],
+    },
+  );
 });
