@@ -244,8 +244,10 @@ async function executeSequential(input: ExecuteToolCallsInput): Promise<Settled[
       let preparation = start(input, toolCall);
       if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
       if (preparation.kind === "deferred") {
+        // Sequential means each call finishes before the next starts: the calls after a
+        // deferred one wait with it (no result yet) and run after it on resume.
         settled.push(deferCall(input, preparation));
-        continue;
+        break;
       }
       let done: Finished;
       if (preparation.kind === "immediate") done = preparation;
@@ -328,7 +330,8 @@ async function executeParallel(input: ExecuteToolCallsInput): Promise<Settled[]>
  * Parallel: calls are prepared in order, then all prepared calls run at once;
  * `tool_execution_end` comes in completion order, result messages in call order.
  * Sequential: each call finishes before the next starts. A call a hook deferred does not
- * run and gets no result message; it is returned in `deferred`.
+ * run and gets no result message; it is returned in `deferred` (in a sequential batch the
+ * calls after it do not start either).
  *
  * @param input The message, its calls, the tools, config, signal and event sink.
  * @returns The result messages and whether the batch asked to stop.

@@ -348,3 +348,38 @@ Deno.test("resumeAgent refuses another model or missing tools, and malformed sta
       "(messages, pending, completed, running, sticky, config)",
   });
 });
+
+Deno.test("sequential batch: the calls after a deferred one wait with it and run after it, in order", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [
+    [
+      toolCall("lookup", { key: "a" }, "c1"),
+      toolCall("deploy", { target: "prod" }, "c2"),
+      toolCall("lookup", { key: "b" }, "c3"),
+    ],
+    [text("done")],
+  ]);
+  const agent = createAgent({ ...options, toolExecution: "sequential" });
+  await agent.prompt("go");
+  deepEqual(executions(log), ["lookup a"]);
+  deepEqual(agent.pending.map((p) => p.toolCallId), ["c2"]);
+  deepEqual(agent.state().completed.map((r) => r.toolCallId), ["c1"]);
+  await agent.resume([approveCall(agent.pending[0])]);
+  deepEqual(executions(log), ["lookup a", "deploy prod", "lookup b"]);
+  deepEqual(results(agent.messages).map((r) => r.toolCallId), ["c1", "c2", "c3"]);
+});
+
+Deno.test("abort while pending in a sequential batch: the calls that never started say so", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [
+    [toolCall("deploy", { target: "prod" }, "c1"), toolCall("lookup", { key: "b" }, "c2")],
+  ]);
+  const agent = createAgent({ ...options, toolExecution: "sequential" });
+  await agent.prompt("go");
+  agent.abort();
+  deepEqual(results(agent.messages).map(textOf), [
+    "Tool deploy was not run: the run was aborted while the call waited for approval",
+    "Tool lookup was not run: the run was aborted before it started",
+  ]);
+  deepEqual(executions(log), []);
+});
