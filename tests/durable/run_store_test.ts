@@ -226,3 +226,29 @@ Deno.test("decisions that do not fit (hash mismatch) send the run back to pendin
     store.close();
   }
 });
+
+Deno.test("decide queues the run with kv.enqueue: a listener with polling off receives it", async () => {
+  const dir = tempDir();
+  const store = await openRunStore(`${dir}/runs.sqlite`);
+  const controller = new AbortController();
+  const received: string[] = [];
+  let got!: () => void;
+  const arrived = new Promise<void>((resolve) => (got = resolve));
+  const listening = store.listen((id) => {
+    received.push(id);
+    got();
+  }, { signal: controller.signal, pollMs: 0 });
+  try {
+    await startRun(store, "queued", durableOptions(`${dir}/log`, deployScript()), "go");
+    await store.decide("queued", [{ toolCallId: "c2", approve: false }]);
+    // Bounded, so a lost message fails the test instead of hanging it.
+    let timer: number | undefined;
+    await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
+    deepEqual(received, ["queued"]);
+  } finally {
+    controller.abort();
+    await listening;
+    store.close();
+  }
+});
