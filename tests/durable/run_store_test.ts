@@ -242,7 +242,7 @@ Deno.test("decide queues the run with kv.enqueue: a listener with polling off re
     await startRun(store, "queued", durableOptions(`${dir}/log`, deployScript()), "go");
     await store.decide("queued", [{ toolCallId: "c2", approve: false }]);
     // Bounded, so a lost message fails the test instead of hanging it.
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
     clearTimeout(timer);
     deepEqual(received, ["queued"]);
