@@ -10,27 +10,18 @@ import type {
   ImageContent,
   Message,
   TextContent,
-  ToolCall,
   ToolResultMessage,
   UserMessage,
 } from "../core/messages.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
-import { abortedWhilePendingMessage, type Interruption } from "../core/interruption.ts";
-import { createErrorToolResult } from "../core/create_error_tool_result.ts";
-import { abortedBeforeStartMessage, type ToolCallPreparation } from "../core/prepare_tool_call.ts";
-import { validateToolArguments } from "../core/validate_tool_arguments.ts";
+import type { Interruption } from "../core/interruption.ts";
+import type { ToolCallPreparation } from "../core/prepare_tool_call.ts";
 import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
-import {
-  type AgentState,
-  type Decision,
-  mayHaveCompletedMessage,
-  type PendingApproval,
-  rejectedMessage,
-  type StickyDecision,
-} from "./agent_state.ts";
+import type { AgentState, Decision, PendingApproval, StickyDecision } from "./agent_state.ts";
 import { hashArguments } from "./hash_arguments.ts";
+import { closeBatch, resolveDecisions, toolCallsOf } from "./resolve_decisions.ts";
 
 /** Receives every event. Contract: must not throw (a throw is reported and the run goes on). */
 export type AgentListener = (event: AgentEvent) => void;
@@ -74,22 +65,6 @@ function toUserMessage(input: PromptInput): UserMessage {
 
 function reportListenerError(event: AgentEvent, error: unknown): void {
   console.error(`Tack: an event listener threw on "${event.type}":`, error);
-}
-
-function toolCallsOf(message: Message | undefined): ToolCall[] {
-  if (message?.role !== "assistant") return [];
-  return message.content.filter((block): block is ToolCall => block.type === "toolCall");
-}
-
-function errorResult(toolCall: ToolCall, text: string): ToolResultMessage {
-  return {
-    role: "toolResult",
-    toolCallId: toolCall.id,
-    toolName: toolCall.name,
-    content: createErrorToolResult(text).content,
-    isError: true,
-    timestamp: Date.now(),
-  };
 }
 
 function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
@@ -243,106 +218,24 @@ export class Agent {
       if (last && last.role !== "assistant") return this.#start([], "resume");
       throw new Error("Cannot resume: no tool call is waiting and the run had finished");
     }
-    const byId = new Map<string, Decision>();
-    for (const decision of decisions) {
-      if (!this.#pending.some((p) => p.toolCallId === decision.toolCallId)) {
-        throw new Error(`Cannot resume: call ${decision.toolCallId} is not waiting for a decision`);
-      }
-      byId.set(decision.toolCallId, decision);
-    }
-    const resolved = new Map<string, ToolCallPreparation>();
-    const sticky: StickyDecision[] = [];
-    for (const pending of this.#pending) {
-      const decision = byId.get(pending.toolCallId);
-      const where = `call ${pending.toolCallId} (${pending.toolName})`;
-      if (!decision) throw new Error(`Cannot resume: no decision for ${where}`);
-      const toolCall = open.find((call) => call.id === pending.toolCallId);
-      if (!toolCall || toolCall.name !== pending.toolName) {
-        throw new Error(`Cannot resume: ${where} is not an open call of the last message`);
-      }
-      if (!decision.approve) {
-        resolved.set(toolCall.id, {
-          kind: "immediate",
-          toolCall,
-          result: createErrorToolResult(rejectedMessage(toolCall.name, decision.reason)),
-          isError: true,
-        });
-        continue;
-      }
-      const actual = await hashArguments(pending.args);
-      if (decision.argsHash !== actual || pending.argsHash !== actual) {
-        throw new Error(
-          `Cannot resume: the approval of ${where} is for arguments with hash ` +
-            `${decision.argsHash.slice(0, 12)}…, but the pending arguments hash to ` +
-            `${actual.slice(0, 12)}…; show the person the pending arguments and ask again`,
-        );
-      }
-      resolved.set(toolCall.id, this.#approved(toolCall, pending));
-      if (decision.always) {
-        const entry: StickyDecision = { toolName: pending.toolName };
-        if (decision.always === "key" && pending.key !== undefined) entry.key = pending.key;
-        sticky.push(entry);
-      }
-    }
-    for (const id of this.#running) {
-      const toolCall = open.find((call) => call.id === id);
-      if (toolCall && !resolved.has(id)) {
-        resolved.set(id, {
-          kind: "immediate",
-          toolCall,
-          result: createErrorToolResult(mayHaveCompletedMessage(toolCall.name)),
-          isError: true,
-        });
-      }
-    }
+    const { resolved, sticky } = await resolveDecisions(
+      { open, pending: this.#pending, running: this.#running },
+      decisions,
+      this.#init.toolIndex,
+    );
     this.#sticky.push(...sticky);
     this.#pending = [];
     this.#running = [];
     return this.#start([], "resume", resolved);
   }
 
-  #approved(toolCall: ToolCall, pending: PendingApproval): ToolCallPreparation {
-    const tool = this.#init.toolIndex.get(pending.toolName);
-    if (!tool) {
-      return {
-        kind: "immediate",
-        toolCall,
-        result: createErrorToolResult(`Tool ${pending.toolName} not found`),
-        isError: true,
-      };
-    }
-    const validated = validateToolArguments(tool.name, tool.parameters, pending.args);
-    if (!validated.ok) {
-      return {
-        kind: "immediate",
-        toolCall,
-        tool,
-        result: createErrorToolResult(validated.message),
-        isError: true,
-      };
-    }
-    return { kind: "prepared", toolCall, tool, args: validated.value };
-  }
-
   /** Closes an open batch nobody will decide: every open call gets an error result. */
   #abandon(): void {
     const calls = toolCallsOf(this.#messages.at(-1));
-    const results = new Map(this.#interrupted?.results.map((r) => [r.toolCallId, r]));
-    const pending = new Set(this.#pending.map((p) => p.toolCallId));
-    const running = new Set(this.#running);
-    for (const call of calls) {
-      this.#messages.push(
-        results.get(call.id) ??
-          errorResult(
-            call,
-            pending.has(call.id)
-              ? abortedWhilePendingMessage(call.name)
-              : running.has(call.id)
-              ? mayHaveCompletedMessage(call.name)
-              : abortedBeforeStartMessage(call.name),
-          ),
-      );
-    }
+    const finished = this.#interrupted?.results ?? [];
+    this.#messages.push(
+      ...closeBatch(calls, finished, { pending: this.#pending, running: this.#running }),
+    );
     this.#interrupted = undefined;
     this.#pending = [];
     this.#running = [];
