@@ -177,7 +177,7 @@ export class Agent {
    * @returns A deep copy, JSON-clean.
    */
   state(): AgentState {
-    const batch = this.#run ? this.#batch : undefined;
+    const batch = this.#batch; // defined only while a batch is in flight
     // Through JSON, so what you get is exactly what a store gives back.
     return JSON.parse(JSON.stringify({
       version: 1 as const,
@@ -421,8 +421,11 @@ export class Agent {
       tools: this.#init.tools,
       interrupted: this.#interrupted,
     };
+    // A resumed batch is in flight from the start, with the results it already had.
+    this.#batch = resume
+      ? { results: [...(this.#interrupted?.results ?? [])], running: new Set() }
+      : undefined;
     this.#interrupted = undefined;
-    this.#batch = undefined;
     const done = runLoop({
       state,
       prompts,
@@ -445,6 +448,7 @@ export class Agent {
       return messages;
     }).finally(() => {
       this.#run = undefined;
+      this.#batch = undefined;
     });
     this.#run = { controller, done };
     return done;

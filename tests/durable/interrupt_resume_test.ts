@@ -383,3 +383,24 @@ Deno.test("abort while pending in a sequential batch: the calls that never start
   ]);
   deepEqual(executions(log), []);
 });
+
+Deno.test("a state taken while a resumed call executes keeps the batch's earlier results", async () => {
+  const log = tempLog();
+  const ref: { agent?: ReturnType<typeof createAgent>; snapshot?: AgentState } = {};
+  const options = durableOptions(log, batchScript());
+  const tools = options.tools!.map((tool) =>
+    tool.name !== "deploy" ? tool : {
+      ...tool,
+      execute: (args: Record<string, unknown>, context: Parameters<typeof tool.execute>[1]) => {
+        ref.snapshot = ref.agent!.state();
+        return tool.execute(args, context);
+      },
+    }
+  );
+  const agent = createAgent({ ...options, tools });
+  ref.agent = agent;
+  await agent.prompt("ship it");
+  await agent.resume([approveCall(agent.pending[0])]);
+  deepEqual(ref.snapshot!.completed.map((r) => r.toolCallId), ["c1", "c3"]);
+  deepEqual(ref.snapshot!.running, ["c2"]);
+});
