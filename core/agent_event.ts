@@ -39,6 +39,18 @@ export type AgentEvent =
     partialResult: ToolResult;
   }
   | {
+    /** A hook deferred the call: it waits for a person's decision (see `agent.pending`). */
+    type: "tool_execution_deferred";
+    toolCallId: string;
+    toolName: string;
+    /** The final arguments: exactly what runs if it is approved. */
+    args: Record<string, unknown>;
+    /** Why a person must decide. */
+    reason: string;
+    /** Who deferred it (a plugin's name, or `createAgent`). */
+    deferredBy?: string;
+  }
+  | {
     type: "tool_execution_end";
     toolCallId: string;
     toolName: string;

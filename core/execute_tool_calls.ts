@@ -21,6 +21,7 @@ import {
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
 import {
   abortedBeforeStartMessage,
+  type DeferredToolCall,
   type PreparedToolCall,
   prepareToolCall,
   type ToolCallPreparation,
@@ -45,6 +46,8 @@ export interface ExecuteToolCallsInput {
   emit: AgentEventSink;
   /** The run's watch over running calls; the batch makes (and disposes) one when omitted. */
   watch?: CallWatch;
+  /** Calls already decided (a resumed batch): used instead of preparing them. */
+  resolved?: ReadonlyMap<string, ToolCallPreparation>;
 }
 
 /** The outcome of a batch: one result message per call, in call order. */
@@ -53,6 +56,8 @@ export interface ToolBatch {
   messages: ToolResultMessage[];
   /** Every result asked to stop after this batch. */
   terminate: boolean;
+  /** Calls a hook deferred, in call order: they have no result message yet. */
+  deferred: DeferredToolCall[];
 }
 
 /**
@@ -77,8 +82,23 @@ interface Finished extends ExecutedToolCall {
 }
 
 interface Settled {
-  message: ToolResultMessage;
+  /** Absent for a deferred call. */
+  message?: ToolResultMessage;
   terminate: boolean;
+  deferred?: DeferredToolCall;
+}
+
+function deferCall(input: ExecuteToolCallsInput, call: DeferredToolCall): Settled {
+  const event: Extract<AgentEvent, { type: "tool_execution_deferred" }> = {
+    type: "tool_execution_deferred",
+    toolCallId: call.toolCall.id,
+    toolName: call.tool.name,
+    args: call.args,
+    reason: call.reason,
+  };
+  if (call.deferredBy !== undefined) event.deferredBy = call.deferredBy;
+  input.emit(event);
+  return { terminate: false, deferred: call };
 }
 
 function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
@@ -177,6 +197,8 @@ function start(
     toolName: toolCall.name,
     args: toolCall.arguments,
   });
+  const resolved = input.resolved?.get(toolCall.id);
+  if (resolved) return resolved;
   if (input.assistantMessage.stopReason === "length") {
     return {
       kind: "immediate",
@@ -197,7 +219,8 @@ function start(
   });
 }
 
-function emitResultMessage(input: ExecuteToolCallsInput, message: ToolResultMessage): void {
+function emitResultMessage(input: ExecuteToolCallsInput, message?: ToolResultMessage): void {
+  if (!message) return;
   input.emit({ type: "message_start", message });
   input.emit({ type: "message_end", message });
 }
@@ -229,6 +252,12 @@ async function executeSequential(
   for (const toolCall of input.toolCalls) {
     let preparation = start(input, toolCall);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+    if (preparation.kind === "deferred") {
+      // Sequential means each call finishes before the next starts: the calls after a
+      // deferred one wait with it (no result yet) and run after it on resume.
+      settled.push(deferCall(input, preparation));
+      break;
+    }
     const one = preparation.kind === "immediate"
       ? settle(input, preparation)
       : await runCall(input, preparation, watch);
@@ -248,6 +277,7 @@ async function executeParallel(
     let preparation = start(input, input.toolCalls[i]);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
     if (preparation.kind === "immediate") settled[i] = settle(input, preparation);
+    else if (preparation.kind === "deferred") settled[i] = deferCall(input, preparation);
     else ready.push({ index: i, call: preparation });
   }
   // Up to `maxConcurrency` lanes; each takes the next waiting call, in call order.
@@ -274,7 +304,9 @@ async function executeParallel(
  * `config.maxConcurrency` at a time (the others wait in call order, and their timeouts
  * count from when they start); `tool_execution_end` comes in completion order, result
  * messages in call order.
- * Sequential: each call finishes before the next starts.
+ * Sequential: each call finishes before the next starts. A call a hook deferred does not
+ * run and gets no result message; it is returned in `deferred` (in a sequential batch the
+ * calls after it do not start either).
  *
  * @param input The message, its calls, the tools, config, signal and event sink.
  * @returns The result messages and whether the batch asked to stop.
@@ -314,11 +346,13 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
   } finally {
     if (!input.watch) watch.dispose();
   }
-  const messages: ToolResultMessage[] = new Array(settled.length);
+  const messages: ToolResultMessage[] = [];
+  const deferred: DeferredToolCall[] = [];
   let terminate = settled.length > 0;
-  for (let i = 0; i < settled.length; i++) {
-    messages[i] = settled[i].message;
-    if (!settled[i].terminate) terminate = false;
+  for (const one of settled) {
+    if (one.message) messages.push(one.message);
+    if (one.deferred) deferred.push(one.deferred);
+    if (!one.terminate) terminate = false;
   }
-  return { messages, terminate };
+  return { messages, terminate, deferred };
 }

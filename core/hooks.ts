@@ -46,11 +46,41 @@ export type BeforeToolCallResult =
   }
   | {
     block?: false;
+    /** Set with `reason` to defer the call (see {@linkcode DeferToolCall}). */
+    defer?: boolean;
+    /** Why the call is deferred (only with `defer: true`). */
+    reason?: string;
+    /** Who deferred it (set by the dispatcher). */
+    deferredBy?: string;
+    /** What a sticky "always" decision covers (only with `defer: true`). */
+    key?: string;
     /** The rewritten arguments (validated again before execution). */
     args?: Record<string, unknown>;
     /** Who rewrote them, in order: plugin names, or `createAgent` (set by the dispatcher). */
     rewrittenBy?: readonly string[];
   };
+
+/**
+ * `{ defer: true, reason }`: the call waits for a person. It does not run now; the run
+ * stops once the batch's other calls finish, and the call runs (with exactly the
+ * arguments it was deferred with) only if someone approves it on resume. Later hooks
+ * still see the call and may block it; a block wins over a defer.
+ */
+export interface DeferToolCall {
+  /** Tag. */
+  defer: true;
+  /** Never a block. */
+  block?: false;
+  /** Why a person must decide (shown to them). */
+  reason?: string;
+  /**
+   * What an "always" decision covers, beyond the tool's name (e.g. a normalized command);
+   * without it, "always" covers the tool.
+   */
+  key?: string;
+  /** Who deferred (set by the hook dispatcher). */
+  deferredBy?: string;
+}
 
 /**
  * Runs after validation, before execution.
@@ -64,18 +94,18 @@ export type BeforeToolCallHook = (
   signal: AbortSignal,
 ) => BeforeToolCallResult | undefined | void | Promise<BeforeToolCallResult | undefined | void>;
 
-/** What `verifyToolCall` may return: block, or nothing. */
+/** What `verifyToolCall` may return: block, defer, or nothing. */
 export type VerifyToolCallResult = {
   block: true;
   reason?: string;
   /** Who blocked (set by the hook dispatcher). */
   blockedBy?: string;
-};
+} | DeferToolCall;
 
 /**
  * The last check before execution: runs after every `beforeToolCall` hook and after
  * rewritten arguments were validated again, on exactly the arguments `execute` will get.
- * It may only block (an approval bound to those arguments is checked here).
+ * It may only block or defer (an approval bound to those arguments is checked here).
  *
  * Contract: should not throw (a throw blocks the call). Honour the signal.
  */

@@ -49,6 +49,7 @@ export type {
   BeforeToolCallContext,
   BeforeToolCallHook,
   BeforeToolCallResult,
+  DeferToolCall,
   PrepareTurnContext,
   PrepareTurnHook,
   PrepareTurnResult,
@@ -83,6 +84,7 @@ export {
 export { applyResultBudget, type BudgetedResult } from "./apply_result_budget.ts";
 export {
   abortedBeforeStartMessage,
+  type DeferredToolCall,
   type ImmediateToolCall,
   type PreparedToolCall,
   prepareToolCall,
@@ -114,3 +116,9 @@ export {
   runLoop,
   type RunLoopInput,
 } from "./run_loop.ts";
+export {
+  abortedWhilePendingMessage,
+  type Interruption,
+  type PendingToolCall,
+  toPendingToolCall,
+} from "./interruption.ts";

@@ -6,7 +6,12 @@
  */
 
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
-import type { AgentContext, BeforeToolCallHook, VerifyToolCallHook } from "./hooks.ts";
+import type {
+  AgentContext,
+  BeforeToolCallHook,
+  DeferToolCall,
+  VerifyToolCallHook,
+} from "./hooks.ts";
 import type { AssistantMessage, ToolCall } from "./messages.ts";
 import type { AgentTool, ToolResult } from "./tool.ts";
 import type { MaybePromise } from "./maybe_promise.ts";
@@ -47,8 +52,26 @@ export interface ImmediateToolCall {
   rewrittenBy?: readonly string[];
 }
 
-/** What preparing a call gives: run it, or here is its result. */
-export type ToolCallPreparation = PreparedToolCall | ImmediateToolCall;
+/** A call a hook deferred: it waits for a person's decision and does not run now. */
+export interface DeferredToolCall {
+  /** Tag: the call waits for a decision. */
+  kind: "deferred";
+  /** The call as the model sent it. */
+  toolCall: ToolCall;
+  /** The tool that would run it. */
+  tool: AgentTool;
+  /** The final arguments (after every hook): exactly what runs if it is approved. */
+  args: Record<string, unknown>;
+  /** Why a person must decide. */
+  reason: string;
+  /** Who deferred it (a plugin's name, or `createAgent`). */
+  deferredBy?: string;
+  /** What a sticky "always" decision covers, beyond the tool's name. */
+  key?: string;
+}
+
+/** What preparing a call gives: run it, here is its result, or wait for a decision. */
+export type ToolCallPreparation = PreparedToolCall | ImmediateToolCall | DeferredToolCall;
 
 /** Everything preparation reads; nothing in it is written. */
 export interface PrepareToolCallInput {
@@ -110,7 +133,8 @@ function notFoundMessage(name: string, tools: ToolIndex): string {
  * Synchronous unless a `beforeToolCall` hook has to be awaited.
  *
  * @param input The call, the tools, the context and the hook.
- * @returns `{ kind: "prepared", args }` or `{ kind: "immediate", result }` (now, or a promise of it).
+ * @returns `{ kind: "prepared", args }`, `{ kind: "immediate", result }` or
+ * `{ kind: "deferred", args, reason }` (now, or a promise of it).
  *
  * @example An unknown tool ends at the first gate
  * ```ts
@@ -182,6 +206,24 @@ function blocked(
   return call;
 }
 
+function deferred(
+  toolCall: ToolCall,
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  deferral: DeferToolCall,
+): DeferredToolCall {
+  const call: DeferredToolCall = {
+    kind: "deferred",
+    toolCall,
+    tool,
+    args,
+    reason: deferral.reason || `Tool ${tool.name} needs a person's approval`,
+  };
+  if (deferral.deferredBy !== undefined) call.deferredBy = deferral.deferredBy;
+  if (deferral.key !== undefined) call.key = deferral.key;
+  return call;
+}
+
 async function passHooks(
   input: PrepareToolCallInput,
   tool: AgentTool,
@@ -190,6 +232,7 @@ async function passHooks(
   const { toolCall, signal } = input;
   let args = validated;
   let rewrittenBy: readonly string[] | undefined;
+  let deferral: DeferToolCall | undefined;
   const hookContext = () => ({
     assistantMessage: input.assistantMessage,
     toolCall,
@@ -214,6 +257,10 @@ async function passHooks(
     if (outcome.kind === "abort" || signal.aborted) return aborted();
     const decision = outcome.value;
     if (decision?.block) return blocked(toolCall, tool, decision);
+    if (decision?.defer) {
+      const { reason, key, deferredBy } = decision;
+      deferral = { defer: true, reason, key, deferredBy };
+    }
     if (decision?.args && decision.args !== args) {
       const by = decision.rewrittenBy?.length
         ? decision.rewrittenBy.map(ownerLabel).join(", ")
@@ -244,7 +291,9 @@ async function passHooks(
     if (outcome.kind === "abort" || signal.aborted) return aborted();
     const verdict = outcome.value;
     if (verdict?.block) return blocked(toolCall, tool, verdict);
+    if (verdict?.defer) deferral ??= verdict;
   }
+  if (deferral) return deferred(toolCall, tool, args, deferral);
   const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };
   if (rewrittenBy) prepared.rewrittenBy = rewrittenBy;
   return prepared;

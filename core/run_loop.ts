@@ -27,6 +27,13 @@ import {
   type ToolResultMessage,
 } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
+import { createErrorToolResult } from "./create_error_tool_result.ts";
+import {
+  abortedWhilePendingMessage,
+  type Interruption,
+  toPendingToolCall,
+} from "./interruption.ts";
+import type { ToolCallPreparation } from "./prepare_tool_call.ts";
 
 /** The state a run owns: the loop appends to `messages` and nothing else writes it. */
 export interface LoopState {
@@ -36,6 +43,8 @@ export interface LoopState {
   messages: Message[];
   /** The tools of the run; read before each model call, so a change applies from the next. */
   tools: readonly AgentTool[];
+  /** Set by the loop when a batch had deferred calls; the run stopped there. */
+  interrupted?: Interruption;
 }
 
 /** What {@linkcode runLoop} runs on. */
@@ -52,6 +61,13 @@ export interface RunLoopInput {
   emit: AgentEventSink;
   /** `state.tools` indexed by name; built when omitted (and again when `state.tools` changes). */
   toolIndex?: ToolIndex;
+  /**
+   * Resume the interrupted batch (`state.interrupted`, the calls of the transcript's last
+   * assistant message): its finished results are kept, the calls decided here run as
+   * given (approved: `prepared`; rejected: `immediate`), any other open call is prepared
+   * as usual; then the loop goes on.
+   */
+  resume?: ReadonlyMap<string, ToolCallPreparation>;
 }
 
 /**
@@ -207,10 +223,20 @@ function toolCallsOf(message: AssistantMessage): ToolCall[] {
   return calls;
 }
 
+function inCallOrder(
+  toolCalls: readonly ToolCall[],
+  results: ToolResultMessage[],
+): ToolResultMessage[] {
+  const order = new Map(toolCalls.map((call, i) => [call.id, i]));
+  return results.sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0));
+}
+
 /**
  * Runs the loop until the model answers without tool calls (and no follow-up is
- * queued), a turn fails, the run is aborted, `shouldStopAfterTurn` says stop, or
- * `maxTurns` is reached. Appends every new message to `state.messages` and returns them.
+ * queued), a turn fails, the run is aborted, `shouldStopAfterTurn` says stop,
+ * `maxTurns` is reached, or a hook deferred a call (then `state.interrupted` says which
+ * calls wait, once the batch's other calls finished; pass `resume` to go on). Appends
+ * every new message to `state.messages` and returns them.
  * Never rejects for model, tool or hook failures.
  *
  * @param input The state, prompts, config, abort signal and event sink.
@@ -267,15 +293,90 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     return newMessages;
   };
 
+  let pending: readonly Message[] = [];
+  // Runs the message's calls that have no result yet and ends the turn: "more" when the
+  // model should see the results, "stop" when it should not, "end" to end the run.
+  const finishTurn = async (
+    message: AssistantMessage,
+    done: ToolResultMessage[],
+    turn: Turn,
+    resolved?: ReadonlyMap<string, ToolCallPreparation>,
+  ): Promise<"more" | "stop" | "end"> => {
+    const toolCalls = toolCallsOf(message);
+    const open = toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
+    let toolResults = [...done];
+    let more = toolCalls.length > 0;
+    if (open.length > 0) {
+      const batch = await executeToolCalls({
+        assistantMessage: message,
+        toolCalls: open,
+        tools: turn.tools,
+        context: turn.context,
+        config: turn.config,
+        signal,
+        emit,
+        watch,
+        resolved,
+      });
+      toolResults = inCallOrder(toolCalls, [...done, ...batch.messages]);
+      if (batch.deferred.length > 0 && !signal.aborted) {
+        state.interrupted = {
+          results: toolResults,
+          pending: batch.deferred.map(toPendingToolCall),
+        };
+        emit({ type: "turn_end", message, toolResults });
+        return "end";
+      }
+      for (const call of batch.deferred) {
+        const result = createErrorToolResult(abortedWhilePendingMessage(call.tool.name));
+        const aborted: ToolResultMessage = {
+          role: "toolResult",
+          toolCallId: call.toolCall.id,
+          toolName: call.tool.name,
+          content: result.content,
+          isError: true,
+          timestamp: Date.now(),
+        };
+        emit({ type: "message_start", message: aborted });
+        emit({ type: "message_end", message: aborted });
+        toolResults.push(aborted);
+      }
+      toolResults = inCallOrder(toolCalls, toolResults);
+      more = !batch.terminate;
+    }
+    for (const result of toolResults) append(result);
+    emit({ type: "turn_end", message, toolResults });
+    if (signal.aborted) return "end";
+    if (
+      config.shouldStopAfterTurn &&
+      await config.shouldStopAfterTurn({ message, toolResults, context: state, newMessages })
+    ) return "end";
+    pending = config.getSteeringMessages?.() ?? [];
+    return more ? "more" : "stop";
+  };
+
   emit({ type: "agent_start" });
   emit({ type: "turn_start" });
   inject(input.prompts);
-  let pending: readonly Message[] = config.getSteeringMessages?.() ?? [];
   let firstTurn = true;
   let turns = 0;
+  let moreToolCalls = true;
+  if (input.resume) {
+    const interrupted = state.interrupted;
+    state.interrupted = undefined;
+    const message = state.messages.at(-1);
+    if (message?.role !== "assistant") {
+      throw new Error("Cannot resume: the transcript does not end with an assistant message");
+    }
+    firstTurn = false;
+    // The resumed batch may call any of the run's tools.
+    const turn = { context: state, tools: indexFor(state.tools), config };
+    const step = await finishTurn(message, interrupted?.results ?? [], turn, input.resume);
+    if (step === "end") return end();
+    moreToolCalls = step === "more";
+  } else pending = config.getSteeringMessages?.() ?? [];
 
   while (true) {
-    let moreToolCalls = true;
     while (moreToolCalls || pending.length > 0) {
       if (!firstTurn) emit({ type: "turn_start" });
       firstTurn = false;
@@ -303,31 +404,9 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         return end();
       }
 
-      const toolCalls = toolCallsOf(message);
-      let toolResults: ToolResultMessage[] = [];
-      moreToolCalls = false;
-      if (toolCalls.length > 0) {
-        const batch = await executeToolCalls({
-          assistantMessage: message,
-          toolCalls,
-          tools: turn.tools,
-          context: turn.context,
-          config: turn.config,
-          signal,
-          emit,
-          watch,
-        });
-        toolResults = batch.messages;
-        for (const result of toolResults) append(result);
-        moreToolCalls = !batch.terminate;
-      }
-      emit({ type: "turn_end", message, toolResults });
-      if (signal.aborted) return end();
-      if (
-        config.shouldStopAfterTurn &&
-        await config.shouldStopAfterTurn({ message, toolResults, context: state, newMessages })
-      ) return end();
-      pending = config.getSteeringMessages?.() ?? [];
+      const step = await finishTurn(message, [], turn);
+      if (step === "end") return end();
+      moreToolCalls = step === "more";
     }
     const followUps = config.getFollowUpMessages?.() ?? [];
     if (followUps.length === 0) return end();

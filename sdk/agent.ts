@@ -5,12 +5,23 @@
  */
 
 import type { AgentEvent } from "../core/agent_event.ts";
-import type { LoopConfig, ToolIndex } from "../core/loop_config.ts";
-import type { LoopState } from "../core/run_loop.ts";
-import type { ImageContent, Message, TextContent, UserMessage } from "../core/messages.ts";
-import { isPromiseLike } from "../core/maybe_promise.ts";
-import { runLoop } from "../core/run_loop.ts";
+import { indexTools, type LoopConfig, type ToolIndex } from "../core/loop_config.ts";
+import type {
+  ImageContent,
+  Message,
+  TextContent,
+  ToolResultMessage,
+  UserMessage,
+} from "../core/messages.ts";
+import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
+import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
+import type { Interruption } from "../core/interruption.ts";
+import type { ToolCallPreparation } from "../core/prepare_tool_call.ts";
+import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
+import type { AgentState, Decision, PendingApproval, StickyDecision } from "./agent_state.ts";
+import { hashArguments } from "./hash_arguments.ts";
+import { closeBatch, resolveDecisions, toolCallsOf } from "./resolve_decisions.ts";
 import { ToolRegistry } from "./tool_registry.ts";
 
 /** Receives every event. Contract: must not throw (a throw is reported and the run goes on). */
@@ -41,6 +52,8 @@ export interface AgentInit {
   followUpMode?: QueueMode;
   /** Releases plugins and the model. */
   dispose?: () => Promise<void>;
+  /** An interrupted run to go on from (`resumeAgent`). */
+  restore?: Pick<AgentState, "pending" | "completed" | "running" | "sticky">;
 }
 
 /** What `prompt`, `steer` and `followUp` take: text, or a whole user message. */
@@ -55,6 +68,10 @@ function toUserMessage(input: PromptInput): UserMessage {
 
 function reportListenerError(event: AgentEvent, error: unknown): void {
   console.error(`Tack: an event listener threw on "${event.type}":`, error);
+}
+
+function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
+  return isPromiseLike<T>(value) ? Promise.resolve(value).then(next) : next(value);
 }
 
 function drain(queue: UserMessage[], mode: QueueMode): UserMessage[] {
@@ -86,6 +103,14 @@ export class Agent {
   #config: LoopConfig;
   #registry: ToolRegistry;
   #state: LoopState | undefined;
+  /** The batch a run stopped in, waiting for decisions (or left open by a stopped process). */
+  #interrupted: Interruption | undefined;
+  #pending: PendingApproval[] = [];
+  /** Calls of the open batch that were executing when the state was taken. */
+  #running: string[] = [];
+  #sticky: StickyDecision[] = [];
+  /** The batch in flight, followed from events, so `state()` is right mid-run. */
+  #batch: { results: ToolResultMessage[]; running: Set<string> } | undefined;
 
   /**
    * Builds an agent; use `createAgent` instead, which composes plugins and hooks.
@@ -103,11 +128,127 @@ export class Agent {
     });
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
+    const { beforeToolCall: before, verifyToolCall: verify } = init.config;
     this.#config = {
       ...init.config,
+      // A sticky "always" turns a hook's defer into a pass.
+      beforeToolCall: before &&
+        ((context, signal) =>
+          then(before(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
+      verifyToolCall: verify &&
+        ((context, signal) =>
+          then(verify(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
       getSteeringMessages: () => drain(this.#steering, steeringMode),
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
     };
+    const restore = init.restore;
+    if (restore) this.#sticky = structuredClone(restore.sticky);
+    // Only a transcript ending in tool calls has an open batch to go on with.
+    if (restore && toolCallsOf(this.#messages.at(-1)).length > 0) {
+      this.#pending = structuredClone(restore.pending);
+      this.#running = [...restore.running];
+      this.#interrupted = {
+        results: structuredClone(restore.completed),
+        pending: this.#pending.map(({ argsHash: _, ...call }) => call),
+      };
+    }
+  }
+
+  #unlessSticky<R extends BeforeToolCallResult | VerifyToolCallResult>(
+    toolName: string,
+    result: R | undefined | void,
+  ): R | undefined {
+    if (!result || result.block || !result.defer) return result ?? undefined;
+    const key = result.key;
+    const covered = this.#sticky.some((s) =>
+      s.toolName === toolName && (s.key === undefined || s.key === key)
+    );
+    if (!covered) return result;
+    if ("args" in result && result.args) {
+      return { args: result.args, rewrittenBy: result.rewrittenBy } as R;
+    }
+    return undefined;
+  }
+
+  /**
+   * The calls waiting for a person's decision (tool, call id, final arguments and their
+   * hash, who asks and why). Empty unless the last run stopped at a deferred call.
+   */
+  get pending(): readonly PendingApproval[] {
+    return this.#pending;
+  }
+
+  /**
+   * The run as plain JSON: the transcript, the pending calls, the open batch's finished
+   * results, the calls executing right now (if taken mid-run), the sticky decisions, and
+   * which model and tools it belongs to. `JSON.stringify` it, store it, and give it to
+   * `resumeAgent` in any process.
+   *
+   * @returns A deep copy, JSON-clean.
+   */
+  state(): AgentState {
+    const batch = this.#batch; // defined only while a batch is in flight
+    // Through JSON, so what you get is exactly what a store gives back.
+    return JSON.parse(JSON.stringify({
+      version: 1 as const,
+      messages: [...this.#messages],
+      pending: this.#pending,
+      completed: batch ? batch.results : this.#interrupted?.results ?? [],
+      running: batch ? [...batch.running] : this.#running,
+      sticky: this.#sticky,
+      config: {
+        provider: this.#init.config.model.provider,
+        model: this.#init.config.model.id,
+        tools: this.#registry.tools.map((tool) => tool.name),
+      },
+    }));
+  }
+
+  /**
+   * Goes on with a run that stopped at deferred calls (or whose process stopped mid-batch):
+   * approved calls run with exactly their pending arguments, rejected ones get an error
+   * result with the person's reason, calls that were executing are reported as "may have
+   * completed" and not run again, finished calls keep their results; then the loop goes on.
+   * When nothing is open but the transcript waits for the model, it continues.
+   *
+   * @param decisions One per pending call (see `approveCall`, `rejectCall`).
+   * @returns The messages this run added.
+   * @throws {Error} (as a rejection) When a run is in progress, there is nothing to
+   * resume, a pending call has no decision, a decision names a call that is not pending,
+   * or an approval's hash does not match the pending arguments (nothing runs then, and
+   * the calls stay pending).
+   */
+  async resume(decisions: readonly Decision[] = []): Promise<Message[]> {
+    if (this.#run) throw new Error("Cannot resume: a run is in progress");
+    const last = this.#messages.at(-1);
+    const calls = toolCallsOf(last);
+    const done = new Set(this.#interrupted?.results.map((r) => r.toolCallId));
+    const open = calls.filter((call) => !done.has(call.id));
+    if (open.length === 0) {
+      if (last && last.role !== "assistant") return this.#start([], "resume");
+      throw new Error("Cannot resume: no tool call is waiting and the run had finished");
+    }
+    const { resolved, sticky } = await resolveDecisions(
+      { open, pending: this.#pending, running: this.#running },
+      decisions,
+      indexTools(this.#registry.tools),
+    );
+    this.#sticky.push(...sticky);
+    this.#pending = [];
+    this.#running = [];
+    return this.#start([], "resume", resolved);
+  }
+
+  /** Closes an open batch nobody will decide: every open call gets an error result. */
+  #abandon(): void {
+    const calls = toolCallsOf(this.#messages.at(-1));
+    const finished = this.#interrupted?.results ?? [];
+    this.#messages.push(
+      ...closeBatch(calls, finished, { pending: this.#pending, running: this.#running }),
+    );
+    this.#interrupted = undefined;
+    this.#pending = [];
+    this.#running = [];
   }
 
   /** The whole transcript (read-only; it grows as runs append to it). */
@@ -193,9 +334,16 @@ export class Agent {
     this.#followUps.push(toUserMessage(input));
   }
 
-  /** Aborts the current run: the model stream and running tools are cancelled, no new call starts. */
+  /**
+   * Aborts the current run: the model stream and running tools are cancelled, no new call
+   * starts. With no run in progress but calls waiting for a decision, those calls get an
+   * error result (`…aborted while the call waited for approval`) and the transcript is
+   * whole again.
+   */
   abort(): void {
-    this.#run?.controller.abort(new DOMException("The run was aborted", "AbortError"));
+    if (this.#run) {
+      this.#run.controller.abort(new DOMException("The run was aborted", "AbortError"));
+    } else if (this.#interrupted || this.#running.length > 0) this.#abandon();
   }
 
   /** Resolves when no run is in progress. */
@@ -209,6 +357,9 @@ export class Agent {
     this.#messages = [];
     this.#steering = [];
     this.#followUps = [];
+    this.#interrupted = undefined;
+    this.#pending = [];
+    this.#running = [];
   }
 
   /** Aborts any run and releases the plugins' and model's processes and connections. */
@@ -218,7 +369,39 @@ export class Agent {
     await this.#init.dispose?.();
   }
 
+  #track(event: AgentEvent): void {
+    switch (event.type) {
+      case "message_end":
+        if (toolCallsOf(event.message).length > 0) {
+          this.#batch = { results: [], running: new Set() };
+        }
+        break;
+      case "tool_execution_start":
+        this.#batch?.running.add(event.toolCallId);
+        break;
+      case "tool_execution_deferred":
+        this.#batch?.running.delete(event.toolCallId);
+        break;
+      case "tool_execution_end":
+        if (this.#batch?.running.delete(event.toolCallId)) {
+          this.#batch.results.push({
+            role: "toolResult",
+            toolCallId: event.toolCallId,
+            toolName: event.toolName,
+            content: event.result.content,
+            details: event.result.details,
+            isError: event.isError,
+            timestamp: Date.now(),
+          });
+        }
+        break;
+      case "turn_end":
+        this.#batch = undefined;
+    }
+  }
+
   #emit = (event: AgentEvent): void => {
+    this.#track(event);
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -232,11 +415,25 @@ export class Agent {
     }
   };
 
-  #start(prompts: Message[], verb: string): Promise<Message[]> {
+  #start(
+    prompts: Message[],
+    verb: string,
+    resume?: ReadonlyMap<string, ToolCallPreparation>,
+  ): Promise<Message[]> {
     if (this.#run) {
       return Promise.reject(
         new Error(
           `Cannot ${verb}: a run is in progress; use steer() or followUp() to queue a message`,
+        ),
+      );
+    }
+    if (!resume && (this.#pending.length > 0 || this.#interrupted || this.#running.length > 0)) {
+      const count = this.#pending.length;
+      return Promise.reject(
+        new Error(
+          `Cannot ${verb}: ${count} tool call${count === 1 ? "" : "s"} wait${
+            count === 1 ? "s" : ""
+          } for a decision; call resume(decisions) or abort() first`,
         ),
       );
     }
@@ -245,17 +442,37 @@ export class Agent {
       systemPrompt: this.#init.systemPrompt,
       messages: this.#messages,
       tools: this.#registry.tools,
+      interrupted: this.#interrupted,
     };
     this.#state = state;
+    // A resumed batch is in flight from the start, with the results it already had.
+    this.#batch = resume
+      ? { results: [...(this.#interrupted?.results ?? [])], running: new Set() }
+      : undefined;
+    this.#interrupted = undefined;
     const done = runLoop({
       state,
       prompts,
       config: this.#config,
       signal: controller.signal,
       emit: this.#emit,
+      resume,
+    }).then(async (messages) => {
+      const interrupted = state.interrupted;
+      if (interrupted) {
+        this.#interrupted = interrupted;
+        this.#pending = await Promise.all(
+          interrupted.pending.map(async (call) => ({
+            ...call,
+            argsHash: await hashArguments(call.args),
+          })),
+        );
+      }
+      return messages;
     }).finally(() => {
       this.#run = undefined;
       this.#state = undefined;
+      this.#batch = undefined;
     });
     this.#run = { controller, done };
     return done;

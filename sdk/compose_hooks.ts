@@ -1,6 +1,6 @@
 /**
  * The hook dispatcher: plugin hooks in the order the plugins were given, then the
- * agent's own. First block wins; each hook sees the arguments (or result) as the hooks
+ * agent's own. First block wins (also over a defer: hooks after a defer still run); each hook sees the arguments (or result) as the hooks
  * before it left them; a hook that throws fails closed, naming its plugin.
  *
  * @module
@@ -14,6 +14,7 @@ import type {
   AfterToolCallResult,
   BeforeToolCallHook,
   BeforeToolCallResult,
+  DeferToolCall,
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
   VerifyToolCallResult,
@@ -117,6 +118,14 @@ function runChain<H, S, R>(
   return end(state);
 }
 
+/** A hook's defer, tagged with its owner (the first defer is the one reported). */
+function deferralOf(owner: string, decision: { reason?: string; key?: string }): DeferToolCall {
+  const deferral: DeferToolCall = { defer: true, deferredBy: owner };
+  deferral.reason = decision.reason || `Tool call deferred by ${ownerLabel(owner)}`;
+  if (decision.key !== undefined) deferral.key = decision.key;
+  return deferral;
+}
+
 /**
  * Composes `beforeToolCall` hooks into one. No hooks: `undefined` (the loop skips the
  * gate entirely).
@@ -146,7 +155,11 @@ export function composeBeforeToolCall(
 ): BeforeToolCallHook | undefined {
   if (hooks.length === 0) return undefined;
   return function beforeToolCall(context, signal) {
-    type State = { args: Record<string, unknown>; rewriters: string[] };
+    type State = {
+      args: Record<string, unknown>;
+      rewriters: string[];
+      deferral?: DeferToolCall;
+    };
     return runChain<BeforeToolCallHook, State, BeforeToolCallResult | undefined>(
       hooks,
       { args: context.args, rewriters: [] },
@@ -164,14 +177,19 @@ export function composeBeforeToolCall(
             `Tool ${context.tool.name} was blocked by ${ownerLabel(owner)}`;
           return { stop: { block: true, blockedBy: owner, reason } };
         }
+        if (decision?.defer && !state.deferral) {
+          state = { ...state, deferral: deferralOf(owner, decision) };
+        }
         if (decision?.args && decision.args !== state.args) {
           state.rewriters.push(owner);
-          return { state: { args: decision.args, rewriters: state.rewriters } };
+          return { state: { ...state, args: decision.args } };
         }
         return { state };
       },
-      ({ args, rewriters }) =>
-        rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters },
+      ({ args, rewriters, deferral }) => {
+        if (!deferral) return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters };
+        return rewriters.length === 0 ? deferral : { ...deferral, args, rewrittenBy: rewriters };
+      },
       0,
       "beforeToolCall",
       context.tool,
@@ -196,7 +214,7 @@ export function composeBeforeToolCall(
  * ]);
  * // deno-lint-ignore no-explicit-any
  * const verdict = await verify!({ args: {}, tool: { name: "t" } } as any, new AbortController().signal);
- * equal(verdict?.blockedBy, "confirm");
+ * equal(verdict?.block && verdict.blockedBy, "confirm");
  * ```
  */
 export function composeVerifyToolCall(
@@ -204,7 +222,7 @@ export function composeVerifyToolCall(
 ): VerifyToolCallHook | undefined {
   if (hooks.length === 0) return undefined;
   return function verifyToolCall(context, signal) {
-    return runChain<VerifyToolCallHook, null, VerifyToolCallResult | undefined>(
+    return runChain<VerifyToolCallHook, DeferToolCall | null, VerifyToolCallResult | undefined>(
       hooks,
       null,
       (hook) => hook(context, signal),
@@ -221,9 +239,10 @@ export function composeVerifyToolCall(
             `Tool ${context.tool.name} was blocked by ${ownerLabel(owner)}`;
           return { stop: { block: true, blockedBy: owner, reason } };
         }
+        if (verdict?.defer && !state) return { state: deferralOf(owner, verdict) };
         return { state };
       },
-      () => undefined,
+      (deferral) => deferral ?? undefined,
       0,
       "verifyToolCall",
       context.tool,

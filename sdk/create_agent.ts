@@ -15,7 +15,7 @@ import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig } from "../core/loop_config.ts
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
-import { Agent, type AgentListener, type QueueMode } from "./agent.ts";
+import { Agent, type AgentInit, type AgentListener, type QueueMode } from "./agent.ts";
 import {
   composeAfterToolCall,
   composeBeforeToolCall,
@@ -184,6 +184,17 @@ function tagged<
  * ```
  */
 export function createAgent(options: AgentOptions): Agent {
+  return assembleAgent(options);
+}
+
+/**
+ * `createAgent`, with an interrupted run to go on from (what `resumeAgent` uses).
+ *
+ * @param options As for `createAgent`.
+ * @param restore The interrupted run's pending calls, finished results and sticky decisions.
+ * @returns The agent.
+ */
+export function assembleAgent(options: AgentOptions, restore?: AgentInit["restore"]): Agent {
   if (!options?.model || typeof options.model.stream !== "function") {
     throw new TypeError(
       "Cannot create agent: options.model must be a Model with a stream() function",
@@ -227,6 +238,7 @@ export function createAgent(options: AgentOptions): Agent {
     listeners,
     steeringMode: options.steeringMode,
     followUpMode: options.followUpMode,
+    restore,
     config: {
       model: options.model,
       toolExecution: options.toolExecution,

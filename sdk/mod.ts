@@ -53,6 +53,21 @@ export {
 export { type AgentOptions, createAgent } from "./create_agent.ts";
 export * from "./telemetry/mod.ts";
 export {
+  type AgentState,
+  approveCall,
+  type ConfigIdentity,
+  type Decision,
+  mayHaveCompletedMessage,
+  type PendingApproval,
+  rejectCall,
+  rejectedMessage,
+  type StickyDecision,
+} from "./agent_state.ts";
+export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
+export { hashArguments } from "./hash_arguments.ts";
+export * from "./run_store/mod.ts";
+export * from "./replay/mod.ts";
+export {
   type InspectedTool,
   inspectPlugin,
   type Isolation,

@@ -118,7 +118,10 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "ab
  *   "always" runs it and every later call of that tool asked about for the same reason,
  *   for the plugin instance's lifetime (the session).
  * - Without `ask` (CI), `whenNonInteractive` decides: `"deny"` (default) blocks with a
- *   reason saying no one could be asked, so a run never hangs waiting.
+ *   reason saying no one could be asked, so a run never hangs waiting; `"defer"` defers the
+ *   call (`{ defer: true }`): the run stops, `agent.pending` lists it, and a person decides
+ *   later, in this process or another (`agent.resume`, `resumeAgent`). Its `key` is the
+ *   reason it was asked about, so "always" with `always: "key"` covers that reason only.
  * - Each decision is bound to the call id and a SHA-256 of the arguments confirm saw.
  *   Put confirm **last** among the plugins, so the user is asked about the final
  *   arguments. Its `verifyToolCall` runs in the core's last, block-only stage (after every
@@ -159,9 +162,12 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "ab
 export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
   const rules = compileRules(options.rules, "confirm plugin");
   const whenNonInteractive = options.whenNonInteractive ?? "deny";
-  if (whenNonInteractive !== "allow" && whenNonInteractive !== "deny") {
+  if (
+    whenNonInteractive !== "allow" && whenNonInteractive !== "deny" &&
+    whenNonInteractive !== "defer"
+  ) {
     throw new TypeError(
-      `Cannot create confirm plugin: whenNonInteractive must be "allow" or "deny", got ${
+      `Cannot create confirm plugin: whenNonInteractive must be "allow", "deny" or "defer", got ${
         JSON.stringify(whenNonInteractive)
       }`,
     );
@@ -218,7 +224,9 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
       return [...always].map((key) => key.replace("\0", " for "));
     },
     onEvent(event) {
-      if (event.type === "tool_execution_end") approvals.delete(event.toolCallId);
+      if (event.type === "tool_execution_end" || event.type === "tool_execution_deferred") {
+        approvals.delete(event.toolCallId);
+      }
     },
     beforeToolCall: async function confirmBeforeToolCall({ toolCall, tool, args }, signal) {
       const hash = await hashArguments(args);
@@ -228,6 +236,13 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
       if (why.decision === "deny") return block(toolCall, why.message);
       if (always.has(why.key)) return undefined;
       if (!ask) {
+        if (whenNonInteractive === "defer") {
+          return {
+            defer: true,
+            reason: `${tool.name} needs approval: ${why.reason}`,
+            key: why.key,
+          };
+        }
         return whenNonInteractive === "allow"
           ? undefined
           : block(toolCall, nonInteractiveMessage(tool.name, why.reason));

@@ -31,8 +31,11 @@ export interface ConfirmOptions {
   rules?: readonly Rule[];
   /** How to ask; without it the agent is non-interactive and `whenNonInteractive` decides. */
   ask?: AskFunction;
-  /** Without `ask`: `"deny"` (the default) blocks calls needing confirmation, `"allow"` runs them. */
-  whenNonInteractive?: "allow" | "deny";
+  /**
+   * Without `ask`: `"deny"` (the default) blocks calls needing confirmation, `"allow"` runs
+   * them, `"defer"` stops the run with them pending until a person decides (`agent.resume`).
+   */
+  whenNonInteractive?: "allow" | "deny" | "defer";
 }
 
 /** The confirm plugin, with its final check. */

@@ -461,7 +461,7 @@ Deno.test("malformed options are load errors", () => {
   throws(() => confirm({ whenNonInteractive: "ask" as "deny" }), {
     name: "TypeError",
     message:
-      'Cannot create confirm plugin: whenNonInteractive must be "allow" or "deny", got "ask"',
+      'Cannot create confirm plugin: whenNonInteractive must be "allow", "deny" or "defer", got "ask"',
   });
   throws(() => confirm({ ask: "yes" as unknown as AskFunction }), {
     message: "Cannot create confirm plugin: ask must be a function",

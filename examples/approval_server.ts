@@ -1,0 +1,208 @@
+/**
+ * An approval page for durable runs: a small web server that starts agent runs, lists
+ * the calls waiting for a person (tool, full arguments, who asks and why) with approve /
+ * reject / always buttons, and resumes a run when a person has decided every call. Runs
+ * and decisions live in Deno KV on a local SQLite file, so a restart loses nothing; on
+ * start the server also resumes runs decided before it stopped.
+ *
+ * Run: `deno run -A --unstable-kv examples/approval_server.ts --kv runs.sqlite --port 8000`,
+ * then `curl -X POST localhost:8000/runs -d '{"id":"r1","prompt":"deploy"}'` and open the page.
+ *
+ * It is a demo: it listens on 127.0.0.1 only and has no login; put real authentication
+ * (and CSRF protection) in front of anything like it.
+ *
+ * @module
+ */
+
+import {
+  type AgentOptions,
+  approveCall,
+  type Decision,
+  defineTool,
+  kvRunStore,
+  rejectCall,
+  resumeStoredRun,
+  scriptedModel,
+  startRun,
+  type StoredRun,
+  text,
+  toolCall,
+} from "@tack/agent";
+import { confirm } from "@tack/agent/plugins/confirm";
+import { Type } from "typebox";
+
+/** The demo agent: it deploys what it is asked to, after a person approves. */
+export function demoOptions(logPath: string): AgentOptions {
+  const deploy = defineTool({
+    name: "deploy",
+    description: "Deploys a service to an environment",
+    effects: ["exec"],
+    parameters: Type.Object({ service: Type.String(), environment: Type.String() }),
+    execute: ({ service, environment }) => {
+      Deno.writeTextFileSync(logPath, `deploy ${service} ${environment}\n`, { append: true });
+      return { content: [{ type: "text", text: `${service} is live on ${environment}` }] };
+    },
+  });
+  // A model that reads the transcript, so a new process can take over mid-run.
+  const step = (request: { messages: readonly { role: string; content: unknown }[] }) => {
+    const result = request.messages.findLast((m) => m.role === "toolResult");
+    if (!result) return [toolCall("deploy", { service: "api", environment: "production" })];
+    const content = result.content as { type: string; text?: string }[];
+    return [text(`Done: ${content.map((c) => c.text ?? "").join("")}`)];
+  };
+  return {
+    model: scriptedModel(Array.from({ length: 20 }, () => step)),
+    tools: [deploy],
+    plugins: [confirm({ whenNonInteractive: "defer" })],
+  };
+}
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function answerOf(run: StoredRun): string {
+  const last = run.state.messages.at(-1);
+  if (last?.role !== "assistant") return "";
+  return last.errorMessage ?? last.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
+function page(pending: StoredRun[], done: StoredRun[], decided: Set<string>): string {
+  const calls = pending.flatMap((run) =>
+    run.state.pending.filter((p) => !decided.has(`${run.id}\0${p.toolCallId}`)).map((p) => `
+    <article class="pending" data-run="${escape(run.id)}" data-call="${escape(p.toolCallId)}">
+      <h3>${escape(p.toolName)} <small>run ${escape(run.id)}, call ${
+      escape(p.toolCallId)
+    }</small></h3>
+      <p>Asked by <b>${escape(p.deferredBy ?? "a hook")}</b>: ${escape(p.reason)}</p>
+      <pre>${escape(JSON.stringify(p.args, null, 2))}</pre>
+      <form method="post" action="/decide">
+        <input type="hidden" name="run" value="${escape(run.id)}">
+        <input type="hidden" name="call" value="${escape(p.toolCallId)}">
+        <input type="hidden" name="hash" value="${escape(p.argsHash)}">
+        <input name="reason" placeholder="Reason (shown to the model if you reject)">
+        <button name="action" value="approve">Approve</button>
+        <button name="action" value="reject">Reject</button>
+        <button name="action" value="always">Always allow ${escape(p.toolName)}</button>
+      </form>
+    </article>`)
+  ).join("");
+  const finished = done.map((run) =>
+    `<li class="done" data-run="${escape(run.id)}">${escape(run.id)}: ${escape(answerOf(run))}</li>`
+  ).join("");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Approvals</title>
+<style>body{font-family:system-ui;max-width:50rem;margin:2rem auto}pre{background:#f4f4f4;padding:.5rem}</style>
+</head><body><h1>Waiting for approval</h1>${calls || "<p>Nothing is waiting.</p>"}
+<h2>Finished runs</h2><ul>${finished}</ul></body></html>`;
+}
+
+/** A running approval server. */
+export interface ApprovalServer {
+  /** Its address. */
+  url: string;
+  /** Stops serving and closes the store. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Starts the approval server on 127.0.0.1.
+ *
+ * @param options The KV file, the port (0: any free one), and the demo tool's log file.
+ * @returns The server.
+ */
+export async function startApprovalServer(
+  options: { kvPath: string; port?: number; logPath: string },
+): Promise<ApprovalServer> {
+  const kv = await Deno.openKv(options.kvPath);
+  const store = kvRunStore(kv);
+  const agentOptions = () => demoOptions(options.logPath);
+  const worker = `approval-server-${Deno.pid}`;
+  const controller = new AbortController();
+  const resume = async (id: string) => {
+    await resumeStoredRun(store, id, worker, agentOptions());
+  };
+  // Runs decided before a restart (or by another server) are resumed here.
+  const listening = store.listen(resume, { signal: controller.signal, pollMs: 500 });
+  const decisionKey = (run: string, call: string) => ["approval-page", run, call];
+
+  const decide = async (form: FormData): Promise<void> => {
+    const id = String(form.get("run"));
+    const run = await store.get(id);
+    if (!run || run.status !== "pending") return;
+    const pending = run.state.pending.find((p) => p.toolCallId === form.get("call"));
+    if (!pending) return;
+    const action = String(form.get("action"));
+    const reason = String(form.get("reason") ?? "").trim();
+    // The hash the person's page showed: a stale page cannot approve changed arguments.
+    const shown = { ...pending, argsHash: String(form.get("hash")) };
+    const decision: Decision = action === "reject"
+      ? rejectCall(pending, reason || undefined)
+      : approveCall(shown, action === "always" ? "tool" : undefined);
+    await kv.set(decisionKey(id, pending.toolCallId), decision);
+    const decisions: Decision[] = [];
+    for (const call of run.state.pending) {
+      const entry = await kv.get<Decision>(decisionKey(id, call.toolCallId));
+      if (!entry.value) return; // others still wait
+      decisions.push(entry.value);
+    }
+    await store.decide(id, decisions);
+    for (const call of run.state.pending) await kv.delete(decisionKey(id, call.toolCallId));
+    await resume(id).catch((error) => console.error(`Cannot resume run ${id}:`, error));
+  };
+
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
+    async (request) => {
+      const url = new URL(request.url);
+      if (request.method === "GET" && url.pathname === "/") {
+        const decided = new Set<string>();
+        for await (const entry of kv.list({ prefix: ["approval-page"] })) {
+          decided.add(`${String(entry.key[1])}\0${String(entry.key[2])}`);
+        }
+        const html = page(await store.list("pending"), await store.list("done"), decided);
+        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+      }
+      if (request.method === "POST" && url.pathname === "/decide") {
+        await decide(await request.formData());
+        return new Response(null, { status: 303, headers: { location: "/" } });
+      }
+      if (request.method === "POST" && url.pathname === "/runs") {
+        const { id, prompt } = await request.json();
+        await startRun(store, String(id), agentOptions(), String(prompt), worker);
+        const run = await store.get(String(id));
+        return Response.json({ status: run?.status, pending: run?.state.pending });
+      }
+      const match = /^\/runs\/([^/]+)$/.exec(url.pathname);
+      if (request.method === "GET" && match) {
+        const run = await store.get(decodeURIComponent(match[1]));
+        if (!run) return Response.json({ error: "no such run" }, { status: 404 });
+        return Response.json({
+          status: run.status,
+          answer: answerOf(run),
+          pending: run.state.pending,
+        });
+      }
+      return new Response("Not found", { status: 404 });
+    },
+  );
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/`,
+    async shutdown() {
+      controller.abort();
+      await listening;
+      await server.shutdown();
+      kv.close();
+    },
+  };
+}
+
+if (import.meta.main) {
+  const arg = (name: string, fallback: string) => {
+    const i = Deno.args.indexOf(`--${name}`);
+    return i >= 0 ? Deno.args[i + 1] : fallback;
+  };
+  const server = await startApprovalServer({
+    kvPath: arg("kv", "runs.sqlite"),
+    port: Number(arg("port", "8000")),
+    logPath: arg("log", "deploys.log"),
+  });
+  console.log(`listening on ${server.url}`);
+}

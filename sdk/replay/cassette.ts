@@ -1,0 +1,180 @@
+/**
+ * A cassette: a recorded run as JSON Lines (one object a line), secrets redacted.
+ *
+ * @module
+ */
+
+import type { AssistantMessageEvent } from "../../core/assistant_message_event.ts";
+import type { AssistantMessage } from "../../core/messages.ts";
+import type { ToolResult } from "../../core/tool.ts";
+
+/** What a recorded model turn was asked. */
+export interface RecordedModelRequest {
+  /** The system prompt. */
+  systemPrompt: string;
+  /** The transcript as sent (timestamps included; replay ignores them). */
+  messages: unknown[];
+  /** The tools offered: name, description, parameters. */
+  tools: { name: string; description: string; parameters: unknown }[];
+}
+
+/** A streamed event without its `partial` (replay rebuilds it). */
+export type RecordedEvent = Record<string, unknown> & { type: AssistantMessageEvent["type"] };
+
+/** One line of a cassette. */
+export type CassetteLine =
+  | { type: "meta"; version: 1; provider: string; model: string }
+  | { type: "model_request"; turn: number; request: RecordedModelRequest }
+  | { type: "model_response"; turn: number; events: RecordedEvent[]; message: AssistantMessage }
+  | {
+    type: "http_request";
+    seq: number;
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    body: unknown;
+  }
+  | {
+    type: "http_response";
+    seq: number;
+    status: number;
+    headers: Record<string, string>;
+    body: string;
+  }
+  | {
+    type: "tool_result";
+    toolCallId: string;
+    toolName: string;
+    args?: Record<string, unknown>;
+    result: ToolResult;
+    isError: boolean;
+  };
+
+/** What a secret is replaced with. */
+export const REDACTED = "[redacted]";
+
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|openai-organization|openai-project)$|api[-_]?key|secret|password|token$/i;
+
+/**
+ * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
+ * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
+ * `…password…`, `…token`), and bearer tokens and `sk-…` keys inside strings.
+ *
+ * @param value Headers, a request body, anything JSON.
+ * @returns The redacted copy.
+ *
+ * @example
+ * ```ts
+ * import { redactSecrets } from "@tack/agent";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(redactSecrets({ authorization: "Bearer sk-abc", model: "m" }), {
+ *   authorization: "[redacted]",
+ *   model: "m",
+ * });
+ * ```
+ */
+export function redactSecrets<T>(value: T): T {
+  if (typeof value === "string") {
+    return value
+      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, `Bearer ${REDACTED}`)
+      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED) as T;
+  }
+  if (Array.isArray(value)) return value.map(redactSecrets) as T;
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = SECRET_KEY.test(key) && item !== undefined && item !== null
+        ? REDACTED
+        : redactSecrets(item);
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/**
+ * Parses a cassette's JSONL text.
+ *
+ * @param text The cassette.
+ * @returns Its lines.
+ * @throws {SyntaxError} Naming the line that is not JSON, or not a cassette line.
+ *
+ * @example
+ * ```ts
+ * import { parseCassette } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(parseCassette('{"type":"meta","version":1,"provider":"p","model":"m"}\n')[0].type, "meta");
+ * ```
+ */
+export function parseCassette(text: string): CassetteLine[] {
+  const lines: CassetteLine[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new SyntaxError(
+        `Cannot parse cassette: line ${i + 1} is not JSON (${(error as Error).message})`,
+      );
+    }
+    if (
+      typeof value !== "object" || value === null ||
+      typeof (value as CassetteLine).type !== "string"
+    ) {
+      throw new SyntaxError(`Cannot parse cassette: line ${i + 1} has no "type"`);
+    }
+    lines.push(value as CassetteLine);
+  });
+  return lines;
+}
+
+/**
+ * Where two JSON values first differ, ignoring `timestamp` fields: a path such as
+ * `messages[0].content`, and both values; `undefined` when they are equal.
+ *
+ * @param recorded The recorded value.
+ * @param actual The value now.
+ * @param path The path so far.
+ * @returns The first difference, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { firstDifference } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(firstDifference({ a: [1, 2] }, { a: [1, 3] })?.path, "a[1]");
+ * ```
+ */
+export function firstDifference(
+  recorded: unknown,
+  actual: unknown,
+  path = "",
+): { path: string; recorded: unknown; actual: unknown } | undefined {
+  if (Object.is(recorded, actual)) return undefined;
+  const bothObjects = typeof recorded === "object" && recorded !== null &&
+    typeof actual === "object" && actual !== null;
+  if (!bothObjects || Array.isArray(recorded) !== Array.isArray(actual)) {
+    return { path, recorded, actual };
+  }
+  if (Array.isArray(recorded) && Array.isArray(actual)) {
+    const length = Math.max(recorded.length, actual.length);
+    for (let i = 0; i < length; i++) {
+      const found = firstDifference(recorded[i], actual[i], `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  const a = recorded as Record<string, unknown>;
+  const b = actual as Record<string, unknown>;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const key of [...keys].sort()) {
+    if (key === "timestamp" || (a[key] === undefined && b[key] === undefined)) continue;
+    const found = firstDifference(a[key], b[key], path ? `${path}.${key}` : key);
+    if (found) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,175 @@
+/**
+ * The recorder: wraps a model (model-stream level), a `fetch` (provider level) and
+ * listens to an agent (tool results), writing one cassette.
+ *
+ * @module
+ */
+
+import type { AgentEvent } from "../../core/agent_event.ts";
+import {
+  type AssistantMessageEventStream,
+  AssistantMessageStream,
+} from "../../core/assistant_message_stream.ts";
+import type { Model, ModelRequest } from "../../core/model.ts";
+import {
+  type CassetteLine,
+  type RecordedEvent,
+  type RecordedModelRequest,
+  redactSecrets,
+} from "./cassette.ts";
+
+/** Records a run into a cassette. */
+export interface Recorder {
+  /** The lines so far. */
+  readonly lines: readonly CassetteLine[];
+  /** Wraps a model: each turn's request and streamed events are recorded. */
+  model(model: Model): Model;
+  /** Wraps a `fetch` (give it to `openai({ fetch })`): requests and responses, redacted. */
+  fetch(inner?: typeof fetch): typeof fetch;
+  /** An agent listener (`agent.subscribe(recorder.listener)`) recording tool results. */
+  readonly listener: (event: AgentEvent) => void;
+  /** The cassette as JSONL text (waits for responses still streaming). */
+  toJsonl(): Promise<string>;
+}
+
+function requestOf(request: ModelRequest): RecordedModelRequest {
+  return JSON.parse(JSON.stringify({
+    systemPrompt: request.systemPrompt,
+    messages: request.messages,
+    tools: request.tools.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    })),
+  }));
+}
+
+function withoutPartial(event: Record<string, unknown>): RecordedEvent {
+  const { partial: _, ...rest } = event;
+  return JSON.parse(JSON.stringify(rest));
+}
+
+function headersOf(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => (out[key] = value));
+  return redactSecrets(out);
+}
+
+function bodyOf(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return redactSecrets(JSON.parse(text));
+  } catch {
+    return redactSecrets(text);
+  }
+}
+
+/**
+ * Creates a recorder. Record at the model-stream level (`recorder.model(model)`), at the
+ * provider level (`openai({ fetch: recorder.fetch() })`), or both, and add
+ * `recorder.listener` to the agent for tool results. Secrets (authorization and API-key
+ * headers, key-like fields, bearer tokens) are redacted before anything is kept.
+ *
+ * @returns The recorder.
+ *
+ * @example Record a scripted run
+ * ```ts
+ * import { createAgent, createRecorder, scriptedModel, text } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const recorder = createRecorder();
+ * const agent = createAgent({ model: recorder.model(scriptedModel([[text("hi")]])) });
+ * agent.subscribe(recorder.listener);
+ * await agent.prompt("hello");
+ * equal((await recorder.toJsonl()).split("\n").filter(Boolean).length, 3); // meta, request, response
+ * ```
+ */
+export function createRecorder(): Recorder {
+  const lines: CassetteLine[] = [];
+  const pending: Promise<void>[] = [];
+  let turn = 0;
+  let seq = 0;
+
+  return {
+    lines,
+    model(model) {
+      lines.push({ type: "meta", version: 1, provider: model.provider, model: model.id });
+      return {
+        provider: model.provider,
+        id: model.id,
+        dispose: model.dispose ? () => model.dispose!() : undefined,
+        async stream(request, options): Promise<AssistantMessageEventStream> {
+          const current = turn++;
+          lines.push({ type: "model_request", turn: current, request: requestOf(request) });
+          const inner = await model.stream(request, options);
+          const outer = new AssistantMessageStream();
+          const events: RecordedEvent[] = [];
+          const piping = (async () => {
+            for await (const event of inner) {
+              events.push(withoutPartial(event as unknown as Record<string, unknown>));
+              outer.push(event);
+            }
+            const message = await inner.result();
+            lines.push({
+              type: "model_response",
+              turn: current,
+              events,
+              message: JSON.parse(JSON.stringify(message)),
+            });
+          })();
+          pending.push(piping.catch(() => {}));
+          return outer;
+        },
+      };
+    },
+    fetch(inner = globalThis.fetch) {
+      return async (input, init) => {
+        const request = new Request(input, init);
+        const id = seq++;
+        const body = request.body ? await request.clone().text() : undefined;
+        lines.push({
+          type: "http_request",
+          seq: id,
+          method: request.method,
+          url: redactSecrets(request.url),
+          headers: headersOf(request.headers),
+          body: bodyOf(body),
+        });
+        const response = await inner(request);
+        const [mine, theirs] = response.body ? response.body.tee() : [null, null];
+        const recording = (async () => {
+          const text = mine ? await new Response(mine).text() : "";
+          lines.push({
+            type: "http_response",
+            seq: id,
+            status: response.status,
+            headers: headersOf(response.headers),
+            body: redactSecrets(text),
+          });
+        })();
+        pending.push(recording.catch(() => {}));
+        return new Response(theirs, {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
+      };
+    },
+    listener(event) {
+      if (event.type !== "tool_execution_end") return;
+      const line: CassetteLine = {
+        type: "tool_result",
+        toolCallId: event.toolCallId,
+        toolName: event.toolName,
+        result: JSON.parse(JSON.stringify(event.result)),
+        isError: event.isError,
+      };
+      if (event.args) line.args = JSON.parse(JSON.stringify(event.args));
+      lines.push(line);
+    },
+    async toJsonl() {
+      await Promise.all(pending);
+      return lines.map((line) => JSON.stringify(line)).join("\n") + "\n";
+    },
+  };
+}

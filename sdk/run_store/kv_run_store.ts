@@ -1,0 +1,285 @@
+/**
+ * The default `RunStore`: Deno KV, on a local SQLite file or a remote KV (Deno Deploy, a
+ * self-hosted `denokv`), with the same code. Needs `--unstable-kv` (or
+ * `"unstable": ["kv"]` in deno.json) in Deno 2.x.
+ *
+ * @module
+ */
+
+import type { AgentState, Decision } from "../agent_state.ts";
+import type { ListenOptions, RunStatus, RunStore, StoredRun } from "./run_store.ts";
+
+const PREFIX = ["tack", "runs"] as const;
+/** Deno KV values are at most 64 KiB; states are stored in chunks below that. */
+const CHUNK = 60_000;
+
+/** Options of {@linkcode kvRunStore}. */
+export interface KvRunStoreOptions {
+  /** A worker that claimed a run and went silent this long loses it (ms; default 10 min). */
+  leaseMs?: number;
+  /** Closes the KV with the store (default true when `openRunStore` opened it). */
+  closeKv?: boolean;
+}
+
+interface RunHead {
+  id: string;
+  status: RunStatus;
+  chunks: number;
+  decisions?: Decision[];
+  claimedBy?: string;
+  claimedAt?: number;
+  updatedAt: number;
+}
+
+interface QueuedResume {
+  tackResume: string;
+}
+
+function isQueuedResume(value: unknown): value is QueuedResume {
+  return typeof value === "object" && value !== null &&
+    typeof (value as QueuedResume).tackResume === "string";
+}
+
+/**
+ * Runs a KV operation again while SQLite reports the file locked: on a local file shared
+ * by processes, Deno KV surfaces SQLite's busy error ("database is locked") instead of
+ * waiting. Each retry re-reads, so atomic checks stay exact.
+ */
+async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      const locked = error instanceof Error && /database is locked/.test(error.message);
+      if (!locked || attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
+    }
+  }
+}
+
+async function readState(kv: Deno.Kv, head: RunHead): Promise<AgentState> {
+  const keys = Array.from({ length: head.chunks }, (_, i) => [...PREFIX, head.id, "state", i]);
+  let text = "";
+  for (let i = 0; i < keys.length; i += 10) {
+    const entries = await kv.getMany<string[]>(keys.slice(i, i + 10));
+    for (const entry of entries) {
+      if (typeof entry.value !== "string") {
+        throw new Error(`Cannot read run ${head.id}: a chunk of its state is missing`);
+      }
+      text += entry.value;
+    }
+  }
+  return JSON.parse(text);
+}
+
+/**
+ * A `RunStore` on a Deno KV. Runs live under `["tack", "runs", id]`; a state larger than a
+ * KV value is split into chunks written in the same atomic operation (the whole write is
+ * bounded by KV's 800 KiB per atomic operation). Claims use `kv.atomic().check(…)`, so two
+ * workers never resume the same run; `decide` queues the run with `kv.enqueue`.
+ *
+ * @param kv An open KV (`await Deno.openKv(path)` or a remote URL).
+ * @param options Lease and closing.
+ * @returns The store.
+ *
+ * @example Save, decide, claim once
+ * ```ts
+ * import { kvRunStore } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const store = kvRunStore(await Deno.openKv(":memory:"), { closeKv: true });
+ * const state = {
+ *   version: 1 as const, messages: [], completed: [], running: [], sticky: [],
+ *   pending: [{ toolCallId: "c1", toolName: "t", args: {}, reason: "r", argsHash: "h" }],
+ *   config: { provider: "p", model: "m", tools: [] },
+ * };
+ * await store.save("run-1", state);
+ * await store.decide("run-1", [{ toolCallId: "c1", approve: false }]);
+ * equal((await store.claim("run-1", "a"))?.status, "running");
+ * equal(await store.claim("run-1", "b"), undefined);
+ * store.close();
+ * ```
+ */
+export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunStore {
+  const leaseMs = options.leaseMs ?? 600_000;
+  const headKey = (id: string) => [...PREFIX, id, "head"];
+
+  const toRun = async (head: RunHead): Promise<StoredRun> => {
+    const run: StoredRun = {
+      id: head.id,
+      status: head.status,
+      state: await readState(kv, head),
+      updatedAt: head.updatedAt,
+    };
+    if (head.decisions) run.decisions = head.decisions;
+    if (head.claimedBy !== undefined) run.claimedBy = head.claimedBy;
+    if (head.claimedAt !== undefined) run.claimedAt = head.claimedAt;
+    return run;
+  };
+
+  const claimable = (head: RunHead, now: number) =>
+    head.status === "decided" ||
+    (head.status === "running" && (head.claimedAt ?? 0) + leaseMs < now);
+
+  return {
+    save(id, state, saveOptions = {}) {
+      return retryLocked(async () => {
+        const current = await kv.get<RunHead>(headKey(id));
+        const text = JSON.stringify(state);
+        const chunks = Math.max(1, Math.ceil(text.length / CHUNK));
+        const now = Date.now();
+        const head: RunHead = {
+          id,
+          status: saveOptions.status ?? (state.pending.length > 0 ? "pending" : "done"),
+          chunks,
+          updatedAt: now,
+        };
+        const holder = current.value?.status === "running" ? current.value.claimedBy : undefined;
+        if (holder !== undefined && holder !== saveOptions.worker) {
+          throw new Error(`Cannot save run ${id}: worker ${holder} holds it`);
+        }
+        if (head.status === "running") {
+          head.claimedBy = saveOptions.worker ?? "unnamed";
+          head.claimedAt = now;
+        }
+        const op = kv.atomic().check(current).set(headKey(id), head);
+        for (let i = 0; i < chunks; i++) {
+          op.set([...PREFIX, id, "state", i], text.slice(i * CHUNK, (i + 1) * CHUNK));
+        }
+        for (let i = chunks; i < (current.value?.chunks ?? 0); i++) {
+          op.delete([...PREFIX, id, "state", i]);
+        }
+        const result = await op.commit();
+        if (!result.ok) throw new Error(`Cannot save run ${id}: it was changed concurrently`);
+        return await toRun(head);
+      });
+    },
+
+    get(id) {
+      return retryLocked(async () => {
+        const head = await kv.get<RunHead>(headKey(id));
+        return head.value ? await toRun(head.value) : undefined;
+      });
+    },
+
+    list(status) {
+      return retryLocked(async () => {
+        const runs: StoredRun[] = [];
+        for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
+          const head = entry.value;
+          if (entry.key.at(-1) !== "head" || typeof head !== "object") continue;
+          if (status === undefined || head.status === status) runs.push(await toRun(head));
+        }
+        return runs;
+      });
+    },
+
+    decide(id, decisions) {
+      return retryLocked(async () => {
+        const current = await kv.get<RunHead>(headKey(id));
+        if (!current.value) throw new Error(`Cannot decide run ${id}: there is no such run`);
+        if (current.value.status !== "pending") {
+          throw new Error(
+            `Cannot decide run ${id}: it is ${current.value.status}, not pending`,
+          );
+        }
+        const head: RunHead = {
+          ...current.value,
+          status: "decided",
+          decisions: [...decisions],
+          updatedAt: Date.now(),
+        };
+        const queued: QueuedResume = { tackResume: id };
+        const result = await kv.atomic().check(current).set(headKey(id), head).enqueue(queued)
+          .commit();
+        if (!result.ok) throw new Error(`Cannot decide run ${id}: it was changed concurrently`);
+        return await toRun(head);
+      });
+    },
+
+    claim(id, worker) {
+      return retryLocked(async () => {
+        const current = await kv.get<RunHead>(headKey(id));
+        const now = Date.now();
+        if (!current.value || !claimable(current.value, now)) return undefined;
+        const head: RunHead = {
+          ...current.value,
+          status: "running",
+          claimedBy: worker,
+          claimedAt: now,
+          updatedAt: now,
+        };
+        const result = await kv.atomic().check(current).set(headKey(id), head).commit();
+        return result.ok ? await toRun(head) : undefined;
+      });
+    },
+
+    async listen(handler, listenOptions: ListenOptions = {}) {
+      const { signal } = listenOptions;
+      const pollMs = listenOptions.pollMs ?? 1000;
+      if (signal?.aborted) return;
+      const seen = (id: string) =>
+        Promise.resolve(handler(id)).catch((error) => {
+          console.error(`Tack: resuming run ${id} failed:`, error);
+        });
+      // Queue messages are ignored once the listener stops; the poll finds the runs anyway.
+      const queue = kv.listenQueue((message) => {
+        if (!signal?.aborted && isQueuedResume(message)) return seen(message.tackResume);
+      });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const poll = async () => {
+        if (signal?.aborted) return;
+        for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
+          const head = entry.value;
+          if (typeof head === "object" && claimable(head, Date.now())) await seen(head.id);
+        }
+        if (!signal?.aborted) timer = setTimeout(poll, pollMs);
+      };
+      if (pollMs > 0) timer = setTimeout(poll, 0);
+      await new Promise<void>((resolve) => {
+        if (!signal) return;
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve();
+        }, { once: true });
+      });
+      void queue;
+    },
+
+    close() {
+      if (options.closeKv) kv.close();
+    },
+  };
+}
+
+/**
+ * Opens the default run store: Deno KV on a local SQLite file (or `:memory:`, or a
+ * remote KV URL such as a self-hosted `denokv`'s; set `DENO_KV_ACCESS_TOKEN` for those).
+ * Needs `--unstable-kv` or `"unstable": ["kv"]` in deno.json.
+ *
+ * @param path The SQLite file, `:memory:`, or a URL; default: Deno's per-project KV.
+ * @param options Lease.
+ * @returns The store; `close()` closes the KV.
+ *
+ * @example
+ * ```ts
+ * import { openRunStore } from "@tack/agent";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const store = await openRunStore(":memory:");
+ * deepEqual(await store.list(), []);
+ * store.close();
+ * ```
+ */
+export async function openRunStore(
+  path?: string,
+  options: Omit<KvRunStoreOptions, "closeKv"> = {},
+): Promise<RunStore> {
+  if (typeof Deno.openKv !== "function") {
+    throw new Error(
+      "Cannot open run store: Deno KV is unstable in this Deno; run with --unstable-kv " +
+        'or add "unstable": ["kv"] to deno.json',
+    );
+  }
+  return kvRunStore(await Deno.openKv(path), { ...options, closeKv: true });
+}

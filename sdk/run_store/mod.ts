@@ -1,0 +1,10 @@
+/**
+ * Durable runs: a `RunStore` (default Deno KV on local SQLite, the same code on a remote
+ * KV), `startRun` and `resumeStoredRun`.
+ *
+ * @module
+ */
+
+export type { ListenOptions, RunStatus, RunStore, SaveOptions, StoredRun } from "./run_store.ts";
+export { kvRunStore, type KvRunStoreOptions, openRunStore } from "./kv_run_store.ts";
+export { resumeStoredRun, startRun } from "./durable_run.ts";

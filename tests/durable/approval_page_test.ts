@@ -1,0 +1,90 @@
+// The approval page in headless Chromium: a run defers, the server is killed and
+// restarted, a person clicks "Approve" in the page, and the run finishes with the
+// approved call's result, having run it exactly once.
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { findChromium, launchPage } from "../support/cdp.ts";
+import { executions } from "../support/durable_fixture.ts";
+
+const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
+const chromium = findChromium();
+const required = Deno.env.get("TACK_REQUIRE_BROWSER") !== undefined;
+if (!chromium && !required) {
+  console.warn(
+    "\n!!! SKIPPING the approval page browser test: chromium is not installed " +
+      "(apt-get install -y chromium), and TACK_REQUIRE_BROWSER is unset. !!!\n",
+  );
+}
+
+async function startServer(kvPath: string, logPath: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", SERVER, "--kv", kvPath, "--port", "0", "--log", logPath],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  let url: string | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`The approval server exited: ${seen}`);
+    seen += value;
+    url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return {
+    url,
+    async kill(signal: Deno.Signal) {
+      child.kill(signal);
+      await child.status;
+    },
+  };
+}
+
+Deno.test({
+  name: "approval page: defer, kill and restart the server, click Approve, the run finishes",
+  ignore: !chromium && !required,
+  async fn() {
+    if (!chromium) throw new Error("chromium is required (TACK_REQUIRE_BROWSER) but not found");
+    const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+    const kvPath = `${dir}/runs.sqlite`;
+    const logPath = `${dir}/deploys.log`;
+
+    const first = await startServer(kvPath, logPath);
+    const started = await (await fetch(`${first.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
+    })).json();
+    equal(started.status, "pending");
+    deepEqual(started.pending[0].args, { service: "api", environment: "production" });
+    await first.kill("SIGKILL"); // no clean shutdown: the state must already be on disk
+
+    const second = await startServer(kvPath, logPath);
+    const page = await launchPage(chromium);
+    try {
+      await page.goto(second.url);
+      const body = await page.evaluate<string>("document.body.innerText");
+      ok(body.includes("deploy"), body);
+      ok(body.includes('"environment": "production"'), body);
+      ok(body.includes("Asked by confirm: deploy needs approval: deploy has effect exec"), body);
+      deepEqual(executions(logPath), []);
+
+      await page.evaluate(
+        `document.querySelector('article[data-run="r1"] button[value="approve"]').click()`,
+      );
+      await page.waitFor(`document.querySelector('li.done[data-run="r1"]')`);
+      equal(
+        await page.evaluate<string>(`document.querySelector('li.done[data-run="r1"]').innerText`),
+        "r1: Done: api is live on production",
+      );
+      equal(await page.evaluate<string>(`document.querySelectorAll("article.pending").length`), 0);
+      const run = await (await fetch(`${second.url}runs/r1`)).json();
+      deepEqual(run, { status: "done", answer: "Done: api is live on production", pending: [] });
+      deepEqual(executions(logPath), ["deploy api production"]);
+    } finally {
+      await page.close();
+      await second.kill("SIGTERM");
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});

@@ -1,0 +1,406 @@
+// Interrupt and resume: a deferred call stops the run after the batch's other calls; a
+// person decides later, in this process or another; nothing runs twice.
+import {
+  type AgentState,
+  approveCall,
+  createAgent,
+  defineTool,
+  type Message,
+  rejectCall,
+  resumeAgent,
+  scriptedModel,
+  text,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { Type } from "typebox";
+import { durableOptions, executions } from "../support/durable_fixture.ts";
+import { recordEvents } from "../support/agent_harness.ts";
+
+const results = (messages: readonly Message[]) =>
+  messages.filter((m): m is ToolResultMessage => m.role === "toolResult");
+const textOf = (m: ToolResultMessage) =>
+  m.content.map((c) => c.type === "text" ? c.text : "").join("");
+
+function tempLog(): string {
+  return `${Deno.makeTempDirSync({ prefix: "tack_durable_" })}/executions.log`;
+}
+
+/** A batch of three: a lookup (runs), a deploy (deferred), a lookup (runs). */
+function batchScript() {
+  return [
+    [
+      toolCall("lookup", { key: "a" }, "c1"),
+      toolCall("deploy", { target: "prod" }, "c2"),
+      toolCall("lookup", { key: "b" }, "c3"),
+    ],
+    (request: { messages: readonly Message[] }) => [
+      text(`saw ${request.messages.filter((m) => m.role === "toolResult").length} results`),
+    ],
+  ];
+}
+
+async function resumeInNewProcess(
+  state: AgentState,
+  decisions: unknown,
+  log: string,
+): Promise<{ code: number; out: { messages: Message[]; state: AgentState }; stderr: string }> {
+  const dir = Deno.makeTempDirSync({ prefix: "tack_resume_" });
+  Deno.writeTextFileSync(`${dir}/state.json`, JSON.stringify(state));
+  Deno.writeTextFileSync(`${dir}/decisions.json`, JSON.stringify(decisions));
+  const child = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      new URL("../support/durable_resume_main.ts", import.meta.url).pathname,
+      `${dir}/state.json`,
+      `${dir}/decisions.json`,
+      log,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(child.stdout);
+  const stderr = new TextDecoder().decode(child.stderr);
+  return { code: child.code, out: stdout ? JSON.parse(stdout) : undefined, stderr };
+}
+
+Deno.test("a deferred call stops the run after the batch's other calls; pending says what, who and why", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  const events = recordEvents(agent);
+  const added = await agent.prompt("ship it");
+  // The two lookups ran; the deploy did not; no result was appended yet (call order is kept).
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+  equal(added.at(-1)?.role, "assistant");
+  equal(agent.isRunning, false);
+  equal(agent.pending.length, 1);
+  const [pending] = agent.pending;
+  deepEqual(
+    { ...pending, argsHash: pending.argsHash.length },
+    {
+      toolCallId: "c2",
+      toolName: "deploy",
+      args: { target: "prod" },
+      reason: "deploy needs approval: deploy has effect exec",
+      deferredBy: "confirm",
+      key: "deploy\0effects",
+      argsHash: 64,
+    },
+  );
+  const deferredEvent = events.find((e) => e.type === "tool_execution_deferred");
+  equal(deferredEvent?.type === "tool_execution_deferred" && deferredEvent.deferredBy, "confirm");
+  // The state is plain JSON.
+  const state = agent.state();
+  deepEqual(JSON.parse(JSON.stringify(state)), state);
+  deepEqual(state.completed.map((r) => r.toolCallId), ["c1", "c3"]);
+  deepEqual(state.config, { provider: "scripted", model: "scripted", tools: ["deploy", "lookup"] });
+  await rejects(agent.prompt("more"), {
+    message:
+      "Cannot prompt: 1 tool call waits for a decision; call resume(decisions) or abort() first",
+  });
+});
+
+Deno.test("approve in a new process: exactly the approved call runs, finished calls are not re-run, results keep call order", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  await agent.prompt("ship it");
+  const state = agent.state();
+  const { code, out, stderr } = await resumeInNewProcess(
+    state,
+    [approveCall(state.pending[0])],
+    log,
+  );
+  equal(code, 0, stderr);
+  deepEqual(executions(log), ["lookup a", "lookup b", "deploy prod"]);
+  const after = results(out.messages);
+  deepEqual(after.map((r) => r.toolCallId), ["c1", "c2", "c3"]);
+  deepEqual(after.map(textOf), ["value of a", "deployed prod", "value of b"]);
+  const last = out.messages.at(-1);
+  equal(
+    last?.role === "assistant" && last.content[0].type === "text" && last.content[0].text,
+    "saw 3 results",
+  );
+  deepEqual(out.state.pending, []);
+});
+
+Deno.test("reject: the call gets an error result with the person's reason, and the loop goes on", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  await agent.prompt("ship it");
+  await agent.resume([rejectCall(agent.pending[0], "not on a Friday")]);
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+  const deploy = results(agent.messages).find((r) => r.toolCallId === "c2")!;
+  equal(deploy.isError, true);
+  equal(textOf(deploy), "Tool deploy was rejected: not on a Friday");
+  equal(agent.messages.at(-1)?.role, "assistant");
+});
+
+Deno.test("an approval for other arguments is refused before anything runs; the call stays pending", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  await agent.prompt("ship it");
+  const [pending] = agent.pending;
+  await rejects(agent.resume([{ toolCallId: "c2", approve: true, argsHash: "0".repeat(64) }]), {
+    message: `Cannot resume: the approval of call c2 (deploy) is for arguments with hash ` +
+      `000000000000…, but the pending arguments hash to ${pending.argsHash.slice(0, 12)}…; ` +
+      `show the person the pending arguments and ask again`,
+  });
+  equal(agent.pending.length, 1);
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+  // A stored state whose arguments were changed after the person saw them: refused too.
+  const state = agent.state();
+  const decision = approveCall(state.pending[0]);
+  state.pending[0].args = { target: "everything" };
+  const { code, stderr } = await resumeInNewProcess(state, [decision], log);
+  equal(code, 1);
+  match(stderr, /Cannot resume: the approval of call c2 \(deploy\) is for arguments with hash/);
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+});
+
+Deno.test("resume refuses missing and unknown decisions with clear messages", async () => {
+  const agent = createAgent(durableOptions(tempLog(), batchScript()));
+  await agent.prompt("ship it");
+  await rejects(agent.resume([]), { message: "Cannot resume: no decision for call c2 (deploy)" });
+  await rejects(agent.resume([{ toolCallId: "c9", approve: false }]), {
+    message: "Cannot resume: call c9 is not waiting for a decision",
+  });
+  const done = createAgent({ model: scriptedModel([[text("hi")]]) });
+  await done.prompt("hi");
+  await rejects(done.resume(), {
+    message: "Cannot resume: no tool call is waiting and the run had finished",
+  });
+});
+
+Deno.test("sticky: 'always' for the tool covers later calls of it, and travels in the state", async () => {
+  const log = tempLog();
+  const script = [
+    [toolCall("deploy", { target: "staging" }, "c1")],
+    [toolCall("deploy", { target: "prod" }, "c2")],
+    [text("both deployed")],
+  ];
+  const agent = createAgent(durableOptions(log, script));
+  await agent.prompt("deploy twice");
+  await agent.resume([approveCall(agent.pending[0], "tool")]);
+  // The second deploy ran without asking.
+  deepEqual(executions(log), ["deploy staging", "deploy prod"]);
+  deepEqual(agent.pending, []);
+  deepEqual(agent.state().sticky, [{ toolName: "deploy" }]);
+  // In a rebuilt agent too.
+  const state = agent.state();
+  const again = await resumeAgent(
+    state,
+    durableOptions(log, [[toolCall("deploy", { target: "eu" })], [text("ok")]]),
+  );
+  await again.prompt("once more");
+  deepEqual(again.pending, []);
+  deepEqual(executions(log).at(-1), "deploy eu");
+});
+
+Deno.test("sticky by key covers only that key: another reason still defers", async () => {
+  const tool = defineTool({
+    name: "sh",
+    description: "Runs a command",
+    parameters: Type.Object({ command: Type.String() }),
+    execute: ({ command }) => ({ content: [{ type: "text", text: `ran ${command}` }] }),
+  });
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("sh", { command: "ls  -l" }, "c1")],
+      [toolCall("sh", { command: "ls -l" }, "c2")],
+      [toolCall("sh", { command: "rm -rf /" }, "c3")],
+      [text("done")],
+    ]),
+    tools: [tool],
+    beforeToolCall: ({ args }) => ({
+      defer: true,
+      reason: "commands need approval",
+      key: String(args.command).split(/\s+/).join(" "),
+    }),
+  });
+  await agent.prompt("go");
+  await agent.resume([approveCall(agent.pending[0], "key")]);
+  // "ls -l" normalizes to the approved key and runs; "rm -rf /" is asked about.
+  deepEqual(agent.pending.map((p) => [p.toolCallId, p.key]), [["c3", "rm -rf /"]]);
+  deepEqual(agent.state().sticky, [{ toolName: "sh", key: "ls -l" }]);
+  equal(results(agent.messages).map(textOf).join(), "ran ls  -l,ran ls -l");
+});
+
+Deno.test("abort while pending: the deferred call gets an 'aborted' result and the agent takes prompts again", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, [...batchScript(), [text("fresh")]]));
+  await agent.prompt("ship it");
+  agent.abort();
+  deepEqual(agent.pending, []);
+  const after = results(agent.messages);
+  deepEqual(after.map((r) => r.toolCallId), ["c1", "c2", "c3"]);
+  equal(
+    textOf(after[1]),
+    "Tool deploy was not run: the run was aborted while the call waited for approval",
+  );
+  await agent.prompt("next");
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+});
+
+Deno.test("abort during the batch: a call deferred in it does not become pending", async () => {
+  const ref: { agent?: ReturnType<typeof createAgent> } = {};
+  const slow = defineTool({
+    name: "slow",
+    description: "Aborts the run while it runs",
+    parameters: Type.Object({}),
+    execute: () => {
+      ref.agent!.abort();
+      return { content: [{ type: "text", text: "slow done" }] };
+    },
+  });
+  const log = tempLog();
+  const options = durableOptions(log, [[
+    toolCall("deploy", { target: "x" }, "c1"),
+    toolCall("slow", {}, "c2"),
+  ]]);
+  const agent = createAgent({ ...options, tools: [...options.tools!, slow] });
+  ref.agent = agent;
+  await agent.prompt("go");
+  deepEqual(agent.pending, []);
+  const [deploy] = results(agent.messages);
+  equal(
+    textOf(deploy),
+    "Tool deploy was not run: the run was aborted while the call waited for approval",
+  );
+});
+
+Deno.test("a call executing when the state was taken is reported as 'may have completed' and not re-run", async () => {
+  const log = tempLog();
+  let snapshot: AgentState | undefined;
+  const ref: { agent?: ReturnType<typeof createAgent> } = {};
+  const crashy = defineTool({
+    name: "migrate",
+    description: "Runs a migration; the process 'crashes' while it runs",
+    parameters: Type.Object({}),
+    execute: () => {
+      Deno.writeTextFileSync(log, "migrate\n", { append: true });
+      snapshot = ref.agent!.state(); // what a store checkpointed just before the crash
+      return { content: [{ type: "text", text: "migrated" }] };
+    },
+  });
+  const options = durableOptions(log, [[
+    toolCall("lookup", { key: "a" }, "c1"),
+    toolCall("migrate", {}, "c2"),
+  ], [text("x")]]);
+  const tools = [...options.tools!, crashy];
+  const agent = createAgent({ ...options, tools, toolExecution: "sequential" });
+  ref.agent = agent;
+  await agent.prompt("go");
+  deepEqual(snapshot!.running, ["c2"]);
+  deepEqual(snapshot!.completed.map((r) => r.toolCallId), ["c1"]);
+  const restored = await resumeAgent(JSON.parse(JSON.stringify(snapshot)), {
+    ...durableOptions(log, [[text("checked")]]),
+    tools,
+    toolExecution: "sequential",
+    decisions: [],
+  });
+  deepEqual(executions(log), ["lookup a", "migrate"]);
+  const [lookup, migrate] = results(restored.messages);
+  equal(textOf(lookup), "value of a");
+  equal(migrate.isError, true);
+  match(
+    textOf(migrate),
+    /^Tool migrate was interrupted while it was running .*it may have completed\. It was not run again/,
+  );
+});
+
+Deno.test("a block after a defer wins: the call is blocked, nothing is pending", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [[toolCall("deploy", { target: "prod" }, "c1")], [
+    text("ok"),
+  ]]);
+  const agent = createAgent({
+    ...options,
+    plugins: [
+      ...options.plugins!,
+      { name: "freeze", beforeToolCall: () => ({ block: true, reason: "deploy freeze" }) },
+    ],
+  });
+  await agent.prompt("go");
+  deepEqual(agent.pending, []);
+  equal(textOf(results(agent.messages)[0]), "deploy freeze");
+});
+
+Deno.test("resumeAgent refuses another model or missing tools, and malformed states", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  await agent.prompt("ship it");
+  const state = agent.state();
+  await rejects(
+    resumeAgent(state, { ...durableOptions(log, []), model: scriptedModel([], { id: "other" }) }),
+    {
+      message:
+        "Cannot resume agent: the state was taken with model scripted/scripted, not scripted/other",
+    },
+  );
+  await rejects(resumeAgent(state, { ...durableOptions(log, []), tools: [] }), {
+    message: "Cannot resume agent: the state's tools deploy, lookup are missing",
+  });
+  await rejects(resumeAgent({ version: 2 } as unknown as AgentState, durableOptions(log, [])), {
+    name: "TypeError",
+    message: "Cannot resume agent: the state is not an agent.state() of version 1 " +
+      "(messages, pending, completed, running, sticky, config)",
+  });
+});
+
+Deno.test("sequential batch: the calls after a deferred one wait with it and run after it, in order", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [
+    [
+      toolCall("lookup", { key: "a" }, "c1"),
+      toolCall("deploy", { target: "prod" }, "c2"),
+      toolCall("lookup", { key: "b" }, "c3"),
+    ],
+    [text("done")],
+  ]);
+  const agent = createAgent({ ...options, toolExecution: "sequential" });
+  await agent.prompt("go");
+  deepEqual(executions(log), ["lookup a"]);
+  deepEqual(agent.pending.map((p) => p.toolCallId), ["c2"]);
+  deepEqual(agent.state().completed.map((r) => r.toolCallId), ["c1"]);
+  await agent.resume([approveCall(agent.pending[0])]);
+  deepEqual(executions(log), ["lookup a", "deploy prod", "lookup b"]);
+  deepEqual(results(agent.messages).map((r) => r.toolCallId), ["c1", "c2", "c3"]);
+});
+
+Deno.test("abort while pending in a sequential batch: the calls that never started say so", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [
+    [toolCall("deploy", { target: "prod" }, "c1"), toolCall("lookup", { key: "b" }, "c2")],
+  ]);
+  const agent = createAgent({ ...options, toolExecution: "sequential" });
+  await agent.prompt("go");
+  agent.abort();
+  deepEqual(results(agent.messages).map(textOf), [
+    "Tool deploy was not run: the run was aborted while the call waited for approval",
+    "Tool lookup was not run: the run was aborted before it started",
+  ]);
+  deepEqual(executions(log), []);
+});
+
+Deno.test("a state taken while a resumed call executes keeps the batch's earlier results", async () => {
+  const log = tempLog();
+  const ref: { agent?: ReturnType<typeof createAgent>; snapshot?: AgentState } = {};
+  const options = durableOptions(log, batchScript());
+  const tools = options.tools!.map((tool) =>
+    tool.name !== "deploy" ? tool : {
+      ...tool,
+      execute: (args: Record<string, unknown>, context: Parameters<typeof tool.execute>[1]) => {
+        ref.snapshot = ref.agent!.state();
+        return tool.execute(args, context);
+      },
+    }
+  );
+  const agent = createAgent({ ...options, tools });
+  ref.agent = agent;
+  await agent.prompt("ship it");
+  await agent.resume([approveCall(agent.pending[0])]);
+  deepEqual(ref.snapshot!.completed.map((r) => r.toolCallId), ["c1", "c3"]);
+  deepEqual(ref.snapshot!.running, ["c2"]);
+});

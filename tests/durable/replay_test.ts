@@ -1,0 +1,152 @@
+// Record and replay: a run recorded against the fake OpenAI server replays identically
+// offline (model side and provider side); a changed request is a divergence error naming
+// the field; secrets never reach the cassette.
+import {
+  type AgentEvent,
+  createAgent,
+  createRecorder,
+  defineTool,
+  parseCassette,
+  redactSecrets,
+  replayModel,
+  replayTools,
+  scriptedModel,
+  text,
+  toolCall,
+} from "@tack/agent";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
+import { Type } from "typebox";
+import { record, replayModelSide, replayProviderSide } from "../../examples/replay.ts";
+
+Deno.test("examples/replay.ts: a recorded run replays offline, model side and provider side", async () => {
+  const cassette = await record();
+  equal(await replayModelSide(cassette), "It is sunny in Paris.");
+  equal(await replayProviderSide(cassette), "It is sunny in Paris.");
+});
+
+Deno.test("a changed prompt is a divergence error naming the message and the field", async () => {
+  const cassette = await record();
+  equal(
+    await replayModelSide(cassette, "Weather in Rome?"),
+    'Replay diverged at model turn 0: message 0 (user), field content: recorded "Weather in Paris?", got "Weather in Rome?"',
+  );
+  match(
+    await replayProviderSide(cassette, "Weather in Rome?"),
+    /Replay diverged at HTTP request 0: field body\.messages\[0\]\.content: recorded "Weather in Paris\?", got "Weather in Rome\?"/,
+  );
+});
+
+Deno.test("the cassette is readable JSONL with the API key and authorization redacted", async () => {
+  const cassette = await record();
+  ok(!cassette.includes("sk-test-secret-key-123456"));
+  const lines = parseCassette(cassette);
+  deepEqual(lines.map((l) => l.type), [
+    "meta",
+    "model_request",
+    "http_request",
+    "http_response",
+    "model_response",
+    "tool_result",
+    "model_request",
+    "http_request",
+    "http_response",
+    "model_response",
+  ]);
+  const request = lines.find((l) => l.type === "http_request");
+  equal(request?.type === "http_request" && request.headers.authorization, "[redacted]");
+});
+
+Deno.test("replay is deterministic: the same events, the same transcript (timestamps aside)", async () => {
+  const tool = defineTool({
+    name: "add",
+    description: "Adds",
+    parameters: Type.Object({ a: Type.Number(), b: Type.Number() }),
+    execute: ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }),
+  });
+  const recorder = createRecorder();
+  const live = createAgent({
+    model: recorder.model(
+      scriptedModel([[text("thinking"), toolCall("add", { a: 1, b: 2 }, "c1")], [text("3")]]),
+    ),
+    tools: [tool],
+  });
+  const liveEvents: AgentEvent[] = [];
+  live.subscribe((e) => liveEvents.push(e));
+  live.subscribe(recorder.listener);
+  await live.prompt("1+2?");
+  const cassette = await recorder.toJsonl();
+
+  let executed = 0;
+  const counting = defineTool({
+    ...tool,
+    execute: () => {
+      executed++;
+      return { content: [{ type: "text", text: "never" }] };
+    },
+  });
+  const replay = createAgent({
+    model: replayModel(cassette),
+    tools: replayTools(cassette, [counting]),
+  });
+  const replayEvents: AgentEvent[] = [];
+  replay.subscribe((e) => replayEvents.push(e));
+  await replay.prompt("1+2?");
+  equal(executed, 0);
+  const shape = (events: AgentEvent[]) =>
+    events.map((e) => e.type === "message_update" ? e.assistantMessageEvent.type : e.type);
+  deepEqual(shape(replayEvents), shape(liveEvents));
+  const strip = (value: unknown) =>
+    JSON.parse(JSON.stringify(value, (k, v) => (k === "timestamp" ? undefined : v)));
+  deepEqual(strip(replay.messages), strip(live.messages));
+});
+
+Deno.test("replay errors: past the cassette, a tool call not in it, a broken line", async () => {
+  const recorder = createRecorder();
+  await createAgent({ model: recorder.model(scriptedModel([[text("hi")]])) }).prompt("a");
+  const cassette = await recorder.toJsonl();
+  const agent = createAgent({ model: replayModel(cassette) });
+  await agent.prompt("a");
+  const [last] = await agent.prompt("b").then((m) => m.slice(-1));
+  equal(
+    last.role === "assistant" && last.errorMessage,
+    "Replay ran past the cassette: it has 1 model turns, and the agent asked for turn 1",
+  );
+  const [tool] = replayTools(cassette, [
+    defineTool({
+      name: "t",
+      description: "",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [] }),
+    }),
+  ]);
+  throws(() => tool.execute({}, { toolCallId: "c9", signal: new AbortController().signal }), {
+    message: "Cannot replay tool t: call c9 is not in the cassette",
+  });
+  throws(() => parseCassette('{"type":"meta"}\nnot json\n'), {
+    name: "SyntaxError",
+    message: /^Cannot parse cassette: line 2 is not JSON/,
+  });
+});
+
+Deno.test("redaction: credential-named fields at any depth, bearer tokens and sk- keys in strings", () => {
+  deepEqual(
+    redactSecrets({
+      headers: { Authorization: "Bearer abc.def", "x-api-key": "k", "content-type": "json" },
+      body: { apiKey: "k2", api_key: "k3", client_secret: "s", password: "p", access_token: "t" },
+      note: "call with Bearer xyz123 or sk-abcdefghijkl please",
+      list: [{ token: "t2" }, "plain"],
+    }),
+    {
+      headers: { Authorization: "[redacted]", "x-api-key": "[redacted]", "content-type": "json" },
+      body: {
+        apiKey: "[redacted]",
+        api_key: "[redacted]",
+        client_secret: "[redacted]",
+        password: "[redacted]",
+        access_token: "[redacted]",
+      },
+      note: "call with Bearer [redacted] or [redacted] please",
+      list: [{ token: "[redacted]" }, "plain"],
+    },
+  );
+});

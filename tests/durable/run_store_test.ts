@@ -1,0 +1,254 @@
+// The run store: Deno KV on a local SQLite file. A pending run survives its process, is
+// decided later, and exactly one worker (of several processes) resumes it.
+import {
+  type AgentState,
+  approveCall,
+  kvRunStore,
+  openRunStore,
+  resumeStoredRun,
+  scriptedModel,
+  startRun,
+  text,
+  toolCall,
+} from "@tack/agent";
+import { deepEqual, equal, rejects } from "node:assert/strict";
+import { durableOptions, executions } from "../support/durable_fixture.ts";
+
+const WORKER = new URL("../support/durable_worker_main.ts", import.meta.url).pathname;
+
+function tempDir(): string {
+  return Deno.makeTempDirSync({ prefix: "tack_store_" });
+}
+
+const deployScript = () => [
+  [toolCall("lookup", { key: "a" }, "c1"), toolCall("deploy", { target: "prod" }, "c2")],
+  [text("done")],
+];
+
+function spawnWorker(args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", WORKER, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  const decoder = new TextDecoder();
+  let ready: () => void;
+  const isReady = new Promise<void>((resolve) => (ready = resolve));
+  const reading = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stdout) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let i;
+      while ((i = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, i);
+        buffer = buffer.slice(i + 1);
+        lines.push(line);
+        if (line === "ready") ready!();
+      }
+    }
+  })();
+  const stderr = new Response(child.stderr).text();
+  return {
+    isReady,
+    lines,
+    done: async () => {
+      const status = await child.status;
+      await reading;
+      return { code: status.code, lines, stderr: await stderr };
+    },
+  };
+}
+
+Deno.test("a pending run is stored, decided later, and resumed from the store", async () => {
+  const dir = tempDir();
+  const log = `${dir}/log`;
+  const store = await openRunStore(`${dir}/runs.sqlite`);
+  try {
+    await startRun(store, "run-1", durableOptions(log, deployScript()), "ship it");
+    const [stored] = await store.list("pending");
+    equal(stored.id, "run-1");
+    deepEqual(stored.state.pending.map((p) => p.toolName), ["deploy"]);
+    deepEqual(executions(log), ["lookup a"]);
+    await store.decide("run-1", [approveCall(stored.state.pending[0])]);
+    equal((await store.get("run-1"))?.status, "decided");
+    const agent = await resumeStoredRun(
+      store,
+      "run-1",
+      "w1",
+      durableOptions(log, [[text("deployed it")]]),
+    );
+    equal(agent?.messages.at(-1)?.role, "assistant");
+    deepEqual(executions(log), ["lookup a", "deploy prod"]);
+    const done = await store.get("run-1");
+    equal(done?.status, "done");
+    deepEqual(done?.state.pending, []);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("two worker processes race for one decided run on one local KV file: exactly one resumes it", async () => {
+  for (let round = 0; round < 3; round++) {
+    const dir = tempDir();
+    const log = `${dir}/log`;
+    const kvPath = `${dir}/runs.sqlite`;
+    const store = await openRunStore(kvPath);
+    await startRun(store, "race", durableOptions(log, deployScript()), "ship it");
+    const [pending] = (await store.get("race"))!.state.pending;
+    await store.decide("race", [approveCall(pending)]);
+    store.close();
+    const go = `${dir}/go`;
+    const workers = [1, 2].map(() => spawnWorker(["race", kvPath, "race", log, go]));
+    await Promise.all(workers.map((w) => w.isReady));
+    Deno.writeTextFileSync(go, "");
+    const outcomes = await Promise.all(workers.map((w) => w.done()));
+    for (const outcome of outcomes) equal(outcome.code, 0, outcome.stderr);
+    deepEqual(outcomes.map((o) => o.lines.at(-1)).sort(), ["resumed", "skipped"]);
+    deepEqual(executions(log), ["lookup a", "deploy prod"]);
+    const check = await openRunStore(kvPath);
+    equal((await check.get("race"))?.status, "done");
+    check.close();
+  }
+});
+
+Deno.test("a listening worker in another process picks up a run decided after it started", async () => {
+  const dir = tempDir();
+  const log = `${dir}/log`;
+  const kvPath = `${dir}/runs.sqlite`;
+  const worker = spawnWorker(["listen", kvPath, log, "1"]);
+  await worker.isReady;
+  const store = await openRunStore(kvPath);
+  try {
+    await startRun(store, "late", durableOptions(log, deployScript()), "ship it");
+    const [pending] = (await store.get("late"))!.state.pending;
+    await store.decide("late", [approveCall(pending)]);
+    const outcome = await worker.done();
+    equal(outcome.code, 0, outcome.stderr);
+    deepEqual(outcome.lines, ["ready", "resumed late"]);
+    deepEqual(executions(log), ["lookup a", "deploy prod"]);
+    equal((await store.get("late"))?.status, "done");
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("many concurrent claims through two KV handles on one file: one wins", async () => {
+  const dir = tempDir();
+  const a = await openRunStore(`${dir}/runs.sqlite`);
+  const b = await openRunStore(`${dir}/runs.sqlite`);
+  try {
+    await startRun(a, "r", durableOptions(`${dir}/log`, deployScript()), "go");
+    await a.decide("r", [{ toolCallId: "c2", approve: false }]);
+    const claims = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).claim("r", `w${i}`)),
+    );
+    equal(claims.filter(Boolean).length, 1);
+  } finally {
+    a.close();
+    b.close();
+  }
+});
+
+Deno.test("store misuse: deciding an unknown or non-pending run, claiming an undecided one", async () => {
+  const store = await openRunStore(":memory:");
+  try {
+    await rejects(store.decide("nope", []), {
+      message: "Cannot decide run nope: there is no such run",
+    });
+    await startRun(store, "done", { model: scriptedModel([[text("hi")]]) }, "hi");
+    await rejects(store.decide("done", []), {
+      message: "Cannot decide run done: it is done, not pending",
+    });
+    equal(await store.claim("done", "w"), undefined);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("a worker that holds a run blocks others' checkpoints; an expired lease passes the run on", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const dir = tempDir();
+  const store = kvRunStore(kv, { leaseMs: -1 }); // every lease has expired
+  try {
+    await startRun(store, "r", durableOptions(`${dir}/log`, deployScript()), "go");
+    await store.decide("r", [{ toolCallId: "c2", approve: false, reason: "no" }]);
+    const first = await store.claim("r", "w1");
+    equal(first?.claimedBy, "w1");
+    await rejects(store.save("r", first!.state, { status: "running", worker: "w2" }), {
+      message: "Cannot save run r: worker w1 holds it",
+    });
+    const second = await store.claim("r", "w2");
+    equal(second?.claimedBy, "w2");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a state larger than a KV value is stored in chunks and read back whole", async () => {
+  const store = await openRunStore(":memory:");
+  try {
+    const big = "x".repeat(300_000);
+    const state: AgentState = {
+      version: 1,
+      messages: [{ role: "user", content: big, timestamp: 1 }],
+      pending: [],
+      completed: [],
+      running: [],
+      sticky: [],
+      config: { provider: "p", model: "m", tools: [] },
+    };
+    await store.save("big", state);
+    deepEqual((await store.get("big"))?.state, state);
+    await store.save("big", { ...state, messages: [] });
+    deepEqual((await store.get("big"))?.state.messages, []);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("decisions that do not fit (hash mismatch) send the run back to pending; nothing runs", async () => {
+  const dir = tempDir();
+  const log = `${dir}/log`;
+  const store = await openRunStore(":memory:");
+  try {
+    await startRun(store, "r", durableOptions(log, deployScript()), "go");
+    await store.decide("r", [{ toolCallId: "c2", approve: true, argsHash: "f".repeat(64) }]);
+    await rejects(
+      resumeStoredRun(store, "r", "w1", durableOptions(log, [[text("x")]])),
+      /Cannot resume: the approval of call c2 \(deploy\) is for arguments with hash ffffffffffff…/,
+    );
+    const run = await store.get("r");
+    equal(run?.status, "pending");
+    equal(run?.decisions, undefined);
+    deepEqual(executions(log), ["lookup a"]);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("decide queues the run with kv.enqueue: a listener with polling off receives it", async () => {
+  const dir = tempDir();
+  const store = await openRunStore(`${dir}/runs.sqlite`);
+  const controller = new AbortController();
+  const received: string[] = [];
+  let got!: () => void;
+  const arrived = new Promise<void>((resolve) => (got = resolve));
+  const listening = store.listen((id) => {
+    received.push(id);
+    got();
+  }, { signal: controller.signal, pollMs: 0 });
+  try {
+    await startRun(store, "queued", durableOptions(`${dir}/log`, deployScript()), "go");
+    await store.decide("queued", [{ toolCallId: "c2", approve: false }]);
+    // Bounded, so a lost message fails the test instead of hanging it.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([arrived, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
+    deepEqual(received, ["queued"]);
+  } finally {
+    controller.abort();
+    await listening;
+    store.close();
+  }
+});
