@@ -84,6 +84,9 @@ Deno.test("with an ask function the user decides, and the tool runs in the folde
         args: { command: "pwd" },
         reason: "bash has effect exec",
         toolCallId: "c1",
+        always: "exactly this bash command",
+        plugin: "confirm",
+        flagged: ["pwd"],
       }]);
     } finally {
       await agent.dispose();
