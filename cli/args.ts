@@ -50,8 +50,8 @@ Options:
   --base-url <url>      OpenAI-compatible endpoint (default: config "baseURL", then $OPENAI_BASE_URL)
   --config <file>       config file (default: ./tack.jsonc when it exists)
   --plugin <specifier>  load a plugin: ./file.ts, jsr:@scope/name, npm:name, or a built-in
-                        name (fs, shell, http, mcp, rules, confirm, read_only, audit,
-                        budget); repeatable
+                        name (fs, shell, http, mcp, rules, read_only, audit, budget);
+                        repeatable (confirm is always added, unless --yes)
   --yes                 allow every tool call without asking (for CI)
   --json                print one JSON event a line on stdout, nothing else
   --session <file>      write the session to this JSONL file (continued if it exists)

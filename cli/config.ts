@@ -23,6 +23,8 @@ export interface PluginEntry {
   sandbox?: boolean;
   /** The permissions to confine it to (when sandboxed). */
   permissions?: PluginPermissions;
+  /** Accept a sandboxed plugin's `run` grant, which escapes every sandbox. */
+  allowRunEscape?: boolean;
   /** Where relative specifiers resolve from (the config file's folder, or the cwd). */
   baseDir: string;
   /** Where the entry came from, for error texts (`tack.jsonc:7:5`, `--plugin`). */

@@ -23,7 +23,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "rules",
 ];
 
-const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions"];
+const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions", "allowRunEscape"];
 
 /** A shape error, already phrased as `<file>:<line>:<col>: "<key>" <problem>`. */
 export class ConfigError extends Error {}
@@ -172,6 +172,7 @@ export class Reader {
       if (name === "specifier") entry.specifier = this.string(value, path);
       else if (name === "sandbox") entry.sandbox = this.boolean(value, path);
       else if (name === "permissions") entry.permissions = this.permissions(value, path);
+      else if (name === "allowRunEscape") entry.allowRunEscape = this.boolean(value, path);
       else {
         if (value.type !== "object") {
           this.fail(value, path, `must be an object, got ${describe(value)}`);
