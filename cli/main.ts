@@ -240,7 +240,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     const editor = Deno.stdin.isTerminal()
       ? new LineEditor({
         prompt: promptText,
-        historyFile: resolve(cwd, ".tack", "history"),
+        // Beside the sessions: .tack/history by default.
+        historyFile: resolve(sessionDir, "..", "history"),
         onInterrupt: () => interrupt.handle(),
         warn: (text) => renderer.warn(text),
       })
