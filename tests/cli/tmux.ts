@@ -1,9 +1,12 @@
 /**
- * A real terminal for tests: a tmux session on its own server socket (never the user's),
+ * A real terminal for tests: a tmux session on its own server socket in a temporary folder
+ * (never the user's server),
  * keys sent as a person types them, the screen read back.
  *
  * @module
  */
+
+import { dirname, join } from "node:path";
 
 /** Whether tmux is installed (`.ci/run` installs it). */
 export const HAS_TMUX: boolean = (() => {
@@ -14,8 +17,6 @@ export const HAS_TMUX: boolean = (() => {
     return false;
   }
 })();
-
-let count = 0;
 
 function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
@@ -37,7 +38,7 @@ export class Terminal implements AsyncDisposable {
     argv: string[],
     options: { cwd: string; env: Record<string, string>; columns?: number; rows?: number },
   ): Promise<Terminal> {
-    const terminal = new Terminal(`tack-test-${Deno.pid}-${count++}`);
+    const terminal = new Terminal(join(await Deno.makeTempDir({ prefix: "tack_tmux_" }), "socket"));
     const env = Object.entries(options.env).map(([k, v]) => `${k}=${quote(v)}`).join(" ");
     const line = `env -i ${env} ${argv.map(quote).join(" ")}; echo EXIT=$?; sleep 600`;
     await terminal.#tmux(
@@ -56,7 +57,7 @@ export class Terminal implements AsyncDisposable {
 
   async #tmux(...args: string[]): Promise<string> {
     const output = await new Deno.Command("tmux", {
-      args: ["-L", this.#socket, "-f", "/dev/null", ...args],
+      args: ["-S", this.#socket, "-f", "/dev/null", ...args],
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -107,5 +108,6 @@ export class Terminal implements AsyncDisposable {
   /** Ends the tmux server (and the program). */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.#tmux("kill-server").catch(() => {});
+    await Deno.remove(dirname(this.#socket), { recursive: true }).catch(() => {});
   }
 }
