@@ -16,6 +16,8 @@ export interface CliArgs {
   model?: string;
   /** `--base-url`. */
   baseURL?: string;
+  /** `--api`: `"chat"` (Chat Completions, the default) or `"responses"`. */
+  api?: "chat" | "responses";
   /** `--config`: a config file that must exist. */
   config?: string;
   /** `--plugin`, repeatable, in order. */
@@ -48,6 +50,7 @@ Usage:
 Options:
   --model <name>        model id (default: config "model", then $TACK_MODEL, then gpt-4o-mini)
   --base-url <url>      OpenAI-compatible endpoint (default: config "baseURL", then $OPENAI_BASE_URL)
+  --api <chat|responses>  the endpoint's API: Chat Completions (default) or Responses
   --config <file>       config file (default: ./tack.jsonc when it exists)
   --plugin <specifier>  load a plugin: ./file.ts, jsr:@scope/name, npm:name, or a built-in
                         name (fs, shell, http, mcp, rules, read_only, audit, budget);
@@ -79,6 +82,7 @@ Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
 const OPTIONS = {
   model: { type: "string" },
   "base-url": { type: "string" },
+  api: { type: "string" },
   config: { type: "string" },
   plugin: { type: "string", multiple: true },
   yes: { type: "boolean", short: "y" },
@@ -147,6 +151,12 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
     };
   } catch (error) {
     return usageError((error as Error).message);
+  }
+  if (values.api !== undefined) {
+    if (values.api !== "chat" && values.api !== "responses") {
+      return usageError(`--api must be "chat" or "responses", got ${JSON.stringify(values.api)}`);
+    }
+    args.api = values.api;
   }
   if (args.command !== "run") return { kind: "ok", args };
   if (positionals[0] === "plugins" && positionals[1] === "inspect") {

@@ -49,6 +49,8 @@ export interface TackConfig {
   maxTurns?: number;
   /** Confirm-policy rules: `ask` needs a yes, `allow` exempts, `deny` blocks (even with `--yes`). */
   rules?: Rule[];
+  /** The model's price in dollars per million tokens, for the cost on the status line. */
+  price?: { input: number; output: number };
 }
 
 /** The outcome of {@linkcode loadConfig}. */

@@ -21,6 +21,7 @@ export const CONFIG_KEYS: readonly string[] = [
   "sessionDir",
   "maxTurns",
   "rules",
+  "price",
 ];
 
 const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions", "allowRunEscape"];
@@ -218,6 +219,22 @@ export class Reader {
           this.fail(value, name, `must be a positive integer, got ${describe(value)}`);
         }
         config.maxTurns = value.value;
+      } else if (name === "price") {
+        const price: { input?: number; output?: number } = {};
+        for (const [part, , amount] of this.entries(value, name, ["input", "output"])) {
+          if (amount.type !== "number" || amount.value < 0) {
+            this.fail(
+              amount,
+              `${name}.${part}`,
+              `must be a number of dollars ≥ 0, got ${describe(amount)}`,
+            );
+          }
+          price[part as "input" | "output"] = amount.value;
+        }
+        if (price.input === undefined || price.output === undefined) {
+          this.fail(value, name, 'needs "input" and "output" (dollars per million tokens)');
+        }
+        config.price = price as { input: number; output: number };
       } else if (name === "rules") config.rules = this.rules(value);
       else if (name === "plugins") {
         if (value.type !== "array") {

@@ -132,6 +132,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     err,
     spinner: terminal && !args.json ? daxSpinner : undefined,
     color,
+    status: terminal && !args.json, // for a person at the keyboard; pipes get the answer only
+    price: config.price,
   });
   const promptText = color ? "\x1b[1m› \x1b[0m" : "› ";
   const show = (relativeTo: string) => relative(cwd, relativeTo) || relativeTo;
@@ -169,7 +171,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     })
     : undefined;
   const built = await buildAgent({
-    model: openai({ ...settings.settings }),
+    model: openai({ ...settings.settings, ...(args.api ? { api: args.api } : {}) }),
     config,
     flagPlugins: args.plugins,
     yes: args.yes,

@@ -310,7 +310,7 @@ Deno.test("a bad config names file, line and key; exit 2", () =>
     equal(
       run.stderr,
       'Cannot load config: tack.jsonc:3:3: "modle" is not a known key (expected one of: ' +
-        "$schema, model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules)\n",
+        "$schema, model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules, price)\n",
     );
     const missing = await cli(cwd, ["--config", "other.jsonc", "hello"]);
     equal(missing.code, 2);
@@ -425,3 +425,39 @@ Deno.test("stdout closed by its reader ends the CLI quietly with 141", () =>
     equal(status.code, 141);
     equal(stderr.includes("listener threw"), false);
   }));
+
+Deno.test("--api responses uses the Responses API; a multi-line tool error is shown whole", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(
+      join(cwd, "thrower.ts"),
+      `export default { name: "thrower", tools: [{ name: "boom", description: "Fails", ` +
+        `parameters: { type: "object" }, execute: () => { throw new Error("first line\\nsecond line\\nthird line"); } }] };`,
+    );
+    await using server = await startFakeOpenAI({
+      turns: [{ toolCalls: [{ name: "boom", arguments: {} }] }, { text: "It failed." }],
+    });
+    const run = await cli(cwd, [
+      "--api",
+      "responses",
+      "--base-url",
+      server.baseURL,
+      "--plugin",
+      "./thrower.ts",
+      "go",
+    ]);
+    equal(run.code, 0, run.stderr);
+    deepEqual(server.calls.map((c: { path: string }) => c.path), [
+      "/v1/responses",
+      "/v1/responses",
+    ]);
+    match(run.stderr, /✗ boom: .*first line\n {2}second line\n {2}third line\n/);
+  }));
+
+Deno.test("--api with another value is a usage error", async () => {
+  const run = await cli(REPO, ["--api", "completions", "hi"]);
+  equal(run.code, 2);
+  equal(
+    run.stderr,
+    '--api must be "chat" or "responses", got "completions"\nRun "tack --help" for usage.\n',
+  );
+});

@@ -22,7 +22,10 @@ function env(extra: Record<string, string>): Record<string, string> {
 async function withWorkspace(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ dir: join(REPO, "tests", "cli"), prefix: ".tmp_pty_" });
   try {
-    await Deno.writeTextFile(join(dir, "tack.jsonc"), '{ "sessionDir": ".tack/sessions" }');
+    await Deno.writeTextFile(
+      join(dir, "tack.jsonc"),
+      '{ "sessionDir": ".tack/sessions", "price": { "input": 1, "output": 2 } }',
+    );
     await fn(dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -68,7 +71,8 @@ Deno.test({
         await term.keys("Left", "Left", "Left", "Left", "Left", "Left", "Left");
         await term.type("l");
         await term.keys("Enter");
-        await term.waitFor(/first answer/);
+        // The status line: tokens in/out, the cost at tack.jsonc's price, the time taken.
+        await term.waitFor(/first answer\n10 in · 5 out · \$0\.00002 · \d+\.\ds\n/);
         await term.paste("line one\nline two\n");
         await term.waitFor(/second answer/);
         await term.keys("C-d");
