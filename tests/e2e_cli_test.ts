@@ -461,3 +461,31 @@ Deno.test("--api with another value is a usage error", async () => {
     '--api must be "chat" or "responses", got "completions"\nRun "tack --help" for usage.\n',
   );
 });
+
+Deno.test("under the cli permission set, the mcp plugin starts a stdio server", () =>
+  withWorkspace(async (cwd) => {
+    const server = join(REPO, "tests", "fixtures", "mcp", "stdio_server.ts");
+    await Deno.writeTextFile(
+      join(cwd, "tack.jsonc"),
+      JSON.stringify({
+        plugins: [{
+          specifier: "mcp",
+          options: {
+            name: "fixture",
+            command: Deno.execPath(),
+            args: ["run", "--quiet", "--cached-only", server],
+          },
+        }],
+      }),
+    );
+    await using fake = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "fixture_echo", arguments: { text: "hi" } }] },
+        { text: "Echoed." },
+      ],
+    });
+    const run = await cli(cwd, ["--yes", "--base-url", fake.baseURL, "echo hi"]);
+    equal(run.code, 0, run.stderr);
+    equal(run.stdout, "Echoed.\n");
+    equal(fake.requests[1].messages.at(-1).content, "echo: hi");
+  }));

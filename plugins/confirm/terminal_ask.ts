@@ -7,11 +7,9 @@
 import $ from "@david/dax";
 import type { AskFunction, ConfirmAnswer, ConfirmRequest } from "./confirm_types.ts";
 
-const MAX_SHOWN = 2000;
-
 /**
- * How a request reads in the prompt: the tool, why, and its arguments as JSON (long
- * ones cut).
+ * How a request reads in the prompt: the tool, why, its arguments as JSON (whole: a cut
+ * could hide the part that matters), and a shell command's parts no allow rule approves.
  *
  * @param request What is asked.
  * @returns The prompt's message.
@@ -28,11 +26,11 @@ const MAX_SHOWN = 2000;
  * ```
  */
 export function formatConfirmRequest(request: ConfirmRequest): string {
-  let args = JSON.stringify(request.args);
-  if (args.length > MAX_SHOWN) {
-    args = `${args.slice(0, MAX_SHOWN)}… (${args.length - MAX_SHOWN} more characters)`;
-  }
-  return `Run ${request.toolName}? (${request.reason})\n${args}`;
+  const text = `Run ${request.toolName}? (${request.reason})\n${JSON.stringify(request.args)}`;
+  const flagged = request.flagged ?? [];
+  return flagged.length > 1
+    ? `${text}\nParts no rule approves:\n${flagged.map((part) => `! ${part}`).join("\n")}`
+    : text;
 }
 
 /**
