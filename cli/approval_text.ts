@@ -149,8 +149,10 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
     request.reason ? ` (${request.reason})` : ""
   }`;
   const lines = [color ? BOLD + head + RESET : head];
+  const plainHead = [head];
   if (layout.effects && layout.effects.length > 0) {
     lines.push(`effects: ${layout.effects.join(", ")}`);
+    plainHead.push(`effects: ${layout.effects.join(", ")}`);
   }
   const body: string[] = [];
   const plain: string[] = [];
@@ -199,7 +201,7 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
   }
   let overflow: string | undefined;
   if (body.length > layout.maxLines) {
-    overflow = [...lines.map((l) => l.replace(/\x1b\[[0-9;]*m/g, "")), ...plain].join("\n") + "\n";
+    overflow = [...plainHead, ...plain].join("\n") + "\n";
     lines.push(...body.slice(0, layout.maxLines));
   } else lines.push(...body);
   if (overflow !== undefined) lines.push(`… ${body.length - layout.maxLines} more lines`);

@@ -166,7 +166,7 @@ Deno.test({
       // The whole command, wrapped at the width, and the dangerous part listed on its own.
       const body = screen.split("command:\n")[1].split("\nparts no rule approves:")[0];
       equal(body.split("\n").map((line) => line.slice(2)).join(""), dangerous);
-      match(screen, /parts no rule approves:\n(?:.*\n)*  ! rm -rf \.\/wsdata\n/);
+      match(screen, /parts no rule approves:\n(?:.*\n)* {2}! rm -rf \.\/wsdata\n/);
       match(screen, /"always" covers: exactly this bash command/);
       await term.keys("n");
       await term.waitFor(/The user declined to run bash/);
