@@ -130,3 +130,29 @@ Deno.test("a failing prompt still resumes the spinner and reports the failure", 
   equal(message, "Cannot prompt when not a tty.");
   deepEqual(log, ["before", "after"]);
 });
+
+Deno.test("with colours, the flagged part of the command is highlighted where it appears", async () => {
+  const { approvalText } = await import("../../cli/approval_text.ts");
+  const { lines } = approvalText(
+    { ...request, args: { command: "ls && rm -rf ./data" }, flagged: ["ls", "rm -rf ./data"] },
+    { width: 80, maxLines: 40, color: true },
+  );
+  equal(
+    lines.includes("  \x1b[1;31mls\x1b[0m && \x1b[1;31mrm -rf ./data\x1b[0m"),
+    true,
+    lines.join("\n"),
+  );
+});
+
+Deno.test("an edit shows the old text as - lines and the new as + lines", async () => {
+  const { ask, log } = harness(0);
+  await ask({
+    ...request,
+    toolName: "edit",
+    args: { path: "a.ts", oldText: "let a = 1;\nlet b = 2;", newText: "const a = 1;" },
+  });
+  match(
+    log[1],
+    /path: a\.ts\ndiff \(old → new\):\n {2}-let a = 1;\n {2}-let b = 2;\n {2}\+const a = 1;\n/,
+  );
+});
