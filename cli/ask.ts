@@ -8,7 +8,7 @@
 import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
-import { type Choice, keySelect } from "./key_select.ts";
+import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 

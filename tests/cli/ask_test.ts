@@ -1,6 +1,6 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { createTerminalAsk } from "../../cli/ask.ts";
-import type { Choice } from "../../cli/key_select.ts";
+import type { Choice } from "../../plugins/confirm/key_select.ts";
 
 const request = {
   toolName: "bash",
