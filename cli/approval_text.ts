@@ -39,7 +39,11 @@ const ADD = "\x1b[32m";
 const DEL = "\x1b[31m";
 const DIM = "\x1b[2m";
 
-/** Hard-wraps one text to `width` columns, keeping a per-character mark. */
+/**
+ * Wraps one text to `width` columns, after a space where there is one (the space stays at
+ * the end of its line, so joining the lines gives the text back), keeping a per-character
+ * mark.
+ */
 function wrap(
   text: string,
   width: number,
@@ -50,12 +54,18 @@ function wrap(
   for (const line of text.split("\n")) {
     const chars = [...line];
     if (chars.length === 0) out.push({ text: "", marks: [] });
-    for (let i = 0; i < chars.length; i += width) {
-      const piece = chars.slice(i, i + width);
+    for (let i = 0; i < chars.length;) {
+      let end = Math.min(i + width, chars.length);
+      if (end < chars.length) {
+        const space = chars.lastIndexOf(" ", end - 1);
+        if (space > i + width / 2) end = space + 1;
+      }
+      const piece = chars.slice(i, end);
       out.push({
         text: piece.join(""),
         marks: piece.map((_, j) => marks?.[start + i + j] ?? false),
       });
+      i = end;
     }
     start += chars.length + 1;
   }
@@ -133,8 +143,8 @@ function valueText(value: unknown): string {
  *   "confirm asks: run bash? (bash has effect exec)",
  *   "effects: exec",
  *   "command:",
- *   "  echo hi && rm -rf ./",
- *   "  data",
+ *   "  echo hi && rm -rf ",
+ *   "  ./data",
  *   "parts no rule approves:",
  *   "  ! echo hi",
  *   "  ! rm -rf ./data",
