@@ -97,46 +97,74 @@ Deno.test({
     }),
 });
 
-Deno.test({
-  name: "under deno task agent, one Ctrl-C during a tool aborts the run and a second exits",
-  ignore: !HAS_TMUX,
-  fn: () =>
-    withWorkspace(async (dir) => {
-      await using server = await startFakeOpenAI({
-        turns: [
-          { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
-          { text: "stopped" },
-        ],
-      });
-      await using term = await Terminal.start(
-        [
-          Deno.execPath(),
-          "task",
-          "--config",
-          join(REPO, "deno.json"),
-          "agent",
-          "--yes",
-          "--config",
-          join(dir, "tack.jsonc"),
-        ],
-        { cwd: dir, env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }) },
-      );
-      await term.waitFor(/^›\s*$/m);
-      await term.type("wait a while");
-      await term.keys("Enter");
-      await term.waitFor(/→ bash/);
-      await new Promise((resolve) => setTimeout(resolve, 500)); // the tool is running
-      await term.keys("C-c");
-      const aborted = await term.waitFor(
-        /Aborting the run\. Press Ctrl-C again to exit\.[\s\S]*›\s*$/,
-      );
-      equal(/EXIT=/.test(aborted), false, aborted);
-      // A person's second press comes later than 100 ms (sooner counts as the same press).
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await term.keys("C-c");
-      await term.waitFor(/EXIT=130/);
-    }),
-});
+/** Installs `tack` into a temporary root (once per test run); returns its path. */
+let installed: Promise<string> | undefined;
+function installedTack(): Promise<string> {
+  installed ??= (async () => {
+    const root = await Deno.makeTempDir({ prefix: "tack_pty_install_" });
+    addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "install"],
+      cwd: REPO,
+      env: env({ DENO_INSTALL_ROOT: root }),
+      clearEnv: true,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+    return join(root, "bin", "tack");
+  })();
+  return installed;
+}
+
+const LAUNCHERS: [string, (dir: string) => Promise<string[]>][] = [
+  ["deno task agent", (dir) =>
+    Promise.resolve([
+      Deno.execPath(),
+      "task",
+      "--config",
+      join(REPO, "deno.json"),
+      "agent",
+      "--config",
+      join(dir, "tack.jsonc"),
+    ])],
+  ["deno run", (dir) => Promise.resolve(run(dir))],
+  ["an installed tack", async () => [await installedTack()]],
+];
+
+for (const [launcher, argv] of LAUNCHERS) {
+  Deno.test({
+    name: `under ${launcher}, one Ctrl-C during a tool aborts the run and a second exits`,
+    ignore: !HAS_TMUX,
+    fn: () =>
+      withWorkspace(async (dir) => {
+        await using server = await startFakeOpenAI({
+          turns: [
+            { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
+            { text: "stopped" },
+          ],
+        });
+        await using term = await Terminal.start([...await argv(dir), "--yes"], {
+          cwd: dir,
+          env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+        });
+        await term.waitFor(/^›\s*$/m);
+        await term.type("wait a while");
+        await term.keys("Enter");
+        await term.waitFor(/→ bash/);
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the tool is running
+        await term.keys("C-c");
+        const aborted = await term.waitFor(
+          /Aborting the run\. Press Ctrl-C again to exit\.[\s\S]*›\s*$/,
+        );
+        equal(/EXIT=/.test(aborted), false, aborted);
+        // A person's second press comes later than 100 ms (sooner counts as the same press).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await term.keys("C-c");
+        await term.waitFor(/EXIT=130/);
+      }),
+  });
+}
 
 Deno.test({
   name: "the approval of a long command shows all of it; two arrows in one write both count",
