@@ -67,13 +67,16 @@ Environment:
   OPENAI_BASE_URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 for Ollama
 
 Examples:
-  deno task agent "what files are here?"
-  deno task agent --model gpt-4.1 "summarise README.md"
-  deno task agent --base-url http://127.0.0.1:11434/v1 --model llama3.2 "hello"
-  deno task agent --json --yes "run the tests" > events.jsonl
-  deno task agent --resume "and now fix the failing one"
-  deno task agent --plugin ./my_plugin.ts
-  deno task agent plugins inspect ./my_plugin.ts
+  tack "what files are here?"
+  tack --model gpt-4.1 "summarise README.md"
+  tack --base-url http://127.0.0.1:11434/v1 --model llama3.2 "hello"
+  tack --api responses "what changed since yesterday?"
+  tack --json --yes "run the tests" > events.jsonl
+  tack --resume "and now fix the failing one"
+  tack --plugin ./my_plugin.ts
+  tack plugins inspect ./my_plugin.ts
+(In the Tack repository, "deno task install" installs tack, and "deno task agent" runs it
+on the repository itself.)
 
 Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
 130 aborted with Ctrl-C, 141 stdout closed by its reader.
