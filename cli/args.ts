@@ -16,6 +16,8 @@ export interface CliArgs {
   model?: string;
   /** `--base-url`. */
   baseURL?: string;
+  /** `--api`: `"chat"` (Chat Completions, the default) or `"responses"`. */
+  api?: "chat" | "responses";
   /** `--config`: a config file that must exist. */
   config?: string;
   /** `--plugin`, repeatable, in order. */
@@ -53,10 +55,11 @@ Usage:
 Options:
   --model <name>        model id (default: config "model", then $TACK_MODEL, then gpt-4o-mini)
   --base-url <url>      OpenAI-compatible endpoint (default: config "baseURL", then $OPENAI_BASE_URL)
+  --api <chat|responses>  the endpoint's API: Chat Completions (default) or Responses
   --config <file>       config file (default: ./tack.jsonc when it exists)
   --plugin <specifier>  load a plugin: ./file.ts, jsr:@scope/name, npm:name, or a built-in
-                        name (fs, shell, http, mcp, rules, confirm, read_only, audit,
-                        budget); repeatable
+                        name (fs, shell, http, mcp, rules, read_only, audit, budget);
+                        repeatable (confirm is always added, unless --yes)
   --yes                 allow every tool call without asking (for CI)
   --json                print one JSON event a line on stdout, nothing else
   --session <file>      write the session to this JSONL file (continued if it exists)
@@ -71,13 +74,16 @@ Environment:
   OTEL_DENO=true        send OpenTelemetry spans of each run to $OTEL_EXPORTER_OTLP_ENDPOINT
 
 Examples:
-  deno task agent "what files are here?"
-  deno task agent --model gpt-4.1 "summarise README.md"
-  deno task agent --base-url http://127.0.0.1:11434/v1 --model llama3.2 "hello"
-  deno task agent --json --yes "run the tests" > events.jsonl
-  deno task agent --resume "and now fix the failing one"
-  deno task agent --plugin ./my_plugin.ts
-  deno task agent plugins inspect ./my_plugin.ts
+  tack "what files are here?"
+  tack --model gpt-4.1 "summarise README.md"
+  tack --base-url http://127.0.0.1:11434/v1 --model llama3.2 "hello"
+  tack --api responses "what changed since yesterday?"
+  tack --json --yes "run the tests" > events.jsonl
+  tack --resume "and now fix the failing one"
+  tack --plugin ./my_plugin.ts
+  tack plugins inspect ./my_plugin.ts
+(In the Tack repository, "deno task install" installs tack, and "deno task agent" runs it
+on the repository itself.)
 
 Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
 130 aborted with Ctrl-C, 141 stdout closed by its reader.
@@ -86,6 +92,7 @@ Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
 const OPTIONS = {
   model: { type: "string" },
   "base-url": { type: "string" },
+  api: { type: "string" },
   config: { type: "string" },
   plugin: { type: "string", multiple: true },
   yes: { type: "boolean", short: "y" },
@@ -156,6 +163,12 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
     };
   } catch (error) {
     return usageError((error as Error).message);
+  }
+  if (values.api !== undefined) {
+    if (values.api !== "chat" && values.api !== "responses") {
+      return usageError(`--api must be "chat" or "responses", got ${JSON.stringify(values.api)}`);
+    }
+    args.api = values.api;
   }
   if (args.command !== "run") return { kind: "ok", args };
   if (positionals[0] === "plugins" && positionals[1] === "inspect") {

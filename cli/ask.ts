@@ -1,22 +1,47 @@
 /**
- * The question the CLI asks before a tool the policy marks as needing confirmation,
- * with dax's `$.maybeSelect` on the terminal.
+ * The question the CLI asks before a tool the policy marks as needing confirmation: the
+ * whole request (see `approval_text.ts`), then Yes / No / Always with `y`/`n`/`a`.
  *
  * @module
  */
 
-import { $ } from "@david/dax";
+import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
-import { formatArgs } from "./render.ts";
+import { approvalText } from "./approval_text.ts";
+import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 
-/** The choices, in the order they are shown. */
-export const CONFIRM_CHOICES: readonly { label: string; answer: ConfirmAnswer }[] = [
-  { label: "Yes, run it", answer: "yes" },
-  { label: "No, block it", answer: "no" },
-  { label: "Always allow this tool in this session", answer: "always" },
-];
+/**
+ * The choices for a request, in the order they are shown.
+ *
+ * @param request The request (its `always` says what "always" covers).
+ * @returns The choices, each with its answer and letter.
+ *
+ * @example
+ * ```ts
+ * import { confirmChoices } from "./ask.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const choices = confirmChoices({ toolName: "bash", args: {}, reason: "", toolCallId: "c", always: "exactly this bash command" });
+ * equal(choices[2].label, "Always allow exactly this bash command, this session");
+ * ```
+ */
+export function confirmChoices(
+  request: ConfirmRequest,
+): (Choice & { answer: ConfirmAnswer })[] {
+  return [
+    { label: "Yes, run it", key: "y", answer: "yes" },
+    { label: "No, block it", key: "n", answer: "no" },
+    {
+      label: `Always allow ${
+        request.always ?? `${request.toolName} calls like this`
+      }, this session`,
+      key: "a",
+      answer: "always",
+    },
+  ];
+}
 
 /** What {@linkcode createTerminalAsk} needs around the question. */
 export interface AskHooks {
@@ -26,39 +51,49 @@ export interface AskHooks {
   after(): void;
   /** Called when the user pressed Ctrl-C at the question: abort the run. */
   cancelled(): void;
-  /** Shows a single choice (default: dax's `$.maybeSelect`); `undefined` means Ctrl-C. */
-  select?: (options: { message: string; options: string[] }) => Promise<number | undefined>;
+  /** Where the question is written (default: stderr). */
+  write?: (text: string) => void;
+  /** Picks a choice (default: the terminal's keys); `undefined` means Ctrl-C. */
+  select?: (choices: readonly Choice[]) => Promise<number | undefined>;
+  /** Columns and rows of the terminal (default: stderr's size, or 100 × 40). */
+  size?: () => { columns: number; rows: number };
+  /** Whether to use ANSI colours. */
+  color?: boolean;
+  /** A tool's declared effects, shown in the question. */
+  effectsOf?: (toolName: string) => readonly string[] | undefined;
+  /** The folder relative paths of `write` resolve from, and where `.tack/approvals/` goes. */
+  cwd?: string;
+}
+
+function writeStderr(text: string): void {
+  let bytes = new TextEncoder().encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+}
+
+function terminalSize(): { columns: number; rows: number } {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return { columns: 100, rows: 40 };
+  }
+}
+
+function readOld(cwd: string, path: unknown): string | undefined {
+  if (typeof path !== "string") return undefined;
+  try {
+    return Deno.readTextFileSync(resolve(cwd, path));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * The question text for a request.
- *
- * @param request What the confirm plugin asks about.
- * @returns One line: the tool, its arguments, and why it needs a yes.
- *
- * @example The question for a shell command
- * ```ts
- * import { confirmQuestion } from "./ask.ts";
- * import { equal } from "node:assert/strict";
- *
- * equal(
- *   confirmQuestion({ toolName: "shell", args: { command: "ls" }, reason: "runs commands", toolCallId: "c" }),
- *   "Run shell command=ls? (runs commands)",
- * );
- * ```
- */
-export function confirmQuestion(request: ConfirmRequest): string {
-  const args = formatArgs(request.args);
-  return `Run ${request.toolName}${args ? ` ${args}` : ""}?${
-    request.reason ? ` (${request.reason})` : ""
-  }`;
-}
-
-/**
- * An `ask` function for the confirm plugin that asks on the terminal. Ctrl-C at the
+ * An `ask` function for the confirm plugin that asks on the terminal. The question shows
+ * the whole request; what does not fit the screen is saved to
+ * `.tack/approvals/<call id>.txt` and the question names that file. Ctrl-C at the
  * question answers "no" and aborts the run.
  *
- * @param hooks What to do around the question.
+ * @param hooks What to do around the question, and how to draw and read it.
  * @returns The `ask` function.
  *
  * @example Answering with a scripted selection
@@ -67,7 +102,7 @@ export function confirmQuestion(request: ConfirmRequest): string {
  * import { equal } from "node:assert/strict";
  *
  * const ask = createTerminalAsk({
- *   before() {}, after() {}, cancelled() {},
+ *   before() {}, after() {}, cancelled() {}, write() {},
  *   select: () => Promise.resolve(2),
  * });
  * equal(await ask({ toolName: "write", args: {}, reason: "", toolCallId: "c" }), "always");
@@ -76,19 +111,44 @@ export function confirmQuestion(request: ConfirmRequest): string {
 export function createTerminalAsk(
   hooks: AskHooks,
 ): (request: ConfirmRequest) => Promise<ConfirmAnswer> {
-  const select = hooks.select ?? ((options) => $.maybeSelect(options));
+  const write = hooks.write ?? writeStderr;
+  const color = hooks.color ?? false;
+  const cwd = hooks.cwd ?? Deno.cwd();
+  const select = hooks.select ??
+    ((choices) => keySelect({ choices, write, color }));
   return async function askOnTerminal(request) {
     hooks.before();
     try {
-      const index = await select({
-        message: confirmQuestion(request),
-        options: CONFIRM_CHOICES.map((choice) => choice.label),
+      const size = (hooks.size ?? terminalSize)();
+      const choices = confirmChoices(request);
+      const text = approvalText(request, {
+        width: size.columns,
+        maxLines: Math.max(8, size.rows - 12),
+        color,
+        effects: hooks.effectsOf?.(request.toolName),
+        oldText: request.toolName === "write" ? readOld(cwd, request.args.path) : undefined,
       });
+      const lines = [...text.lines];
+      if (text.overflow !== undefined) {
+        const name = `${request.toolCallId.replace(/[^A-Za-z0-9_-]/g, "_")}.txt`;
+        const file = join(cwd, ".tack", "approvals", name);
+        try {
+          Deno.mkdirSync(dirname(file), { recursive: true });
+          Deno.writeTextFileSync(file, text.overflow);
+          lines.push(`The whole request is in ${relative(cwd, file)}: read it before you answer.`);
+        } catch (error) {
+          // Nowhere to save it: show everything rather than hide any of it.
+          lines.splice(0, lines.length, ...text.overflow.trimEnd().split("\n"));
+          lines.push(`(could not save it to a file: ${(error as Error).message})`);
+        }
+      }
+      write(lines.join("\n") + "\n");
+      const index = await select(choices);
       if (index === undefined) {
         hooks.cancelled();
         return "no";
       }
-      return CONFIRM_CHOICES[index]?.answer ?? "no";
+      return choices[index]?.answer ?? "no";
     } finally {
       hooks.after();
     }

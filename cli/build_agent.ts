@@ -125,10 +125,17 @@ export function pluginEntries(
  * ```
  */
 export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgentResult> {
-  const loaded = await loadPlugins(
-    pluginEntries(options.config, options.flagPlugins, options.cwd),
-    options.load,
-  );
+  const entries = pluginEntries(options.config, options.flagPlugins, options.cwd);
+  const own = entries.find((entry) => entry.specifier === "confirm");
+  if (own) {
+    return {
+      kind: "error",
+      message: `Cannot load plugin "confirm" (${own.source}): the CLI adds confirm itself, ` +
+        `last (it asks before writes and commands; --yes leaves it out). Put its rules in ` +
+        `tack.jsonc "rules" instead.`,
+    };
+  }
+  const loaded = await loadPlugins(entries, options.load);
   if (loaded.kind === "error") return loaded;
   const plugins = [...loaded.plugins];
   const rules = options.config.rules;

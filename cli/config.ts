@@ -28,6 +28,8 @@ export interface PluginEntry {
   hooks?: HookScope;
   /** The manifest hash `tack plugins inspect` printed: anything else is refused. */
   manifestHash?: string;
+  /** Accept a sandboxed plugin's `run` grant, which escapes every sandbox. */
+  allowRunEscape?: boolean;
   /** Where relative specifiers resolve from (the config file's folder, or the cwd). */
   baseDir: string;
   /** Where the entry came from, for error texts (`tack.jsonc:7:5`, `--plugin`). */
@@ -52,6 +54,8 @@ export interface TackConfig {
   maxTurns?: number;
   /** Confirm-policy rules: `ask` needs a yes, `allow` exempts, `deny` blocks (even with `--yes`). */
   rules?: Rule[];
+  /** The model's price in dollars per million tokens, for the cost on the status line. */
+  price?: { input: number; output: number };
 }
 
 /** The outcome of {@linkcode loadConfig}. */

@@ -21,9 +21,18 @@ export const CONFIG_KEYS: readonly string[] = [
   "sessionDir",
   "maxTurns",
   "rules",
+  "price",
 ];
 
-const PLUGIN_KEYS = ["specifier", "options", "sandbox", "permissions", "hooks", "manifestHash"];
+const PLUGIN_KEYS = [
+  "specifier",
+  "options",
+  "sandbox",
+  "permissions",
+  "hooks",
+  "manifestHash",
+  "allowRunEscape",
+];
 
 /** A shape error, already phrased as `<file>:<line>:<col>: "<key>" <problem>`. */
 export class ConfigError extends Error {}
@@ -173,6 +182,7 @@ export class Reader {
       else if (name === "sandbox") entry.sandbox = this.boolean(value, path);
       else if (name === "permissions") entry.permissions = this.permissions(value, path);
       else if (name === "manifestHash") entry.manifestHash = this.string(value, path);
+      else if (name === "allowRunEscape") entry.allowRunEscape = this.boolean(value, path);
       else if (name === "hooks") {
         if (value.type !== "string" || (value.value !== "own" && value.value !== "all")) {
           this.fail(value, path, `must be "own" or "all", got ${describe(value)}`);
@@ -223,6 +233,22 @@ export class Reader {
           this.fail(value, name, `must be a positive integer, got ${describe(value)}`);
         }
         config.maxTurns = value.value;
+      } else if (name === "price") {
+        const price: { input?: number; output?: number } = {};
+        for (const [part, , amount] of this.entries(value, name, ["input", "output"])) {
+          if (amount.type !== "number" || amount.value < 0) {
+            this.fail(
+              amount,
+              `${name}.${part}`,
+              `must be a number of dollars ≥ 0, got ${describe(amount)}`,
+            );
+          }
+          price[part as "input" | "output"] = amount.value;
+        }
+        if (price.input === undefined || price.output === undefined) {
+          this.fail(value, name, 'needs "input" and "output" (dollars per million tokens)');
+        }
+        config.price = price as { input: number; output: number };
       } else if (name === "rules") config.rules = this.rules(value);
       else if (name === "plugins") {
         if (value.type !== "array") {

@@ -76,7 +76,8 @@ export class LineReader {
 export const INTERACTIVE_HELP: string = `Type a prompt and press Enter. Commands:
   /exit, /quit   leave (so does Ctrl-D, or Ctrl-C twice)
   /help          show this help
-Ctrl-C during a run aborts it.`;
+Up/Down recall earlier prompts (saved in .tack/history); lines pasted together are one
+prompt. Ctrl-C during a run aborts it.`;
 
 /** What {@linkcode runInteractive} needs. */
 export interface InteractiveOptions {

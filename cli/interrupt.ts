@@ -1,6 +1,8 @@
 /**
  * Ctrl-C: the first press aborts the current run (the process goes on); a second press
- * within a short window exits.
+ * within a short window exits. Presses within 100 ms of the first count as that one:
+ * `deno task` forwards the terminal's SIGINT to its child while the terminal sends it to the
+ * whole process group too, so one key press arrives twice, a few milliseconds apart.
  *
  * @module
  */
@@ -15,6 +17,8 @@ export interface InterruptActions {
   notice(text: string): void;
   /** How long a second press counts as "again" (default 2000 ms). */
   windowMs?: number;
+  /** Presses this soon after the first are the same press, echoed (default 100 ms). */
+  echoMs?: number;
   /** The clock (default `Date.now`). */
   now?: () => number;
 }
@@ -39,24 +43,30 @@ export interface InterruptHandler {
  * import { deepEqual } from "node:assert/strict";
  *
  * const calls: string[] = [];
+ * let clock = 0;
  * const interrupt = createInterruptHandler({
  *   abort: () => (calls.push("abort"), true),
  *   exit: () => calls.push("exit"),
  *   notice: () => {},
- *   now: () => 0,
+ *   now: () => clock,
  * });
  * interrupt.handle();
+ * clock += 5; // the same press, forwarded by `deno task`
+ * interrupt.handle();
+ * clock += 500;
  * interrupt.handle();
  * deepEqual(calls, ["abort", "exit"]);
  * ```
  */
 export function createInterruptHandler(actions: InterruptActions): InterruptHandler {
   const windowMs = actions.windowMs ?? 2000;
+  const echoMs = actions.echoMs ?? 100;
   const now = actions.now ?? Date.now;
   let last = -Infinity;
   return {
     handle: function onInterrupt() {
       const at = now();
+      if (at - last < echoMs) return; // the same press, delivered twice
       if (at - last <= windowMs) {
         actions.exit();
         return;

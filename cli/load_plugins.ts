@@ -125,7 +125,11 @@ export async function importPlugin(url: string, entry: PluginEntry): Promise<Plu
   try {
     module = await (BUILTIN_BY_URL.get(url) ?? (() => import(url)))();
   } catch (error) {
-    throw new Error(`its module failed to load: ${firstLine(error)}`);
+    const hint = error instanceof Deno.errors.NotCapable && /read access/.test(String(error))
+      ? " (`deno task agent` may read only the Tack repository; the installed `tack`, from " +
+        "`deno task install`, reads plugins anywhere: see docs/cli.md)"
+      : "";
+    throw new Error(`its module failed to load: ${firstLine(error)}${hint}`);
   }
   const exported = module.default;
   if (exported === undefined) {
@@ -204,9 +208,16 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
         options: entry.options ?? {},
         root: entry.baseDir,
         onWarning,
+        allowRunEscape: entry.allowRunEscape,
       });
     } catch (error) {
-      throw new Error(firstLine(error).replace(/^Cannot load plugin "[^"]*": /, ""));
+      throw new Error(
+        firstLine(error).replace(/^Cannot load plugin "[^"]*": /, "")
+          .replace(
+            "pass allowRunEscape: true",
+            'set "allowRunEscape": true on its tack.jsonc entry',
+          ),
+      );
     }
   };
 }

@@ -13,8 +13,8 @@ import { HELP_TEXT, parseCliArgs } from "./args.ts";
 import { createTerminalAsk } from "./ask.ts";
 import { buildAgent } from "./build_agent.ts";
 import { loadConfig } from "./config.ts";
-import { runInteractive } from "./interactive.ts";
-import { LineReader } from "./interactive.ts";
+import { LineReader, runInteractive } from "./interactive.ts";
+import { LineEditor } from "./line_editor.ts";
 import { createInterruptHandler } from "./interrupt.ts";
 import { jsonOutput } from "./json_output.ts";
 import { createPluginLoader } from "./load_plugins.ts";
@@ -139,6 +139,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     err,
     spinner: terminal && !args.json ? daxSpinner : undefined,
     color,
+    status: terminal && !args.json, // for a person at the keyboard; pipes get the answer only
+    price: config.price,
   });
   const promptText = color ? "\x1b[1m› \x1b[0m" : "› ";
   const show = (relativeTo: string) => relative(cwd, relativeTo) || relativeTo;
@@ -160,6 +162,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   for (const warning of session.value.warnings) renderer.warn(warning);
 
   let abortRun: () => void = () => {};
+  const effects = new Map<string, readonly string[]>();
   const ask = terminal
     ? createTerminalAsk({
       before: () => renderer.pause(),
@@ -168,10 +171,14 @@ export async function main(argv: readonly string[]): Promise<number> {
         renderer.line("Aborting the run (Ctrl-C at the question).");
         abortRun();
       },
+      write: err,
+      color,
+      cwd,
+      effectsOf: (toolName) => effects.get(toolName),
     })
     : undefined;
   const built = await buildAgent({
-    model: openai({ ...settings.settings }),
+    model: openai({ ...settings.settings, ...(args.api ? { api: args.api } : {}) }),
     config,
     flagPlugins: args.plugins,
     yes: args.yes,
@@ -190,6 +197,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const agent = built.agent;
   abortRun = () => agent.abort();
+  for (const plugin of built.plugins) {
+    for (const tool of plugin.tools ?? []) effects.set(tool.name, tool.effects ?? []);
+  }
 
   let appendFailed = false;
   agent.subscribe((event: AgentEvent) => {
@@ -213,10 +223,19 @@ export async function main(argv: readonly string[]): Promise<number> {
       agent.abort();
       return running;
     },
-    exit: () => Deno.exit(EXIT_ABORTED),
+    exit: () => {
+      try {
+        if (Deno.stdin.isTerminal()) Deno.stdin.setRaw(false); // the line editor's raw mode
+      } catch {
+        // Not ours to restore.
+      }
+      Deno.exit(EXIT_ABORTED);
+    },
     // At the prompt, the cursor is after "› ": put the notice on its own line.
     notice: (text) =>
-      interactive && !agent.isRunning ? err(`\n${text}\n${promptText}`) : renderer.line(text),
+      interactive && !agent.isRunning
+        ? err(Deno.stdin.isTerminal() ? `\n${text}\n` : `\n${text}\n${promptText}`)
+        : renderer.line(text),
   });
   Deno.addSignalListener("SIGINT", interrupt.handle);
   try {
@@ -231,10 +250,20 @@ export async function main(argv: readonly string[]): Promise<number> {
         show(session.value.path)
       } · /help, /exit`,
     );
+    // On a terminal: a line editor with history in .tack/history; else plain lines.
+    const editor = Deno.stdin.isTerminal()
+      ? new LineEditor({
+        prompt: promptText,
+        // Beside the sessions: .tack/history by default.
+        historyFile: resolve(sessionDir, "..", "history"),
+        onInterrupt: () => interrupt.handle(),
+        warn: (text) => renderer.warn(text),
+      })
+      : undefined;
     const reader = new LineReader(Deno.stdin);
     await runInteractive({
-      readLine: () => reader.readLine(),
-      showPrompt: () => err(promptText),
+      readLine: () => editor ? editor.readLine() : reader.readLine(),
+      showPrompt: () => editor ? undefined : err(promptText),
       print: (text) => renderer.line(text),
       run: async (prompt) => {
         interrupt.reset();

@@ -27,7 +27,7 @@ export const NO_MODEL_MESSAGE: string = `No model is configured: set an API key 
     export OPENAI_BASE_URL=http://127.0.0.1:11434/v1
     (or pass --base-url, or set "baseURL" in tack.jsonc)
 
-To try Tack without a model or a key, run: deno task demo`;
+To try Tack without a model or a key, run "deno task demo" in the Tack repository.`;
 
 /** The outcome of {@linkcode resolveModelSettings}. */
 export type ModelSettingsResult =

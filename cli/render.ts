@@ -28,6 +28,46 @@ export interface RenderIO {
   spinner?: (message: string) => Spinner;
   /** Whether to use ANSI colours. */
   color?: boolean;
+  /** Print a status line after each run: tokens in/out, cost, elapsed time. */
+  status?: boolean;
+  /** The model's price in dollars per million tokens (the cost is shown only with it). */
+  price?: { input: number; output: number };
+  /** The clock (default `performance.now`). */
+  now?: () => number;
+}
+
+/**
+ * The status line after a run.
+ *
+ * @param usage Tokens in and out, and the provider's cost (when it reports one).
+ * @param ms How long the run took.
+ * @param price Dollars per million tokens, from `tack.jsonc` `"price"`.
+ * @returns `1,200 in · 85 out · $0.0002 · 2.1s`.
+ *
+ * @example
+ * ```ts
+ * import { statusLine } from "./render.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(statusLine({ input: 1200, output: 85, cost: 0 }, 2100, { input: 0.15, output: 0.6 }), "1,200 in · 85 out · $0.0002 · 2.1s");
+ * equal(statusLine({ input: 10, output: 5, cost: 0 }, 300), "10 in · 5 out · 0.3s");
+ * ```
+ */
+export function statusLine(
+  usage: { input: number; output: number; cost: number },
+  ms: number,
+  price?: { input: number; output: number },
+): string {
+  const parts = [
+    `${usage.input.toLocaleString("en-US")} in`,
+    `${usage.output.toLocaleString("en-US")} out`,
+  ];
+  const cost = price
+    ? (usage.input * price.input + usage.output * price.output) / 1_000_000
+    : usage.cost;
+  if (price || cost > 0) parts.push(`$${cost < 0.01 ? cost.toPrecision(1) : cost.toFixed(2)}`);
+  parts.push(`${(ms / 1000).toFixed(1)}s`);
+  return parts.join(" · ");
 }
 
 /**
@@ -112,7 +152,8 @@ function resultText(result: ToolResult): string {
 }
 
 /**
- * A tool's outcome in a few words: the first line of an error, or a summary of the output.
+ * A tool's outcome in a few words: a summary of the output, or the whole error (its
+ * further lines folded under the first, indented).
  *
  * @param result The result.
  * @param isError Whether it is an error.
@@ -124,11 +165,12 @@ function resultText(result: ToolResult): string {
  * import { equal } from "node:assert/strict";
  *
  * equal(summarizeResult({ content: [{ type: "text", text: "a\nb\nc" }] }, false), "a (3 lines)");
+ * equal(summarizeResult({ content: [{ type: "text", text: "failed:\n  at x" }] }, true), "failed:\n    at x");
  * ```
  */
 export function summarizeResult(result: ToolResult, isError: boolean): string {
   const text = resultText(result).trim();
-  if (isError) return clip(text.split("\n")[0] || "failed", 300);
+  if (isError) return text === "" ? "failed" : text.split("\n").join("\n  ");
   if (text === "") return "done (no output)";
   const lines = text.split("\n").length;
   const first = clip(text.split("\n")[0], 60);
@@ -160,6 +202,8 @@ export class Renderer {
   #running = new Map<string, string>();
   #paused = false;
   #hinted = false;
+  #started = 0;
+  #usage = { input: 0, output: 0, cost: 0 };
 
   /**
    * Creates a renderer.
@@ -237,9 +281,16 @@ export class Renderer {
         else if (step.type === "toolcall_start") this.#spin("preparing a tool call");
         break;
       }
+      case "agent_start":
+        this.#started = (this.#io.now ?? performance.now.bind(performance))();
+        this.#usage = { input: 0, output: 0, cost: 0 };
+        break;
       case "message_end": {
         const message = event.message;
         if (message.role !== "assistant") break;
+        this.#usage.input += message.usage?.input ?? 0;
+        this.#usage.output += message.usage?.output ?? 0;
+        this.#usage.cost += message.usage?.cost?.total ?? 0;
         this.#stopSpinner();
         this.#endLine();
         if (message.stopReason === "error") {
@@ -288,11 +339,15 @@ export class Renderer {
         if (this.#running.size > 0) this.#spin(`running ${[...this.#running.values()].join(", ")}`);
         break;
       }
-      case "agent_end":
+      case "agent_end": {
         this.#running.clear();
         this.#stopSpinner();
         this.#endLine();
+        if (!this.#io.status) break;
+        const ms = (this.#io.now ?? performance.now.bind(performance))() - this.#started;
+        this.#io.err(this.#paint("2", statusLine(this.#usage, ms, this.#io.price)) + "\n");
         break;
+      }
     }
   };
 }

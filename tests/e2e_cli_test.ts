@@ -265,7 +265,8 @@ Deno.test("interactive: Ctrl-C aborts the run, not the session; twice at the pro
     await writer.write(encoder.encode("second\n"));
     await readUntil(reader, (text) => text.includes("Quick answer."));
     child.kill("SIGINT");
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Later than 100 ms: sooner counts as the same press (deno task delivers one twice).
+    await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill("SIGINT");
     reader.releaseLock();
     const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
@@ -312,7 +313,7 @@ Deno.test("a bad config names file, line and key; exit 2", () =>
     equal(
       run.stderr,
       'Cannot load config: tack.jsonc:3:3: "modle" is not a known key (expected one of: ' +
-        "$schema, model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules)\n",
+        "$schema, model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules, price)\n",
     );
     const missing = await cli(cwd, ["--config", "other.jsonc", "hello"]);
     equal(missing.code, 2);
@@ -426,4 +427,68 @@ Deno.test("stdout closed by its reader ends the CLI quietly with 141", () =>
     const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
     equal(status.code, 141);
     equal(stderr.includes("listener threw"), false);
+  }));
+
+Deno.test("--api responses uses the Responses API; a multi-line tool error is shown whole", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(
+      join(cwd, "thrower.ts"),
+      `export default { name: "thrower", tools: [{ name: "boom", description: "Fails", ` +
+        `parameters: { type: "object" }, execute: () => { throw new Error("first line\\nsecond line\\nthird line"); } }] };`,
+    );
+    await using server = await startFakeOpenAI({
+      turns: [{ toolCalls: [{ name: "boom", arguments: {} }] }, { text: "It failed." }],
+    });
+    const run = await cli(cwd, [
+      "--api",
+      "responses",
+      "--base-url",
+      server.baseURL,
+      "--plugin",
+      "./thrower.ts",
+      "go",
+    ]);
+    equal(run.code, 0, run.stderr);
+    deepEqual(server.calls.map((c: { path: string }) => c.path), [
+      "/v1/responses",
+      "/v1/responses",
+    ]);
+    match(run.stderr, /✗ boom: .*first line\n {2}second line\n {2}third line\n/);
+  }));
+
+Deno.test("--api with another value is a usage error", async () => {
+  const run = await cli(REPO, ["--api", "completions", "hi"]);
+  equal(run.code, 2);
+  equal(
+    run.stderr,
+    '--api must be "chat" or "responses", got "completions"\nRun "tack --help" for usage.\n',
+  );
+});
+
+Deno.test("under the cli permission set, the mcp plugin starts a stdio server", () =>
+  withWorkspace(async (cwd) => {
+    const server = join(REPO, "tests", "fixtures", "mcp", "stdio_server.ts");
+    await Deno.writeTextFile(
+      join(cwd, "tack.jsonc"),
+      JSON.stringify({
+        plugins: [{
+          specifier: "mcp",
+          options: {
+            name: "fixture",
+            command: Deno.execPath(),
+            args: ["run", "--quiet", "--cached-only", server],
+          },
+        }],
+      }),
+    );
+    await using fake = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "fixture_echo", arguments: { text: "hi" } }] },
+        { text: "Echoed." },
+      ],
+    });
+    const run = await cli(cwd, ["--yes", "--base-url", fake.baseURL, "echo hi"]);
+    equal(run.code, 0, run.stderr);
+    equal(run.stdout, "Echoed.\n");
+    equal(fake.requests[1].messages.at(-1).content, "echo: hi");
   }));

@@ -6,7 +6,14 @@
  */
 
 import { type AgentTool, definePlugin, type ToolCall } from "@tack/agent";
-import { compileRules, evaluateRules, ruleBlockMessage } from "../rules/mod.ts";
+import {
+  type CompiledRule,
+  compileRules,
+  evaluateRules,
+  isShellArgument,
+  parseShell,
+  ruleBlockMessage,
+} from "../rules/mod.ts";
 import type {
   ConfirmAnswer,
   ConfirmOptions,
@@ -94,6 +101,34 @@ interface AskReason {
   reason: string;
   key: string;
   message: string;
+  /** What "always" covers, in words. */
+  always: string;
+  /** The parts of a shell command no allow rule approves. */
+  flagged?: string[];
+}
+
+/**
+ * For a shell command: what "always" is scoped to (the command in mvdan/sh's normal form,
+ * or as given when it cannot be parsed), and the parts no allow rule approves.
+ */
+function shellScope(
+  rules: readonly CompiledRule[],
+  tool: AgentTool,
+  args: Record<string, unknown>,
+): { command: string; flagged: string[] } | undefined {
+  const command = args.command;
+  if (typeof command !== "string") return undefined;
+  if (!isShellArgument({ toolName: tool.name, effects: tool.effects }, "command")) return undefined;
+  const parsed = parseShell(command);
+  if (parsed.kind === "error") return { command, flagged: [command] };
+  const flagged = parsed.parts.filter((part) =>
+    evaluateRules(rules, {
+      toolName: tool.name,
+      effects: tool.effects,
+      args: { ...args, command: part.text },
+    })?.action !== "allow"
+  ).map((part) => part.text);
+  return { command: parsed.normalized, flagged };
 }
 
 function messageOf(error: unknown): string {
@@ -116,7 +151,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "ab
  *
  * - "yes" runs that one call; "no" blocks it with `The user declined to run <tool>`;
  *   "always" runs it and every later call of that tool asked about for the same reason,
- *   for the plugin instance's lifetime (the session).
+ *   for the plugin instance's lifetime (the session); for a shell command (`command` of
+ *   an `exec` tool), only that exact command, in mvdan/sh's normal form.
  * - Without `ask` (CI), `whenNonInteractive` decides: `"deny"` (default) blocks with a
  *   reason saying no one could be asked, so a run never hangs waiting; `"defer"` defers the
  *   call (`{ defer: true }`): the run stops, `agent.pending` lists it, and a person decides
@@ -187,23 +223,40 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
 
   const whyAsk = (tool: AgentTool, args: Record<string, unknown>): AskReason | undefined => {
     const decision = evaluateRules(rules, { toolName: tool.name, effects: tool.effects, args });
-    if (decision) {
+    if (decision && decision.action !== "ask") {
       return {
         decision: decision.action,
-        reason: `rule "${decision.rule.rule.name}" (${decision.rule.description})`,
-        key: `${tool.name}\0rule:${decision.rule.rule.name}`,
+        reason: "",
+        key: "",
         message: ruleBlockMessage(decision.rule),
+        always: "",
       };
     }
-    const effects = (tool.effects ?? []).filter((e) =>
-      (ASKED_EFFECTS as readonly string[]).includes(e)
-    );
-    if (effects.length === 0) return undefined;
+    let reason: string;
+    let key: string;
+    if (decision) {
+      reason = `rule "${decision.rule.rule.name}" (${decision.rule.description})`;
+      key = `${tool.name} for rule "${decision.rule.rule.name}"`;
+    } else {
+      const effects = (tool.effects ?? []).filter((e) =>
+        (ASKED_EFFECTS as readonly string[]).includes(e)
+      );
+      if (effects.length === 0) return undefined;
+      reason = `${tool.name} has effect ${effects.join(" and ")}`;
+      key = `${tool.name} for effects`;
+    }
+    // "Always" for a shell command covers that exact command (normalized), nothing more.
+    const scope = shellScope(rules, tool, args);
+    if (scope) key += `: ${scope.command}`;
     return {
       decision: "ask",
-      reason: `${tool.name} has effect ${effects.join(" and ")}`,
-      key: `${tool.name}\0effects`,
+      reason,
+      key,
       message: "",
+      always: scope
+        ? `exactly this ${tool.name} command`
+        : `every ${tool.name} call asked for this reason`,
+      flagged: scope?.flagged,
     };
   };
 
@@ -221,7 +274,7 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
     // run's abort ends it), while every other plugin's hooks stay bounded.
     hookTimeoutMs: ask ? Infinity : undefined,
     get alwaysAllowed(): readonly string[] {
-      return [...always].map((key) => key.replace("\0", " for "));
+      return [...always];
     },
     onEvent(event) {
       if (event.type === "tool_execution_end" || event.type === "tool_execution_deferred") {
@@ -255,6 +308,9 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
             args: structuredClone(args),
             reason: why.reason,
             toolCallId: toolCall.id,
+            always: why.always,
+            plugin: "confirm",
+            ...(why.flagged ? { flagged: why.flagged } : {}),
           },
           signal,
         );

@@ -20,6 +20,12 @@ export interface ConfirmRequest {
   reason: string;
   /** The call's id; the approval is bound to it. */
   toolCallId: string;
+  /** What answering "always" covers: `exactly this bash command`, or `every write call asked for this reason`. */
+  always?: string;
+  /** For a shell command: its parts that no allow rule approves (show them highlighted). */
+  flagged?: readonly string[];
+  /** The plugin asking (`"confirm"`). */
+  plugin?: string;
 }
 
 /** Asks the user; must resolve (a rejection blocks the call). */
@@ -49,6 +55,9 @@ export interface ConfirmPlugin extends Plugin {
    * Contract: never rewrites, never throws; blocks when there is no matching approval.
    */
   readonly verifyToolCall: VerifyToolCallHook;
-  /** Tools answered "always" this session, with the reason they were asked about. */
+  /**
+   * What was answered "always" this session: `bash for effects: git status`,
+   * `write for effects`, `bash for rule "ask-push": git push`.
+   */
   readonly alwaysAllowed: readonly string[];
 }

@@ -1,17 +1,16 @@
 /**
- * The terminal prompt `confirm` uses when a person is at the keyboard (via dax).
+ * The terminal prompt `confirm` uses when a person is at the keyboard (keys through node:readline).
  *
  * @module
  */
 
-import $ from "@david/dax";
+import process from "node:process";
 import type { AskFunction, ConfirmAnswer, ConfirmRequest } from "./confirm_types.ts";
-
-const MAX_SHOWN = 2000;
+import { keySelect } from "./key_select.ts";
 
 /**
- * How a request reads in the prompt: the tool, why, and its arguments as JSON (long
- * ones cut).
+ * How a request reads in the prompt: the tool, why, its arguments as JSON (whole: a cut
+ * could hide the part that matters), and a shell command's parts no allow rule approves.
  *
  * @param request What is asked.
  * @returns The prompt's message.
@@ -28,16 +27,17 @@ const MAX_SHOWN = 2000;
  * ```
  */
 export function formatConfirmRequest(request: ConfirmRequest): string {
-  let args = JSON.stringify(request.args);
-  if (args.length > MAX_SHOWN) {
-    args = `${args.slice(0, MAX_SHOWN)}… (${args.length - MAX_SHOWN} more characters)`;
-  }
-  return `Run ${request.toolName}? (${request.reason})\n${args}`;
+  const text = `Run ${request.toolName}? (${request.reason})\n${JSON.stringify(request.args)}`;
+  const flagged = request.flagged ?? [];
+  return flagged.length > 1
+    ? `${text}\nParts no rule approves:\n${flagged.map((part) => `! ${part}`).join("\n")}`
+    : text;
 }
 
 /**
- * Asks in the terminal with a dax selection: "Yes", "No", "Always allow <tool> this
- * session". Ctrl+C answers "no".
+ * Asks in the terminal: the request (see `formatConfirmRequest`), then "Yes" (`y`), "No"
+ * (`n`), "Always" (`a`), or arrows and Enter; every key counts, even two in one read.
+ * Ctrl+C answers "no".
  *
  * @param request What is asked.
  * @returns The answer.
@@ -51,9 +51,15 @@ export function formatConfirmRequest(request: ConfirmRequest): string {
  * ```
  */
 export async function terminalAsk(request: ConfirmRequest): Promise<ConfirmAnswer> {
-  const index = await $.maybeSelect({
-    message: formatConfirmRequest(request),
-    options: ["Yes", "No", `Always allow ${request.toolName} this session`],
+  const write = (text: string) => void process.stderr.write(text);
+  write(formatConfirmRequest(request) + "\n");
+  const index = await keySelect({
+    choices: [
+      { label: "Yes", key: "y" },
+      { label: "No", key: "n" },
+      { label: `Always allow ${request.always ?? `${request.toolName} this session`}`, key: "a" },
+    ],
+    write,
   });
   return index === 0 ? "yes" : index === 2 ? "always" : "no";
 }

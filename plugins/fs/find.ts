@@ -25,7 +25,7 @@ export interface FindDetails {
  * Creates the `find` tool: files and directories under `path` (default the root) whose
  * path matches the glob, as paths relative to the root, in name order. A pattern
  * without `/` matches names at any depth. Symlinks are not followed; the context's
- * `skipDirs` (`.git`, `node_modules`) are not entered.
+ * `skipDirs` (`.git`, `node_modules`, `.tack`) are not entered.
  *
  * @param context The plugin's root, limits and locks.
  * @returns The tool (effect `read`).

@@ -23,7 +23,7 @@ export interface FsOptions {
   maxFindResults?: number;
   /** Matches `grep` returns when the call gives no `limit` (default 100). */
   maxGrepMatches?: number;
-  /** Directory names `find` and `grep` do not descend into (default `.git`, `node_modules`). */
+  /** Directory names `find` and `grep` do not descend into (default `.git`, `node_modules`, `.tack`: the CLI's sessions and history). */
   skipDirs?: readonly string[];
   /**
    * Open files with more than one hard link (default `false`: refused, since another link
@@ -144,7 +144,7 @@ export function createFsContext(options: FsOptions = {}): FsContext {
     maxEntries: positive("maxEntries", options.maxEntries, 500),
     maxFindResults: positive("maxFindResults", options.maxFindResults, 1000),
     maxGrepMatches: positive("maxGrepMatches", options.maxGrepMatches, 100),
-    skipDirs: new Set(options.skipDirs ?? [".git", "node_modules"]),
+    skipDirs: new Set(options.skipDirs ?? [".git", "node_modules", ".tack"]),
     allowHardLinks: options.allowHardLinks === true,
   };
 }

@@ -6,6 +6,8 @@
 
 import type { ToolEffect } from "@tack/agent";
 import type { CompiledArgPattern, CompiledRule, RuleAction } from "./rule.ts";
+import { isShellArgument, matchesShellArgument } from "./match_shell_argument.ts";
+import { parseShell, type ShellParse } from "./parse_shell.ts";
 
 /** The parts of a call rules look at. */
 export interface RuleSubject {
@@ -67,19 +69,31 @@ function matchesGlob(pattern: RegExp, value: string): boolean {
   return false;
 }
 
-function matchesArg(arg: CompiledArgPattern, args: Record<string, unknown>): boolean {
-  const value = args[arg.name];
+type Parsed = (source: string) => ShellParse;
+
+function matchesArg(
+  arg: CompiledArgPattern,
+  action: RuleAction,
+  subject: RuleSubject,
+  parsed: Parsed,
+): boolean {
+  const value = subject.args[arg.name];
   if (value === undefined || value === null) return false;
   const text = asText(value);
   if (arg.kind === "glob") return matchesGlob(arg.pattern, text);
+  if (arg.kind === "shell" || isShellArgument(subject, arg.name)) {
+    return matchesShellArgument(arg, action, text, parsed(text));
+  }
   arg.pattern.lastIndex = 0;
   return arg.pattern.test(text);
 }
 
-function matches(rule: CompiledRule, subject: RuleSubject): boolean {
+function matches(rule: CompiledRule, subject: RuleSubject, parsed: Parsed): boolean {
   if (rule.tools && !rule.tools.some((glob) => glob.test(subject.toolName))) return false;
   if (rule.effects && !subject.effects?.some((effect) => rule.effects!.has(effect))) return false;
-  for (const arg of rule.args) if (!matchesArg(arg, subject.args)) return false;
+  for (const arg of rule.args) {
+    if (!matchesArg(arg, rule.rule.action, subject, parsed)) return false;
+  }
   return true;
 }
 
@@ -88,7 +102,8 @@ const RANK: Record<RuleAction, number> = { deny: 0, ask: 1, allow: 2 };
 /**
  * Finds the rule that decides a call. Every matching rule is considered; a `deny` wins
  * over an `ask`, which wins over an `allow`; among equals the first given wins. So a
- * catch-all `allow` never overrides a narrower `deny`.
+ * catch-all `allow` never overrides a narrower `deny`. A shell command argument is
+ * parsed (once) and read part by part: see `matchesShellArgument`.
  *
  * @param rules Compiled rules (see `compileRules`).
  * @param subject The tool's name and effects, and the call's arguments.
@@ -112,9 +127,15 @@ export function evaluateRules(
   subject: RuleSubject,
 ): RuleDecision | undefined {
   let best: CompiledRule | undefined;
+  const cache = new Map<string, ShellParse>();
+  const parsed = (source: string) => {
+    let result = cache.get(source);
+    if (!result) cache.set(source, result = parseShell(source));
+    return result;
+  };
   for (const rule of rules) {
     if (best && RANK[rule.rule.action] >= RANK[best.rule.action]) continue;
-    if (!matches(rule, subject)) continue;
+    if (!matches(rule, subject, parsed)) continue;
     best = rule;
     if (rule.rule.action === "deny") break;
   }

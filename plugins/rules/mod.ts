@@ -34,4 +34,12 @@ export {
   type RuleSubject,
 } from "./evaluate_rules.ts";
 export { globToRegExp } from "./glob_to_regexp.ts";
+export { parseShell, quoteShellWord, type ShellParse, type ShellPart } from "./parse_shell.ts";
+export {
+  compileShellPattern,
+  matchesShellPattern,
+  shellPartViews,
+  type ShellPattern,
+} from "./shell_pattern.ts";
+export { isShellArgument, matchesShellArgument } from "./match_shell_argument.ts";
 export { rules as default } from "./rules.ts";

@@ -8,6 +8,7 @@
 import type { ToolEffect } from "@tack/agent";
 import { LinearRegExp } from "../../core/linear_regexp.ts";
 import { globToRegExp } from "./glob_to_regexp.ts";
+import { compileShellPattern, type ShellPattern } from "./shell_pattern.ts";
 
 /** What a rule does to the calls it matches. */
 export type RuleAction = "allow" | "deny" | "ask";
@@ -19,8 +20,15 @@ export type RuleAction = "allow" | "deny" | "ask";
  * value read as a path, normalized (`./`, `..` and `//` resolved) and at any depth
  * (`.git/**` matches `.git/config`, `./a/../.git/config`, `sub/.git/x` and `/repo/.git/x`).
  * Non-string values are tested as `String(value)` (numbers, booleans) or JSON.
+ * `{ shell: "rm -rf" }` matches a shell command running that program with those flags
+ * in any spelling (see `matchesShellArgument`); a regex on a shell command argument is
+ * tested against each part of the parsed command.
  */
-export type ArgPattern = RegExp | { regex: string; flags?: string } | { glob: string };
+export type ArgPattern =
+  | RegExp
+  | { regex: string; flags?: string }
+  | { glob: string }
+  | { shell: string };
 
 /**
  * One policy rule. A call matches when every condition given matches: the tool's name
@@ -47,9 +55,11 @@ export interface CompiledArgPattern {
   /** The argument's name. */
   name: string;
   /** How the value is tested. */
-  kind: "regex" | "glob";
-  /** The compiled pattern. */
+  kind: "regex" | "glob" | "shell";
+  /** The compiled pattern (for `shell`, one that matches nothing). */
   pattern: RegExp;
+  /** For `shell`: the program and flags to match. */
+  shell?: ShellPattern;
   /** How the pattern reads in block texts: `/rm -rf/` or `glob ".git/**"`. */
   label: string;
 }
@@ -91,9 +101,21 @@ function compileArg(
     return { name, kind: "regex", pattern, label: `/${value.source}/${value.flags}` };
   }
   if (typeof value !== "object" || value === null) {
-    fail(`args.${name} must be { "regex": "…" } or { "glob": "…" }, got ${JSON.stringify(value)}`);
+    fail(
+      `args.${name} must be { "regex": "…" } or { "glob": "…" }, got ${JSON.stringify(value)}`,
+    );
   }
   const { regex, flags, glob } = value as { regex?: unknown; flags?: unknown; glob?: unknown };
+  const { shell } = value as { shell?: unknown };
+  if (shell !== undefined) {
+    if (
+      typeof shell !== "string" || shell.trim() === "" || regex !== undefined || glob !== undefined
+    ) {
+      fail(`args.${name}.shell must be a command pattern like "rm -rf" (and the only key)`);
+    }
+    const label = `shell command ${JSON.stringify(shell.trim())}`;
+    return { name, kind: "shell", pattern: /[^\s\S]/, shell: compileShellPattern(shell), label };
+  }
   if (typeof regex === "string" && glob === undefined) {
     if (flags !== undefined && typeof flags !== "string") {
       fail(`args.${name}.flags must be a string`);

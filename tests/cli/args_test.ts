@@ -81,7 +81,9 @@ Deno.test("help text shows usage, every flag and examples", () => {
       "--help",
       "--version",
       "Examples:",
-      'deno task agent "what files are here?"',
+      'tack "what files are here?"',
+      "--api",
+      "deno task install",
       "plugins inspect",
     ]
   ) equal(HELP_TEXT.includes(flag), true, flag);
@@ -122,4 +124,10 @@ Deno.test("bad input gets a usage error that says what is wrong", () => {
 Deno.test("-- ends the flags", () => {
   equal(ok(["--", "--json"]).prompt, "--json");
   equal(ok(["--", "--json"]).json, false);
+});
+
+Deno.test("--api takes chat or responses", () => {
+  equal(ok(["--api", "responses", "hi"]).api, "responses");
+  equal(ok(["--api", "chat", "hi"]).api, "chat");
+  equal(ok(["hi"]).api, undefined);
 });

@@ -84,6 +84,9 @@ Deno.test("with an ask function the user decides, and the tool runs in the folde
         args: { command: "pwd" },
         reason: "bash has effect exec",
         toolCallId: "c1",
+        always: "exactly this bash command",
+        plugin: "confirm",
+        flagged: ["pwd"],
       }]);
     } finally {
       await agent.dispose();
@@ -224,3 +227,20 @@ Deno.test("load and assembly failures are errors to print, not throws", () =>
       'Cannot create agent: two plugins are named "fs"',
     );
   }));
+
+Deno.test("--plugin confirm is refused with what to do instead (the CLI adds confirm itself)", async () => {
+  const built = await buildAgent({
+    model: scriptedModel([]),
+    config: { plugins: [] },
+    flagPlugins: ["confirm"],
+    yes: false,
+    messages: [],
+    cwd: Deno.cwd(),
+  });
+  deepEqual(built, {
+    kind: "error",
+    message: 'Cannot load plugin "confirm" (--plugin): the CLI adds confirm itself, last (it ' +
+      "asks before writes and commands; --yes leaves it out). Put its rules in tack.jsonc " +
+      '"rules" instead.',
+  });
+});

@@ -89,7 +89,7 @@ Deno.test("shape errors name the file, line, column and key", () => {
   equal(
     fails('{\n  "modle": "gpt"\n}'),
     'Cannot load config: tack.jsonc:2:3: "modle" is not a known key (expected one of: $schema, ' +
-      "model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules)",
+      "model, baseURL, systemPrompt, plugins, sessionDir, maxTurns, rules, price)",
   );
   equal(
     fails('{ "model": "" }'),
@@ -119,7 +119,7 @@ Deno.test("shape errors name the file, line, column and key", () => {
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandboxed": true }] }'),
     'Cannot load config: tack.jsonc:1:36: "plugins[0].sandboxed" is not a known key ' +
-      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash)",
+      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash, allowRunEscape)",
   );
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandbox": "yes" }] }'),
@@ -185,4 +185,15 @@ Deno.test("a missing file is an empty config unless it was asked for", async () 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test('"price" needs input and output dollars per million tokens', () => {
+  equal(
+    fails('{ "price": { "input": 0.15 } }'),
+    'Cannot load config: tack.jsonc:1:12: "price" needs "input" and "output" (dollars per million tokens)',
+  );
+  equal(
+    fails('{ "price": { "input": 0.15, "output": "cheap" } }'),
+    'Cannot load config: tack.jsonc:1:39: "price.output" must be a number of dollars ≥ 0, got a string ("cheap")',
+  );
 });

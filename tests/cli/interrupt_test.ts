@@ -58,3 +58,16 @@ Deno.test("after a reset (a new run started) the next press is a first one", () 
   deepEqual(calls.filter((c) => c === "exit"), []);
   deepEqual(calls.filter((c) => c === "abort").length, 2);
 });
+
+Deno.test("presses within 100 ms of the first are one press (deno task forwards SIGINT too)", () => {
+  const { calls, handler, advance } = harness(true);
+  handler();
+  advance(5);
+  handler();
+  advance(94);
+  handler();
+  deepEqual(calls, ["abort", "notice:Aborting the run. Press Ctrl-C again to exit."]);
+  advance(1);
+  handler();
+  deepEqual(calls.at(-1), "exit");
+});

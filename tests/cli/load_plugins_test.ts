@@ -199,6 +199,15 @@ Deno.test("a sandboxed entry asking for more than allowed is refused with the sa
       message,
       /^Cannot load plugin "\.\/runner\.ts" \(tack\.jsonc:3:5\): it asks for run access to "bash"/,
     );
+    // The suggestion names what works in tack.jsonc, and following it loads the plugin.
+    match(message, /set "allowRunEscape": true on its tack\.jsonc entry/);
+    const result = await loadPlugins(
+      [entry("./runner.ts", dir, { sandbox: true, allowRunEscape: true })],
+      createPluginLoader(() => {}),
+    );
+    if (result.kind !== "ok") throw new Error(result.message);
+    equal(result.plugins[0].name, "runner");
+    await result.plugins[0].dispose?.();
   }));
 
 Deno.test("file URLs of plugins are accepted as they are", () =>

@@ -188,7 +188,7 @@ Deno.test("arguments and results are summarised on one line", () => {
   equal(summarizeResult({ content: [{ type: "text", text: "one" }] }, false), "one");
   equal(
     summarizeResult({ content: [{ type: "text", text: "Permission denied\nmore" }] }, true),
-    "Permission denied",
+    "Permission denied\n  more",
   );
   equal(
     summarizeResult({ content: [{ type: "image", data: "", mimeType: "image/png" }] }, false),

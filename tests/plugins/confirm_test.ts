@@ -145,21 +145,25 @@ Deno.test('"yes" runs the call; "no" blocks it with the exact text; the request 
         args: { path: "a", content: "1" },
         reason: "write has effect write",
         toolCallId: "c1",
+        always: "every write call asked for this reason",
+        plugin: "confirm",
       },
       {
         toolName: "write",
         args: { path: "b", content: "2" },
         reason: "write has effect write",
         toolCallId: "c2",
+        always: "every write call asked for this reason",
+        plugin: "confirm",
       },
     ]);
     equal(await exists(`${root}/a`), true);
     equal(await exists(`${root}/b`), false);
   }));
 
-Deno.test('"always" allows the tool for the session, for the same reason only', () =>
+Deno.test('"always" covers the exact shell command (normalized), or the tool for other tools', () =>
   withRoot(async (root) => {
-    const { ask, asked } = recordingAsk(["always", "no", "yes"]);
+    const { ask, asked } = recordingAsk(["always", "no", "always", "no", "yes"]);
     const plugin = confirm({
       ask,
       rules: [{
@@ -173,7 +177,10 @@ Deno.test('"always" allows the tool for the session, for the same reason only', 
     const first = createAgent({
       model: scriptedModel([
         [toolCall("bash", { command: "echo one" }), toolCall("bash", { command: "echo two" })],
-        [toolCall("write", { path: "w", content: "" })],
+        [
+          toolCall("write", { path: "w", content: "" }),
+          toolCall("write", { path: "v", content: "" }),
+        ],
         [text("done")],
       ]),
       tools,
@@ -181,15 +188,18 @@ Deno.test('"always" allows the tool for the session, for the same reason only', 
     });
     deepEqual(summarize(await first.prompt("go")), [
       "ok: one",
-      "ok: two",
-      "error: The user declined to run write",
+      "error: The user declined to run bash",
+      "ok: wrote w",
+      "ok: wrote v",
     ]);
-    deepEqual(plugin.alwaysAllowed, ["bash for effects"]);
-    // A later run in the same session: still allowed; an ask rule on bash is still asked.
+    deepEqual(plugin.alwaysAllowed, ["bash for effects: echo one", "write for effects"]);
+    // A later run in the same session: the same command (spelled with other spaces) runs
+    // unasked; a chain that starts with it, and an ask rule's match, are asked.
     const second = createAgent({
       model: scriptedModel([
         [
-          toolCall("bash", { command: "echo three" }),
+          toolCall("bash", { command: "echo   one" }),
+          toolCall("bash", { command: "echo one; echo sneaky" }),
           toolCall("bash", { command: "echo git push" }),
         ],
         [text("done")],
@@ -197,12 +207,19 @@ Deno.test('"always" allows the tool for the session, for the same reason only', 
       tools,
       plugins: [plugin],
     });
-    deepEqual(summarize(await second.prompt("again")), ["ok: three", "ok: git push"]);
-    deepEqual(asked.map((r) => `${r.toolName}: ${r.reason}`), [
-      "bash: bash has effect exec",
-      "write: write has effect write",
-      'bash: rule "ask-push" (ask bash command matching /git push/)',
+    deepEqual(summarize(await second.prompt("again")), [
+      "ok: one",
+      "error: The user declined to run bash",
+      "ok: git push",
     ]);
+    deepEqual(asked.map((r) => `${r.toolName} ${r.args.command ?? r.args.path}: ${r.always}`), [
+      "bash echo one: exactly this bash command",
+      "bash echo two: exactly this bash command",
+      "write w: every write call asked for this reason",
+      "bash echo one; echo sneaky: exactly this bash command",
+      "bash echo git push: exactly this bash command",
+    ]);
+    deepEqual(asked[3].flagged, ["echo one", "echo sneaky"]);
   }));
 
 Deno.test("rules: ask rules ask even for reads, allow rules exempt, deny rules block unasked", () =>
@@ -356,8 +373,8 @@ Deno.test("a rewrite after confirm passes only when the new arguments need no ap
       "ok: read b.txt",
     ]);
     equal(asked.length, 0);
-    // Answered "always" for a reason: a later rewrite that only needs that same reason passes.
-    const { ask: ask2 } = recordingAsk(["always"]);
+    // Answered "always": a later rewrite to that same command passes, to another is blocked.
+    const { ask: ask2 } = recordingAsk(["always", "yes"]);
     const session = confirm({ ask: ask2 });
     const first = await runTurns({
       plugins: [session],
@@ -369,14 +386,16 @@ Deno.test("a rewrite after confirm passes only when the new arguments need no ap
       plugins: [
         session,
         definePlugin({
-          name: "prefixer",
-          beforeToolCall: ({ args }) => ({ args: { command: `echo pre ${args.command}` } }),
+          name: "respacer",
+          beforeToolCall: ({ args }) => ({
+            args: { command: `${args.command}`.replace("  ", " ") },
+          }),
         }),
       ],
       tools: [bashTool(root)],
-      turns: [[["bash", { command: "two" }]]],
+      turns: [[["bash", { command: "echo  one" }], ["bash", { command: "echo  one; echo two" }]]],
     });
-    deepEqual(later, ["ok: pre two"]);
+    deepEqual(later, ["ok: one", `error: ${argumentsChangedMessage("bash")} It was not run.`]);
   }));
 
 Deno.test("verifyToolCall without a matching approval blocks", () =>

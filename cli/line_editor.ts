@@ -1,0 +1,164 @@
+/**
+ * The interactive prompt's line editor: node:readline (arrows, Home/End, Ctrl-A/E/K/U/W,
+ * history on Up/Down, Ctrl-R-free), with history saved per project in `.tack/history`,
+ * and a multi-line paste read as one message. Lines are read only between runs, so a
+ * confirmation question during a run has the terminal to itself.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import readline from "node:readline";
+import { dirname } from "node:path";
+
+/** Lines that arrive within this many ms of a line break continue it (a paste). */
+const PASTE_MS = 15;
+
+/** How many entries the history keeps. */
+export const HISTORY_SIZE = 500;
+
+/**
+ * Reads the history file: one JSON string a line (so a multi-line message is one entry),
+ * oldest first; unreadable lines are skipped.
+ *
+ * @param text The file's text.
+ * @returns The entries, most recent first (as node:readline wants them).
+ *
+ * @example
+ * ```ts
+ * import { parseHistory } from "./line_editor.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(parseHistory('"one"\n"two\\nlines"\nnot json\n'), ["two\nlines", "one"]);
+ * ```
+ */
+export function parseHistory(text: string): string[] {
+  const entries: string[] = [];
+  for (const line of text.split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const value = JSON.parse(line);
+      if (typeof value === "string") entries.push(value);
+    } catch {
+      // A torn or foreign line: skip it.
+    }
+  }
+  return entries.reverse().slice(0, HISTORY_SIZE);
+}
+
+/** What {@linkcode LineEditor} needs. */
+export interface LineEditorOptions {
+  /** The prompt (`› `). */
+  prompt: string;
+  /** The history file (`.tack/history`); absent: history for this process only. */
+  historyFile?: string;
+  /** Ctrl-C at the prompt (the line is cleared first). */
+  onInterrupt?: () => void;
+  /** Where a history write failure is reported, once. */
+  warn?: (text: string) => void;
+}
+
+/**
+ * A line editor on the terminal.
+ *
+ * @example Only on a terminal
+ * ```ts
+ * import { LineEditor } from "./line_editor.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof LineEditor, "function");
+ * ```
+ */
+export class LineEditor {
+  #options: LineEditorOptions;
+  #history: string[] = [];
+  #warned = false;
+
+  /**
+   * Creates the editor and loads the history.
+   *
+   * @param options The prompt, history file and Ctrl-C handler.
+   */
+  constructor(options: LineEditorOptions) {
+    this.#options = options;
+    if (options.historyFile) {
+      try {
+        this.#history = parseHistory(Deno.readTextFileSync(options.historyFile));
+      } catch {
+        // No history yet.
+      }
+    }
+  }
+
+  /**
+   * Reads one message: Enter sends it; lines pasted together are one message.
+   *
+   * @returns The message, or `null` for Ctrl-D on an empty line (or the end of input).
+   */
+  readLine(): Promise<string | null> {
+    const rl = readline.createInterface({
+      input: process.stdin,
+      output: process.stderr,
+      terminal: true,
+      history: [...this.#history],
+      historySize: HISTORY_SIZE,
+      removeHistoryDuplicates: true,
+      prompt: this.#options.prompt,
+    });
+    return new Promise<string | null>((resolve) => {
+      const lines: string[] = [];
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      let done = false;
+      const finish = (value: string | null) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        process.stdin.off("keypress", onKey);
+        rl.close();
+        resolve(value);
+      };
+      // A key right after a line break is a paste still arriving: the message goes on.
+      const onKey = (_: string, key?: { name?: string }) => {
+        // The line break's own key event comes after the line event: not a continuation.
+        if (timer === undefined || key?.name === "return" || key?.name === "enter") return;
+        clearTimeout(timer);
+        timer = undefined;
+      };
+      rl.on("line", (line: string) => {
+        lines.push(line);
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          const message = lines.join("\n");
+          this.#remember(message);
+          finish(message);
+        }, PASTE_MS);
+      });
+      rl.on("close", () => finish(lines.length > 0 ? lines.join("\n") : null));
+      rl.on("SIGINT", () => {
+        lines.length = 0;
+        rl.write(null, { ctrl: true, name: "u" });
+        this.#options.onInterrupt?.();
+        rl.prompt();
+      });
+      process.stdin.on("keypress", onKey);
+      rl.prompt();
+    });
+  }
+
+  #remember(message: string): void {
+    if (message.trim() === "") return;
+    this.#history = [message, ...this.#history.filter((entry) => entry !== message)]
+      .slice(0, HISTORY_SIZE);
+    const file = this.#options.historyFile;
+    if (!file) return;
+    try {
+      Deno.mkdirSync(dirname(file), { recursive: true });
+      Deno.writeTextFileSync(file, JSON.stringify(message) + "\n", { append: true });
+    } catch (error) {
+      if (!this.#warned) {
+        this.#options.warn?.(`Cannot save history to ${file}: ${(error as Error).message}`);
+      }
+      this.#warned = true;
+    }
+  }
+}

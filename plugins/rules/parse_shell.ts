@@ -1,0 +1,215 @@
+/**
+ * Reads a bash command the way bash does, with mvdan/sh's parser (the `mvdan-sh` build),
+ * and lists every simple command it would run: those chained with `;`, `&&`, `||`, `&`
+ * and pipes, inside subshells, groups, functions, loops and conditionals, inside `$(…)`,
+ * backticks and `<(…)`, and the scripts given to `bash -c` and `eval`. A redirection that
+ * writes a file is listed as a part of its own (`> file`).
+ *
+ * @module
+ */
+
+import { shellSyntax } from "./shell_syntax.ts";
+
+/** One thing a command line does: run a program, or write a file through a redirection. */
+export interface ShellPart {
+  /** `"call"`: a simple command (or assignments only); `"write"`: a `>`/`>>` redirection. */
+  kind: "call" | "write";
+  /**
+   * The words, unquoted where they are static (`r"m"` is `rm`); a word with an expansion
+   * (`$x`, `$(…)`, a glob-free brace list, `$'…'`) is its source text.
+   */
+  words: string[];
+  /** For each word, whether it has an expansion (its value is unknown before it runs). */
+  dynamic: boolean[];
+  /** The leading `NAME=value` assignments, as source text. */
+  assigns: string[];
+  /** The part as one normalized line: assignments then words, re-quoted, single spaces. */
+  text: string;
+}
+
+/** What {@linkcode parseShell} found: the parts, or why the text is not a bash script. */
+export type ShellParse =
+  | { kind: "ok"; parts: ShellPart[]; normalized: string }
+  | { kind: "error"; message: string };
+
+// deno-lint-ignore no-explicit-any
+type Node = any;
+
+const syntax = shellSyntax;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh"]);
+const NULL_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+const MAX_DEPTH = 8;
+
+/**
+ * Quotes a word for display so it reads back as the same single word.
+ *
+ * @param word The word's value.
+ * @returns The word, single-quoted when it has characters the shell treats specially.
+ *
+ * @example
+ * ```ts
+ * import { quoteShellWord } from "@tack/agent/plugins/rules";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(quoteShellWord("a b"), "'a b'");
+ * equal(quoteShellWord("--force"), "--force");
+ * ```
+ */
+export function quoteShellWord(word: string): string {
+  if (/^[A-Za-z0-9_\-.,:/=@%+^~]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+function unescapeUnquoted(value: string): string {
+  return value.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+}
+
+function unescapeDoubleQuoted(value: string): string {
+  return value.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1");
+}
+
+class Reader {
+  #bytes: Uint8Array;
+  constructor(source: string) {
+    this.#bytes = encoder.encode(source);
+  }
+  /** The source text of a node (mvdan/sh positions are byte offsets). */
+  text(node: Node): string {
+    return decoder.decode(this.#bytes.subarray(node.Pos().Offset(), node.End().Offset()));
+  }
+}
+
+/** The static value of a word, or `undefined` when it has an expansion. */
+function staticWord(word: Node): string | undefined {
+  let value = "";
+  for (const part of word.Parts) {
+    const type = syntax.NodeType(part);
+    if (type === "Lit") {
+      if (/[{}]/.test(part.Value)) return undefined; // brace expansion: {a,b} and {1..3}
+      value += unescapeUnquoted(part.Value);
+    } else if (type === "SglQuoted" && !part.Dollar) value += part.Value;
+    else if (type === "DblQuoted" && !part.Dollar) {
+      for (const inner of part.Parts) {
+        if (syntax.NodeType(inner) !== "Lit") return undefined;
+        value += unescapeDoubleQuoted(inner.Value);
+      }
+    } else return undefined;
+  }
+  return value;
+}
+
+function partOf(reader: Reader, assigns: Node[], words: Node[]): ShellPart {
+  const values = words.map(staticWord);
+  const shown = values.map((value, i) => value ?? reader.text(words[i]));
+  const assignTexts = assigns.map((assign) => reader.text(assign));
+  return {
+    kind: "call",
+    words: shown,
+    dynamic: values.map((value) => value === undefined),
+    assigns: assignTexts,
+    text: [
+      ...assignTexts,
+      ...shown.map((word, i) => values[i] === undefined ? word : quoteShellWord(word)),
+    ].join(" "),
+  };
+}
+
+function writePart(reader: Reader, redirect: Node): ShellPart | undefined {
+  const source = reader.text(redirect);
+  const op = /^(?:\d+|\{\w+\})?([<>&|]+)/.exec(source)?.[1] ?? "";
+  if (!op.includes(">")) return undefined; // reads, here-documents, here-strings
+  const target = redirect.Word ? staticWord(redirect.Word) : undefined;
+  const shown = target ?? (redirect.Word ? reader.text(redirect.Word) : "");
+  if ((op === ">&" || op === "<>&") && /^(\d+|-)$/.test(shown)) return undefined; // 2>&1
+  if (target !== undefined && NULL_TARGETS.has(target)) return undefined;
+  return {
+    kind: "write",
+    words: [op, shown],
+    dynamic: [false, target === undefined],
+    assigns: [],
+    text: `${op} ${target === undefined ? shown : quoteShellWord(shown)}`,
+  };
+}
+
+/** The script an interpreter call runs: `bash -c '…'`, `eval …`; `undefined` when none. */
+function innerScript(part: ShellPart): string | undefined {
+  const name = part.words[0]?.split("/").pop();
+  if (name === "eval" && part.words.length > 1 && !part.dynamic.includes(true)) {
+    return part.words.slice(1).join(" ");
+  }
+  if (name === undefined || !SHELLS.has(name)) return undefined;
+  for (let i = 1; i < part.words.length; i++) {
+    const word = part.words[i];
+    if (!word.startsWith("-") || word === "--") return undefined;
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word)) {
+      return part.dynamic[i + 1] === false ? part.words[i + 1] : undefined;
+    }
+  }
+  return undefined;
+}
+
+function collect(source: string, depth: number): ShellPart[] {
+  const file = syntax.NewParser().Parse(source, "");
+  const reader = new Reader(source);
+  const parts: ShellPart[] = [];
+  syntax.Walk(file, (node: Node) => {
+    if (!node) return true;
+    const type = syntax.NodeType(node);
+    if (type === "CallExpr") {
+      const part = partOf(reader, node.Assigns ?? [], node.Args ?? []);
+      parts.push(part);
+      const inner = innerScript(part);
+      if (inner !== undefined && depth < MAX_DEPTH) {
+        try {
+          parts.push(...collect(inner, depth + 1));
+        } catch {
+          // Not a script: the outer call stays the only part (and no allow rule sees inside).
+        }
+      }
+    } else if (type === "DeclClause") {
+      // export/declare/local/readonly/typeset: the keyword, then its operands as written.
+      const part = partOf(reader, [], []);
+      const words = [
+        reader.text(node.Variant),
+        ...(node.Args ?? []).map((a: Node) => reader.text(a)),
+      ];
+      parts.push({ ...part, words, dynamic: words.map(() => true), text: words.join(" ") });
+    } else if (type === "Redirect") {
+      const part = writePart(reader, node);
+      if (part) parts.push(part);
+    }
+    return true;
+  });
+  return parts;
+}
+
+/**
+ * Parses a bash command and lists its parts. A text bash would reject (an unclosed quote,
+ * `$(`, or `(`) is an error: rules never allow what they cannot read.
+ *
+ * @param source The command, as given to `bash -c`.
+ * @returns The parts and the command reprinted in a normal form, or the parse error.
+ *
+ * @example A chain is two parts
+ * ```ts
+ * import { parseShell } from "@tack/agent/plugins/rules";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const parsed = parseShell(`git status; r"m" -rf $(echo x) > out.txt`);
+ * if (parsed.kind !== "ok") throw new Error(parsed.message);
+ * deepEqual(parsed.parts.map((p) => p.text), ["git status", "rm -rf $(echo x)", "echo x", "> out.txt"]);
+ * equal(parseShell("echo $(").kind, "error");
+ * ```
+ */
+export function parseShell(source: string): ShellParse {
+  try {
+    const parts = collect(source, 0);
+    const normalized = syntax.NewPrinter().Print(syntax.NewParser().Parse(source, "")).trim();
+    return { kind: "ok", parts, normalized };
+  } catch (error) {
+    const message = (error as { Error?: () => string })?.Error?.() ?? String(error);
+    return { kind: "error", message: `Cannot parse the command as bash: ${message}` };
+  }
+}

@@ -1,0 +1,211 @@
+// The CLI in a real terminal (tmux): the line editor and its history, a paste, Ctrl-C
+// under `deno task agent`, and the approval of a long command with keys typed as a person
+// types them. Skipped only where tmux is missing (.ci/run installs it).
+
+import { deepEqual, equal, match } from "node:assert/strict";
+import { join } from "node:path";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { HAS_TMUX, Terminal } from "./tmux.ts";
+
+const REPO = new URL("../..", import.meta.url).pathname;
+
+function env(extra: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { NO_COLOR: "1", TERM: "screen", ...extra };
+  for (const name of ["HOME", "PATH", "DENO_DIR"]) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
+/** A workspace inside the repo (the "cli" permission set grants the repo's folder). */
+async function withWorkspace(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ dir: join(REPO, "tests", "cli"), prefix: ".tmp_pty_" });
+  try {
+    await Deno.writeTextFile(
+      join(dir, "tack.jsonc"),
+      '{ "sessionDir": ".tack/sessions", "price": { "input": 1, "output": 2 } }',
+    );
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function run(dir: string, args: string[] = []): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "-P=cli",
+    "--config",
+    join(REPO, "deno.json"),
+    "--no-prompt",
+    join(REPO, "cli", "main.ts"),
+    "--config",
+    join(dir, "tack.jsonc"),
+    ...args,
+  ];
+}
+
+const userMessages = (requests: { messages: { role: string; content: unknown }[] }[]) =>
+  requests.map((r) => r.messages.filter((m) => m.role === "user").at(-1)?.content);
+
+Deno.test({
+  name:
+    "the prompt edits lines, recalls history saved in .tack/history, and takes a paste as one message",
+  ignore: !HAS_TMUX,
+  fn: () =>
+    withWorkspace(async (dir) => {
+      await using server = await startFakeOpenAI({
+        turns: [{ text: "first answer" }, { text: "second answer" }, { text: "third answer" }],
+      });
+      const baseURL = server.baseURL;
+      {
+        await using term = await Terminal.start(run(dir), {
+          cwd: dir,
+          env: env({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "test" }),
+        });
+        await term.waitFor(/^›\s*$/m);
+        // Arrows move in the line: "helo" → Left, type "l" → "hello".
+        await term.type("helo world");
+        await term.keys("Left", "Left", "Left", "Left", "Left", "Left", "Left");
+        await term.type("l");
+        await term.keys("Enter");
+        // The status line: tokens in/out, the cost at tack.jsonc's price, the time taken.
+        await term.waitFor(/first answer\n10 in · 5 out · \$0\.00002 · \d+\.\ds\n/);
+        await term.paste("line one\nline two\n");
+        await term.waitFor(/second answer/);
+        await term.keys("C-d");
+        await term.waitFor(/EXIT=0/);
+      }
+      deepEqual(userMessages(server.requests), ["hello world", "line one\nline two"]);
+      equal(
+        await Deno.readTextFile(join(dir, ".tack", "history")),
+        '"hello world"\n"line one\\nline two"\n',
+      );
+      // A new session in the same project: Up twice recalls the first prompt.
+      await using term = await Terminal.start(run(dir), {
+        cwd: dir,
+        env: env({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "test" }),
+      });
+      await term.waitFor(/^›\s*$/m);
+      await term.keys("Up", "Up");
+      await term.waitFor(/› hello world$/m);
+      await term.keys("Enter");
+      await term.waitFor(/third answer/);
+      equal(userMessages(server.requests).at(-1), "hello world");
+    }),
+});
+
+/** Installs `tack` into a temporary root (once per test run); returns its path. */
+let installed: Promise<string> | undefined;
+function installedTack(): Promise<string> {
+  installed ??= (async () => {
+    const root = await Deno.makeTempDir({ prefix: "tack_pty_install_" });
+    addEventListener("unload", () => Deno.removeSync(root, { recursive: true }));
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "install"],
+      cwd: REPO,
+      env: env({ DENO_INSTALL_ROOT: root }),
+      clearEnv: true,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+    return join(root, "bin", "tack");
+  })();
+  return installed;
+}
+
+const LAUNCHERS: [string, (dir: string) => Promise<string[]>][] = [
+  ["deno task agent", (dir) =>
+    Promise.resolve([
+      Deno.execPath(),
+      "task",
+      "--config",
+      join(REPO, "deno.json"),
+      "agent",
+      "--config",
+      join(dir, "tack.jsonc"),
+    ])],
+  ["deno run", (dir) => Promise.resolve(run(dir))],
+  ["an installed tack", async () => [await installedTack()]],
+];
+
+for (const [launcher, argv] of LAUNCHERS) {
+  Deno.test({
+    name: `under ${launcher}, one Ctrl-C during a tool aborts the run and a second exits`,
+    ignore: !HAS_TMUX,
+    fn: () =>
+      withWorkspace(async (dir) => {
+        await using server = await startFakeOpenAI({
+          turns: [
+            { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
+            { text: "stopped" },
+          ],
+        });
+        await using term = await Terminal.start([...await argv(dir), "--yes"], {
+          cwd: dir,
+          env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+        });
+        await term.waitFor(/^›\s*$/m);
+        await term.type("wait a while");
+        await term.keys("Enter");
+        await term.waitFor(/→ bash/);
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the tool is running
+        await term.keys("C-c");
+        const aborted = await term.waitFor(
+          /Aborting the run\. Press Ctrl-C again to exit\.[\s\S]*›\s*$/,
+        );
+        equal(/EXIT=/.test(aborted), false, aborted);
+        // A person's second press comes later than 100 ms (sooner counts as the same press).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await term.keys("C-c");
+        await term.waitFor(/EXIT=130/);
+      }),
+  });
+}
+
+Deno.test({
+  name: "the approval of a long command shows all of it; two arrows in one write both count",
+  ignore: !HAS_TMUX,
+  fn: () =>
+    withWorkspace(async (dir) => {
+      const long = `echo ${"Building the project with all the usual flags ".repeat(6)}`;
+      const dangerous = `${long}&& rm -rf ./wsdata`;
+      await Deno.mkdir(join(dir, "wsdata"));
+      await using server = await startFakeOpenAI({
+        turns: [
+          { toolCalls: [{ name: "bash", arguments: { command: dangerous } }] },
+          { toolCalls: [{ name: "bash", arguments: { command: "echo approved-always" } }] },
+          { toolCalls: [{ name: "bash", arguments: { command: "echo approved-always" } }] },
+          { text: "done" },
+        ],
+      });
+      await using term = await Terminal.start(run(dir), {
+        cwd: dir,
+        env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+        columns: 80,
+      });
+      await term.waitFor(/^›\s*$/m);
+      await term.type("clean up");
+      await term.keys("Enter");
+      const screen = await term.waitFor(/\(a\)\s*$/);
+      // The whole command, wrapped at the width, and the dangerous part listed on its own.
+      const body = screen.split("command:\n")[1].split("\nparts no rule approves:")[0];
+      equal(body.split("\n").map((line) => line.slice(2)).join(""), dangerous);
+      match(screen, /parts no rule approves:\n(?:.*\n)* {2}! rm -rf \.\/wsdata\n/);
+      match(screen, /"always" covers: exactly this bash command/);
+      await term.keys("n");
+      await term.waitFor(/The user declined to run bash/);
+      // Down, Down in one write, then Enter: "Always" (a dropped key would answer "No").
+      await term.waitFor(/echo approved-always[\s\S]*\(a\)\s*$/);
+      await term.keys("Down", "Down", "Enter");
+      await term.waitFor(/done\n/);
+      const tools = server.requests.slice(1).map((
+        r: { messages: { role: string; content: string }[] },
+      ) => r.messages.at(-1)!.content.trim());
+      deepEqual(tools, ["The user declined to run bash", "approved-always", "approved-always"]);
+      equal((await Deno.stat(join(dir, "wsdata"))).isDirectory, true);
+    }),
+});
