@@ -13,9 +13,12 @@ function texts(messages: readonly { role: string }[]): string[] {
 }
 
 Deno.test("a sandboxed hook sees the transcript whole, sent as deltas", async () => {
+  // The transcript is shown to hooks granted every tool; "own" hooks see none of it.
   const plugin = await loadPlugin("./tests/fixtures/sandbox/hostile_plugin.ts", {
     sandbox: true,
     stderr: "capture",
+    hooks: "all",
+    onWarning: () => {},
   });
   try {
     const agent = createAgent({
