@@ -104,18 +104,26 @@ export function createRecorder(): Recorder {
           const inner = await model.stream(request, options);
           const outer = new AssistantMessageStream();
           const events: RecordedEvent[] = [];
-          const piping = (async () => {
-            for await (const event of inner) {
-              events.push(withoutPartial(event as unknown as Record<string, unknown>));
-              outer.push(event);
-            }
-            const message = await inner.result();
+          const record = (message: unknown) =>
             lines.push({
               type: "model_response",
               turn: current,
               events,
               message: JSON.parse(JSON.stringify(message)),
             });
+          const piping = (async () => {
+            let recorded = false;
+            for await (const event of inner) {
+              events.push(withoutPartial(event as unknown as Record<string, unknown>));
+              // The response is written before the loop sees its last event: the tool
+              // results that follow come after it in the cassette.
+              if (event.type === "done" || event.type === "error") {
+                record(event.type === "done" ? event.message : event.error);
+                recorded = true;
+              }
+              outer.push(event);
+            }
+            if (!recorded) record(await inner.result());
           })();
           pending.push(piping.catch(() => {}));
           return outer;

@@ -85,7 +85,7 @@ Deno.test("a deferred call stops the run after the batch's other calls; pending 
       args: { target: "prod" },
       reason: "deploy needs approval: deploy has effect exec",
       deferredBy: "confirm",
-      key: "deploy\0effects",
+      key: "deploy for effects",
       argsHash: 64,
     },
   );
