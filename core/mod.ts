@@ -109,13 +109,8 @@ export {
   type ToolBatch,
   truncatedCallMessage,
 } from "./execute_tool_calls.ts";
-export {
-  createAssistantErrorMessage,
-  type LoopState,
-  maxTurnsMessage,
-  runLoop,
-  type RunLoopInput,
-} from "./run_loop.ts";
+export { type LoopState, maxTurnsMessage, runLoop, type RunLoopInput } from "./run_loop.ts";
+export { createAssistantErrorMessage } from "./turn.ts";
 export {
   abortedWhilePendingMessage,
   type Interruption,

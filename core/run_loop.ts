@@ -6,34 +6,24 @@
  */
 
 import type { AgentEventSink } from "./agent_event.ts";
-import type { AssistantMessageEvent } from "./assistant_message_event.ts";
-import { AssistantMessageStream } from "./assistant_message_stream.ts";
-import { boundHook } from "./bound_hook.ts";
 import { CallWatch } from "./call_watch.ts";
-import { executeToolCalls } from "./execute_tool_calls.ts";
-import type { AgentContext } from "./hooks.ts";
-import {
-  DEFAULT_MAX_TURNS,
-  DEFAULT_TOOL_TIMEOUT_MS,
-  indexTools,
-  type LoopConfig,
-  type ToolIndex,
-} from "./loop_config.ts";
-import {
-  type AssistantMessage,
-  emptyUsage,
-  type Message,
-  type ToolCall,
-  type ToolResultMessage,
-} from "./messages.ts";
-import type { AgentTool } from "./tool.ts";
 import { createErrorToolResult } from "./create_error_tool_result.ts";
+import { executeToolCalls } from "./execute_tool_calls.ts";
 import {
   abortedWhilePendingMessage,
   type Interruption,
   toPendingToolCall,
 } from "./interruption.ts";
+import { DEFAULT_MAX_TURNS, indexTools, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "./messages.ts";
 import type { ToolCallPreparation } from "./prepare_tool_call.ts";
+import type { AgentTool } from "./tool.ts";
+import {
+  createAssistantErrorMessage,
+  prepareTurn,
+  streamAssistantResponse,
+  type Turn,
+} from "./turn.ts";
 
 /** The state a run owns: the loop appends to `messages` and nothing else writes it. */
 export interface LoopState {
@@ -71,31 +61,6 @@ export interface RunLoopInput {
 }
 
 /**
- * An assistant message the loop makes itself (model failure, turn cap).
- *
- * @param config The run's config (for the model's names).
- * @param stopReason `"error"` or `"aborted"`.
- * @param errorMessage What happened, for people.
- * @returns An assistant message with no content.
- */
-export function createAssistantErrorMessage(
-  config: LoopConfig,
-  stopReason: "error" | "aborted",
-  errorMessage: string,
-): AssistantMessage {
-  return {
-    role: "assistant",
-    content: [],
-    stopReason,
-    errorMessage,
-    usage: emptyUsage(),
-    provider: config.model.provider,
-    model: config.model.id,
-    timestamp: Date.now(),
-  };
-}
-
-/**
  * The text of the message that ends a run at its turn cap.
  *
  * @param maxTurns The cap.
@@ -104,117 +69,6 @@ export function createAssistantErrorMessage(
 export function maxTurnsMessage(maxTurns: number): string {
   return `Stopped after ${maxTurns} model turns (maxTurns) before the model finished. ` +
     `Send another prompt to let it go on, or raise maxTurns.`;
-}
-
-/** What one model call runs with: its context (tools, system prompt), tool index and config. */
-interface Turn {
-  /** The system prompt, transcript and active tools, as the model and the hooks see them. */
-  context: AgentContext;
-  /** The active tools by name. */
-  tools: ToolIndex;
-  /** The run's config, or a copy with this turn's `maxConcurrency`. */
-  config: LoopConfig;
-}
-
-async function streamAssistantResponse(input: RunLoopInput, turn: Turn): Promise<AssistantMessage> {
-  const { config, signal, emit } = input;
-  const { context } = turn;
-  let started = false;
-  let final: AssistantMessage | undefined;
-  const take = (event: AssistantMessageEvent) => {
-    if (event.type === "done") final = event.message;
-    else if (event.type === "error") final = event.error;
-    else {
-      if (!started) {
-        started = true;
-        emit({ type: "message_start", message: event.partial });
-      }
-      if (event.type !== "start") {
-        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
-      }
-    }
-  };
-  try {
-    const messages = config.transformContext
-      ? config.transformContext(context.messages)
-      : context.messages;
-    const stream = await config.model.stream(
-      { systemPrompt: context.systemPrompt, messages, tools: context.tools },
-      { signal },
-    );
-    if (stream instanceof AssistantMessageStream) {
-      // Our own stream: take what is buffered synchronously, and wait only when it is empty.
-      while (final === undefined) {
-        const event = stream.shift();
-        if (event !== undefined) take(event);
-        else if (stream.ended) break;
-        else await stream.ready();
-      }
-    } else {
-      for await (const event of stream) {
-        take(event);
-        if (final !== undefined) break;
-      }
-    }
-    final ??= await stream.result();
-  } catch (error) {
-    const reason = signal.aborted ? "aborted" : "error";
-    const text = error instanceof Error ? error.message : String(error);
-    final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
-  }
-  if (!started) emit({ type: "message_start", message: final });
-  emit({ type: "message_end", message: final });
-  return final;
-}
-
-/**
- * Builds the turn: the run's tools and prompt, or what `prepareTurn` chose for this call.
- * Gives an assistant error message instead when the hook fails, times out or the run aborts.
- */
-async function prepareTurn(
-  input: RunLoopInput,
-  number: number,
-  indexFor: (tools: readonly AgentTool[]) => ToolIndex,
-): Promise<Turn | { failed: AssistantMessage }> {
-  const { state, config, signal } = input;
-  const hook = config.prepareTurn;
-  if (!hook) return { context: state, tools: indexFor(state.tools), config };
-  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const outcome = await boundHook(
-    () =>
-      hook(
-        {
-          turn: number,
-          systemPrompt: state.systemPrompt,
-          tools: state.tools,
-          messages: state.messages,
-        },
-        signal,
-      ),
-    signal,
-    limit,
-  );
-  const failed = (reason: "error" | "aborted", why: string) => ({
-    failed: createAssistantErrorMessage(config, reason, `Cannot start turn ${number}: ${why}`),
-  });
-  if (outcome.kind === "abort" || signal.aborted) return failed("aborted", "the run was aborted");
-  if (outcome.kind === "timeout") {
-    return failed("error", `prepareTurn did not answer within ${limit} ms`);
-  }
-  if (outcome.kind === "error") {
-    const text = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    return failed("error", `prepareTurn failed: ${text}`);
-  }
-  const chosen = outcome.value ?? {};
-  const tools = chosen.tools ?? state.tools;
-  const systemPrompt = chosen.systemPrompt ?? state.systemPrompt;
-  return {
-    context: { systemPrompt, messages: state.messages, tools },
-    tools: indexFor(tools),
-    config: chosen.maxConcurrency === undefined
-      ? config
-      : { ...config, maxConcurrency: chosen.maxConcurrency },
-  };
 }
 
 function toolCallsOf(message: AssistantMessage): ToolCall[] {

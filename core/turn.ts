@@ -1,0 +1,180 @@
+/**
+ * One model call: the turn it runs with (the run's tools and prompt, or what `prepareTurn`
+ * chose) and the streaming of the assistant message, as events.
+ *
+ * @module
+ */
+
+import type { AgentEventSink } from "./agent_event.ts";
+import type { AssistantMessageEvent } from "./assistant_message_event.ts";
+import { AssistantMessageStream } from "./assistant_message_stream.ts";
+import { boundHook } from "./bound_hook.ts";
+import type { AgentContext } from "./hooks.ts";
+import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
+import type { AgentTool } from "./tool.ts";
+
+/** What a turn reads of the run: its state, config, abort signal and event sink. */
+export interface TurnInput {
+  /** The run's state: system prompt, transcript and tools. */
+  state: { systemPrompt: string; messages: Message[]; tools: readonly AgentTool[] };
+  /** The model, limits and hooks. */
+  config: LoopConfig;
+  /** Aborts the run. */
+  signal: AbortSignal;
+  /** Receives every event. */
+  emit: AgentEventSink;
+}
+
+/**
+ * An assistant message the loop makes itself (model failure, turn cap).
+ *
+ * @param config The run's config (for the model's names).
+ * @param stopReason `"error"` or `"aborted"`.
+ * @param errorMessage What happened, for people.
+ * @returns An assistant message with no content.
+ */
+export function createAssistantErrorMessage(
+  config: LoopConfig,
+  stopReason: "error" | "aborted",
+  errorMessage: string,
+): AssistantMessage {
+  return {
+    role: "assistant",
+    content: [],
+    stopReason,
+    errorMessage,
+    usage: emptyUsage(),
+    provider: config.model.provider,
+    model: config.model.id,
+    timestamp: Date.now(),
+  };
+}
+
+/** What one model call runs with: its context (tools, system prompt), tool index and config. */
+export interface Turn {
+  /** The system prompt, transcript and active tools, as the model and the hooks see them. */
+  context: AgentContext;
+  /** The active tools by name. */
+  tools: ToolIndex;
+  /** The run's config, or a copy with this turn's `maxConcurrency`. */
+  config: LoopConfig;
+}
+
+/**
+ * Streams one assistant message: `message_start`, `message_update`s, `message_end`. A
+ * failing or throwing model becomes an assistant message with `stopReason` `"error"` (or
+ * `"aborted"`), never a rejection.
+ *
+ * @param input The run's config, signal and event sink.
+ * @param turn The context and tools of this model call.
+ * @returns The final assistant message.
+ */
+export async function streamAssistantResponse(
+  input: TurnInput,
+  turn: Turn,
+): Promise<AssistantMessage> {
+  const { config, signal, emit } = input;
+  const { context } = turn;
+  let started = false;
+  let final: AssistantMessage | undefined;
+  const take = (event: AssistantMessageEvent) => {
+    if (event.type === "done") final = event.message;
+    else if (event.type === "error") final = event.error;
+    else {
+      if (!started) {
+        started = true;
+        emit({ type: "message_start", message: event.partial });
+      }
+      if (event.type !== "start") {
+        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+      }
+    }
+  };
+  try {
+    const messages = config.transformContext
+      ? config.transformContext(context.messages)
+      : context.messages;
+    const stream = await config.model.stream(
+      { systemPrompt: context.systemPrompt, messages, tools: context.tools },
+      { signal },
+    );
+    if (stream instanceof AssistantMessageStream) {
+      // Our own stream: take what is buffered synchronously, and wait only when it is empty.
+      while (final === undefined) {
+        const event = stream.shift();
+        if (event !== undefined) take(event);
+        else if (stream.ended) break;
+        else await stream.ready();
+      }
+    } else {
+      for await (const event of stream) {
+        take(event);
+        if (final !== undefined) break;
+      }
+    }
+    final ??= await stream.result();
+  } catch (error) {
+    const reason = signal.aborted ? "aborted" : "error";
+    const text = error instanceof Error ? error.message : String(error);
+    final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
+  }
+  if (!started) emit({ type: "message_start", message: final });
+  emit({ type: "message_end", message: final });
+  return final;
+}
+
+/**
+ * Builds the turn: the run's tools and prompt, or what `prepareTurn` chose for this call.
+ * Gives an assistant error message instead when the hook fails, times out or the run aborts.
+ *
+ * @param input The run's state, config and signal.
+ * @param number The turn's number (1 for the first model call).
+ * @param indexFor Indexes a tool list (cached by the loop).
+ * @returns The turn, or the assistant message that ends the run.
+ */
+export async function prepareTurn(
+  input: TurnInput,
+  number: number,
+  indexFor: (tools: readonly AgentTool[]) => ToolIndex,
+): Promise<Turn | { failed: AssistantMessage }> {
+  const { state, config, signal } = input;
+  const hook = config.prepareTurn;
+  if (!hook) return { context: state, tools: indexFor(state.tools), config };
+  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const outcome = await boundHook(
+    () =>
+      hook(
+        {
+          turn: number,
+          systemPrompt: state.systemPrompt,
+          tools: state.tools,
+          messages: state.messages,
+        },
+        signal,
+      ),
+    signal,
+    limit,
+  );
+  const failed = (reason: "error" | "aborted", why: string) => ({
+    failed: createAssistantErrorMessage(config, reason, `Cannot start turn ${number}: ${why}`),
+  });
+  if (outcome.kind === "abort" || signal.aborted) return failed("aborted", "the run was aborted");
+  if (outcome.kind === "timeout") {
+    return failed("error", `prepareTurn did not answer within ${limit} ms`);
+  }
+  if (outcome.kind === "error") {
+    const text = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+    return failed("error", `prepareTurn failed: ${text}`);
+  }
+  const chosen = outcome.value ?? {};
+  const tools = chosen.tools ?? state.tools;
+  const systemPrompt = chosen.systemPrompt ?? state.systemPrompt;
+  return {
+    context: { systemPrompt, messages: state.messages, tools },
+    tools: indexFor(tools),
+    config: chosen.maxConcurrency === undefined
+      ? config
+      : { ...config, maxConcurrency: chosen.maxConcurrency },
+  };
+}
