@@ -2,7 +2,7 @@
 // restarted, a person clicks "Approve" in the page, and the run finishes with the
 // approved call's result, having run it exactly once.
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { findChromium, launchPage } from "../support/cdp.ts";
+import { findChromium, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
 
 const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
@@ -60,7 +60,8 @@ Deno.test({
     await first.kill("SIGKILL"); // no clean shutdown: the state must already be on disk
 
     const second = await startServer(kvPath, logPath);
-    const page = await launchPage(chromium);
+    await using browser = await launchChromium(chromium);
+    const page = await browser.newPage(1024, 768);
     try {
       await page.goto(second.url);
       const body = await page.evaluate<string>("document.body.innerText");
@@ -82,7 +83,6 @@ Deno.test({
       deepEqual(run, { status: "done", answer: "Done: api is live on production", pending: [] });
       deepEqual(executions(logPath), ["deploy api production"]);
     } finally {
-      await page.close();
       await second.kill("SIGTERM");
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }

@@ -35,6 +35,8 @@ export interface Page {
   click(x: number, y: number): Promise<void>;
   /** A PNG of the viewport. */
   screenshot(): Promise<Uint8Array>;
+  /** Waits until `expression` is truthy in the page (at most `limitMs`, default 10 s). */
+  waitFor(expression: string, limitMs?: number): Promise<void>;
 }
 
 /** A running headless browser. */
@@ -147,6 +149,15 @@ export async function launchChromium(executable: string): Promise<Browser> {
               button: "left",
               clickCount: 1,
             });
+          }
+        },
+        async waitFor(expression, limitMs = 10_000) {
+          const deadline = Date.now() + limitMs;
+          while (!(await page.evaluate<boolean>(`Boolean(${expression})`))) {
+            if (Date.now() > deadline) {
+              throw new Error(`Timed out after ${limitMs} ms waiting for ${expression}`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 50));
           }
         },
         async screenshot() {
