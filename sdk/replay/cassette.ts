@@ -6,6 +6,7 @@
 
 import type { AssistantMessageEvent } from "../../core/assistant_message_event.ts";
 import type { AssistantMessage } from "../../core/messages.ts";
+import type { ModelRequest } from "../../core/model.ts";
 import type { ToolResult } from "../../core/tool.ts";
 
 /** What a recorded model turn was asked. */
@@ -177,4 +178,32 @@ export function firstDifference(
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * A model request as a cassette holds it: plain JSON, each tool reduced to what the model
+ * sees (name, description, parameters).
+ *
+ * @param request The request the loop made.
+ * @returns Its JSON copy.
+ *
+ * @example
+ * ```ts
+ * import { recordedRequest } from "./cassette.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const request = { systemPrompt: "", messages: [], tools: [] };
+ * deepEqual(recordedRequest(request), { systemPrompt: "", messages: [], tools: [] });
+ * ```
+ */
+export function recordedRequest(request: ModelRequest): RecordedModelRequest {
+  return JSON.parse(JSON.stringify({
+    systemPrompt: request.systemPrompt,
+    messages: request.messages,
+    tools: request.tools.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    })),
+  }));
 }

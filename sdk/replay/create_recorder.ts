@@ -10,11 +10,11 @@ import {
   type AssistantMessageEventStream,
   AssistantMessageStream,
 } from "../../core/assistant_message_stream.ts";
-import type { Model, ModelRequest } from "../../core/model.ts";
+import type { Model } from "../../core/model.ts";
 import {
   type CassetteLine,
   type RecordedEvent,
-  type RecordedModelRequest,
+  recordedRequest,
   redactSecrets,
 } from "./cassette.ts";
 
@@ -30,18 +30,6 @@ export interface Recorder {
   readonly listener: (event: AgentEvent) => void;
   /** The cassette as JSONL text (waits for responses still streaming). */
   toJsonl(): Promise<string>;
-}
-
-function requestOf(request: ModelRequest): RecordedModelRequest {
-  return JSON.parse(JSON.stringify({
-    systemPrompt: request.systemPrompt,
-    messages: request.messages,
-    tools: request.tools.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
-  }));
 }
 
 function withoutPartial(event: Record<string, unknown>): RecordedEvent {
@@ -100,7 +88,7 @@ export function createRecorder(): Recorder {
         dispose: model.dispose ? () => model.dispose!() : undefined,
         async stream(request, options): Promise<AssistantMessageEventStream> {
           const current = turn++;
-          lines.push({ type: "model_request", turn: current, request: requestOf(request) });
+          lines.push({ type: "model_request", turn: current, request: recordedRequest(request) });
           const inner = await model.stream(request, options);
           const outer = new AssistantMessageStream();
           const events: RecordedEvent[] = [];

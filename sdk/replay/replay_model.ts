@@ -8,13 +8,14 @@
 import type { AssistantMessageEvent } from "../../core/assistant_message_event.ts";
 import { AssistantMessageStream } from "../../core/assistant_message_stream.ts";
 import { type AssistantMessage, emptyUsage } from "../../core/messages.ts";
-import type { Model, ModelRequest } from "../../core/model.ts";
+import type { Model } from "../../core/model.ts";
 import {
   type CassetteLine,
   firstDifference,
   parseCassette,
   type RecordedEvent,
   type RecordedModelRequest,
+  recordedRequest,
 } from "./cassette.ts";
 
 function short(value: unknown): string {
@@ -63,18 +64,6 @@ export function describeDivergence(
   }
   return `Replay diverged at model turn ${turn}: ${where}: recorded ${short(found.recorded)}, ` +
     `got ${short(found.actual)}`;
-}
-
-function requestOf(request: ModelRequest): RecordedModelRequest {
-  return JSON.parse(JSON.stringify({
-    systemPrompt: request.systemPrompt,
-    messages: request.messages,
-    tools: request.tools.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
-  }));
 }
 
 /** Replays recorded events, rebuilding each one's `partial` as the stream goes. */
@@ -194,7 +183,7 @@ export function replayModel(cassette: string | readonly CassetteLine[]): ReplayM
         );
         return stream;
       }
-      const divergence = describeDivergence(current, recorded, requestOf(request));
+      const divergence = describeDivergence(current, recorded, recordedRequest(request));
       if (divergence) fail(stream, divergence);
       else play(stream, response.events, response.message);
       return stream;
