@@ -5,17 +5,13 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { childEnv } from "../support/child_env.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 const STDIO_SERVER = join(REPO, "tests", "fixtures", "mcp", "stdio_server.ts");
 
 function env(extra: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = { NO_COLOR: "1", ...extra };
-  for (const name of ["HOME", "PATH", "DENO_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
+  return childEnv({ NO_COLOR: "1", ...extra });
 }
 
 Deno.test("the installed tack works in any folder on that folder's files, config and plugins", async () => {
@@ -101,4 +97,10 @@ Deno.test("the installed tack works in any folder on that folder's files, config
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("the install task grants the environment the `agent` task's permission set grants", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json")));
+  const granted = /--allow-env=(\S+)/.exec(config.tasks.install)?.[1].split(",");
+  deepEqual(granted, config.permissions.cli.env);
 });

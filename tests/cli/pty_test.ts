@@ -6,16 +6,12 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { HAS_TMUX, Terminal } from "./tmux.ts";
+import { childEnv } from "../support/child_env.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
 function env(extra: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = { NO_COLOR: "1", TERM: "screen", ...extra };
-  for (const name of ["HOME", "PATH", "DENO_DIR"]) {
-    const value = Deno.env.get(name);
-    if (value !== undefined) out[name] = value;
-  }
-  return out;
+  return childEnv({ NO_COLOR: "1", TERM: "screen", ...extra });
 }
 
 /** A workspace inside the repo (the "cli" permission set grants the repo's folder). */

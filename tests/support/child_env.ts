@@ -1,0 +1,40 @@
+/**
+ * The environment of a child a test runs as a user would (`clearEnv: true`): only what a
+ * shell on a new machine has, plus how this machine reaches the npm registry (proxy and
+ * CA settings), which `deno install` needs on an empty cache. API keys never pass.
+ *
+ * @module
+ */
+
+const PASSED = [
+  "HOME",
+  "PATH",
+  "DENO_DIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NPM_CONFIG_REGISTRY",
+];
+
+/**
+ * The child's environment: `extra` over the passed host variables that are set.
+ *
+ * @param extra Variables for this child (they win).
+ * @returns The environment to pass with `clearEnv: true`.
+ */
+export function childEnv(extra: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of PASSED) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) out[name] = value;
+  }
+  return { ...out, ...extra };
+}
