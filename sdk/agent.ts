@@ -5,66 +5,28 @@
  */
 
 import type { AgentEvent } from "../core/agent_event.ts";
-import { indexTools, type LoopConfig, type ToolIndex } from "../core/loop_config.ts";
-import type {
-  ImageContent,
-  Message,
-  TextContent,
-  ToolResultMessage,
-  UserMessage,
-} from "../core/messages.ts";
+import { indexTools, type LoopConfig } from "../core/loop_config.ts";
+import type { Message, UserMessage } from "../core/messages.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
 import type { Interruption } from "../core/interruption.ts";
 import type { ToolCallPreparation } from "../core/prepare_tool_call.ts";
-import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
-import type { AgentState, Decision, PendingApproval, StickyDecision } from "./agent_state.ts";
+import {
+  type AgentState,
+  type Decision,
+  type PendingApproval,
+  type StickyDecision,
+  unlessSticky,
+} from "./agent_state.ts";
+import { BatchTracker } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
 import { closeBatch, resolveDecisions, toolCallsOf } from "./resolve_decisions.ts";
 import { ToolRegistry } from "./tool_registry.ts";
+import type { AgentInit, AgentListener, PromptInput } from "./agent_init.ts";
+import { drain, toUserMessage } from "./agent_init.ts";
 
-/** Receives every event. Contract: must not throw (a throw is reported and the run goes on). */
-export type AgentListener = (event: AgentEvent) => void;
-
-/** How queued steering and follow-up messages are drained: one per turn (the seed's default), or all at once. */
-export type QueueMode = "one-at-a-time" | "all";
-
-/** What the `Agent` is built from; `createAgent` assembles it. */
-export interface AgentInit {
-  /** The system prompt sent every turn. */
-  systemPrompt: string;
-  /** Every tool, plugin tools first (the agent's own when `registry` is omitted). */
-  tools: readonly AgentTool[];
-  /** Unused, kept so existing callers still type-check: the loop indexes the tools of each turn. */
-  toolIndex?: ToolIndex;
-  /** The tools by owner, which `setTools` and plugins change; built from `tools` when omitted. */
-  registry?: ToolRegistry;
-  /** The loop's configuration (composed hooks, limits). */
-  config: LoopConfig;
-  /** A transcript to start from. */
-  messages?: readonly Message[];
-  /** Listeners subscribed from the start (plugins' `onEvent`). */
-  listeners?: readonly AgentListener[];
-  /** How steering messages are drained. */
-  steeringMode?: QueueMode;
-  /** How follow-up messages are drained. */
-  followUpMode?: QueueMode;
-  /** Releases plugins and the model. */
-  dispose?: () => Promise<void>;
-  /** An interrupted run to go on from (`resumeAgent`). */
-  restore?: Pick<AgentState, "pending" | "completed" | "running" | "sticky">;
-}
-
-/** What `prompt`, `steer` and `followUp` take: text, or a whole user message. */
-export type PromptInput = string | UserMessage | (TextContent | ImageContent)[];
-
-function toUserMessage(input: PromptInput): UserMessage {
-  if (typeof input === "string" || Array.isArray(input)) {
-    return { role: "user", content: input, timestamp: Date.now() };
-  }
-  return input;
-}
+export type { AgentInit, AgentListener, PromptInput, QueueMode } from "./agent_init.ts";
 
 function reportListenerError(event: AgentEvent, error: unknown): void {
   console.error(`Tack: an event listener threw on "${event.type}":`, error);
@@ -72,11 +34,6 @@ function reportListenerError(event: AgentEvent, error: unknown): void {
 
 function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
   return isPromiseLike<T>(value) ? Promise.resolve(value).then(next) : next(value);
-}
-
-function drain(queue: UserMessage[], mode: QueueMode): UserMessage[] {
-  if (queue.length === 0) return [];
-  return mode === "all" ? queue.splice(0) : queue.splice(0, 1);
 }
 
 /**
@@ -110,7 +67,7 @@ export class Agent {
   #running: string[] = [];
   #sticky: StickyDecision[] = [];
   /** The batch in flight, followed from events, so `state()` is right mid-run. */
-  #batch: { results: ToolResultMessage[]; running: Set<string> } | undefined;
+  #batch = new BatchTracker();
 
   /**
    * Builds an agent; use `createAgent` instead, which composes plugins and hooks.
@@ -134,10 +91,16 @@ export class Agent {
       // A sticky "always" turns a hook's defer into a pass.
       beforeToolCall: before &&
         ((context, signal) =>
-          then(before(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
+          then(
+            before(context, signal),
+            (result) => unlessSticky(this.#sticky, context.tool.name, result),
+          )),
       verifyToolCall: verify &&
         ((context, signal) =>
-          then(verify(context, signal), (result) => this.#unlessSticky(context.tool.name, result))),
+          then(
+            verify(context, signal),
+            (result) => unlessSticky(this.#sticky, context.tool.name, result),
+          )),
       getSteeringMessages: () => drain(this.#steering, steeringMode),
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
     };
@@ -152,22 +115,6 @@ export class Agent {
         pending: this.#pending.map(({ argsHash: _, ...call }) => call),
       };
     }
-  }
-
-  #unlessSticky<R extends BeforeToolCallResult | VerifyToolCallResult>(
-    toolName: string,
-    result: R | undefined | void,
-  ): R | undefined {
-    if (!result || result.block || !result.defer) return result ?? undefined;
-    const key = result.key;
-    const covered = this.#sticky.some((s) =>
-      s.toolName === toolName && (s.key === undefined || s.key === key)
-    );
-    if (!covered) return result;
-    if ("args" in result && result.args) {
-      return { args: result.args, rewrittenBy: result.rewrittenBy } as R;
-    }
-    return undefined;
   }
 
   /**
@@ -187,7 +134,7 @@ export class Agent {
    * @returns A deep copy, JSON-clean.
    */
   state(): AgentState {
-    const batch = this.#batch; // defined only while a batch is in flight
+    const batch = this.#batch.current; // defined only while a batch is in flight
     // Through JSON, so what you get is exactly what a store gives back.
     return JSON.parse(JSON.stringify({
       version: 1 as const,
@@ -369,39 +316,8 @@ export class Agent {
     await this.#init.dispose?.();
   }
 
-  #track(event: AgentEvent): void {
-    switch (event.type) {
-      case "message_end":
-        if (toolCallsOf(event.message).length > 0) {
-          this.#batch = { results: [], running: new Set() };
-        }
-        break;
-      case "tool_execution_start":
-        this.#batch?.running.add(event.toolCallId);
-        break;
-      case "tool_execution_deferred":
-        this.#batch?.running.delete(event.toolCallId);
-        break;
-      case "tool_execution_end":
-        if (this.#batch?.running.delete(event.toolCallId)) {
-          this.#batch.results.push({
-            role: "toolResult",
-            toolCallId: event.toolCallId,
-            toolName: event.toolName,
-            content: event.result.content,
-            details: event.result.details,
-            isError: event.isError,
-            timestamp: Date.now(),
-          });
-        }
-        break;
-      case "turn_end":
-        this.#batch = undefined;
-    }
-  }
-
   #emit = (event: AgentEvent): void => {
-    this.#track(event);
+    this.#batch.track(event);
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
@@ -446,9 +362,8 @@ export class Agent {
     };
     this.#state = state;
     // A resumed batch is in flight from the start, with the results it already had.
-    this.#batch = resume
-      ? { results: [...(this.#interrupted?.results ?? [])], running: new Set() }
-      : undefined;
+    if (resume) this.#batch.begin(this.#interrupted?.results ?? []);
+    else this.#batch.clear();
     this.#interrupted = undefined;
     const done = runLoop({
       state,
@@ -472,7 +387,7 @@ export class Agent {
     }).finally(() => {
       this.#run = undefined;
       this.#state = undefined;
-      this.#batch = undefined;
+      this.#batch.clear();
     });
     this.#run = { controller, done };
     return done;

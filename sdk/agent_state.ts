@@ -6,6 +6,7 @@
 
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import type { PendingToolCall } from "../core/interruption.ts";
+import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
 
 /** A call waiting for a decision, with the hash its approval must carry. */
 export interface PendingApproval extends PendingToolCall {
@@ -157,4 +158,41 @@ export function mayHaveCompletedMessage(toolName: string): string {
   return `Tool ${toolName} was interrupted while it was running (the run stopped before its ` +
     `result was recorded); it may have completed. It was not run again: check its effect ` +
     `before calling it again.`;
+}
+
+/**
+ * A hook's verdict with the person's standing decisions applied: a deferral that a sticky
+ * "always" covers (every call of the tool, or this deferral's key) becomes a pass, keeping
+ * any rewritten arguments; anything else is returned as it is.
+ *
+ * @param sticky The standing decisions.
+ * @param toolName The call's tool.
+ * @param result What the hook answered.
+ * @returns The verdict to act on.
+ *
+ * @example An "always" for the tool lets its deferral pass
+ * ```ts
+ * import { unlessSticky } from "./agent_state.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const deferral = { defer: true as const, reason: "asks", key: "k" };
+ * equal(unlessSticky([{ toolName: "deploy" }], "deploy", deferral), undefined);
+ * equal(unlessSticky([{ toolName: "deploy", key: "other" }], "deploy", deferral), deferral);
+ * ```
+ */
+export function unlessSticky<R extends BeforeToolCallResult | VerifyToolCallResult>(
+  sticky: readonly StickyDecision[],
+  toolName: string,
+  result: R | undefined | void,
+): R | undefined {
+  if (!result || result.block || !result.defer) return result ?? undefined;
+  const key = result.key;
+  const covered = sticky.some((s) =>
+    s.toolName === toolName && (s.key === undefined || s.key === key)
+  );
+  if (!covered) return result;
+  if ("args" in result && result.args) {
+    return { args: result.args, rewrittenBy: result.rewrittenBy } as R;
+  }
+  return undefined;
 }
