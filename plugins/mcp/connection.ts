@@ -25,7 +25,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import type { McpLimits, McpServerConfig } from "./options.ts";
-import { StdioTransport } from "./stdio_transport.ts";
+import { isProgress, makeTransport, terminate } from "./make_transport.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
@@ -46,39 +46,6 @@ export interface CallOptions {
 interface Live {
   client: Client;
   transport: Transport;
-}
-
-/**
- * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
- * stdio transport reads the environment only when it starts a server, so an HTTP-only
- * plugin needs no `env` permission.
- */
-async function makeTransport(config: McpServerConfig, killGraceMs: number): Promise<Transport> {
-  if ("url" in config) {
-    const { StreamableHTTPClientTransport } = await import(
-      "@modelcontextprotocol/sdk/client/streamableHttp.js"
-    );
-    return new StreamableHTTPClientTransport(new URL(config.url), {
-      requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
-    });
-  }
-  return new StdioTransport({ ...config, killGraceMs });
-}
-
-/**
- * Ends a server that stopped answering at once (SIGTERM, then SIGKILL after the grace
- * period), instead of first waiting for it to exit by itself.
- */
-async function terminate(transport: Transport): Promise<void> {
-  if (transport instanceof StdioTransport) await transport.terminate();
-}
-
-/** Whether a message is a progress notification (which carries no `id`). */
-function isProgress(
-  message: JSONRPCMessage,
-): message is JSONRPCMessage & { method: string; params: Progress & { progressToken: unknown } } {
-  return "method" in message && message.method === "notifications/progress" &&
-    !("id" in message);
 }
 
 /**
@@ -235,8 +202,8 @@ export class McpConnection {
    * @throws {Error} When connecting or listing fails.
    */
   listTools(): Promise<Tool[]> {
-    return this.#pages(async (client, cursor, options) => {
-      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, options);
+    return this.#pages(async (client, params, request) => {
+      const page = await client.listTools(params, request);
       return { items: page.tools, next: page.nextCursor };
     });
   }
@@ -249,11 +216,8 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#pages(async (client, cursor, request) => {
-      const page = await client.listResources(
-        cursor === undefined ? undefined : { cursor },
-        request,
-      );
+    return this.#pages(async (client, params, request) => {
+      const page = await client.listResources(params, request);
       return { items: page.resources, next: page.nextCursor };
     }, options);
   }
@@ -267,11 +231,8 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#pages(async (client, cursor, request) => {
-      const page = await client.listResourceTemplates(
-        cursor === undefined ? undefined : { cursor },
-        request,
-      );
+    return this.#pages(async (client, params, request) => {
+      const page = await client.listResourceTemplates(params, request);
       return { items: page.resourceTemplates, next: page.nextCursor };
     }, options);
   }
@@ -296,8 +257,8 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no prompts (`McpError`).
    */
   listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#pages(async (client, cursor, request) => {
-      const page = await client.listPrompts(cursor === undefined ? undefined : { cursor }, request);
+    return this.#pages(async (client, params, request) => {
+      const page = await client.listPrompts(params, request);
       return { items: page.prompts, next: page.nextCursor };
     }, options);
   }
@@ -322,10 +283,11 @@ export class McpConnection {
     );
   }
 
+  /** Every page of a listing: `page` gets the cursor's params (none for the first page). */
   async #pages<T>(
     page: (
       client: Client,
-      cursor: string | undefined,
+      params: { cursor: string } | undefined,
       options: RequestOptions,
     ) => Promise<{ items: T[]; next?: string }>,
     options: CallOptions = {},
@@ -336,7 +298,7 @@ export class McpConnection {
     do {
       const result = await this.#request(
         bounded,
-        (client, request) => page(client, cursor, request),
+        (client, request) => page(client, cursor === undefined ? undefined : { cursor }, request),
       );
       items.push(...result.items);
       cursor = result.next;

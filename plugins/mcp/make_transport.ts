@@ -1,0 +1,48 @@
+/**
+ * How the plugin reaches a server: the transport for a config (Tack's stdio transport, or
+ * the SDK's streamable HTTP one, loaded on demand), ending it, and telling progress
+ * notifications apart.
+ *
+ * @module
+ */
+
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "./options.ts";
+import { StdioTransport } from "./stdio_transport.ts";
+
+/**
+ * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
+ * stdio transport reads the environment only when it starts a server, so an HTTP-only
+ * plugin needs no `env` permission.
+ */
+export async function makeTransport(
+  config: McpServerConfig,
+  killGraceMs: number,
+): Promise<Transport> {
+  if ("url" in config) {
+    const { StreamableHTTPClientTransport } = await import(
+      "@modelcontextprotocol/sdk/client/streamableHttp.js"
+    );
+    return new StreamableHTTPClientTransport(new URL(config.url), {
+      requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
+    });
+  }
+  return new StdioTransport({ ...config, killGraceMs });
+}
+
+/**
+ * Ends a server that stopped answering at once (SIGTERM, then SIGKILL after the grace
+ * period), instead of first waiting for it to exit by itself.
+ */
+export async function terminate(transport: Transport): Promise<void> {
+  if (transport instanceof StdioTransport) await transport.terminate();
+}
+
+/** Whether a message is a progress notification (which carries no `id`). */
+export function isProgress(
+  message: JSONRPCMessage,
+): message is JSONRPCMessage & { method: string; params: Progress & { progressToken: unknown } } {
+  return "method" in message && message.method === "notifications/progress" &&
+    !("id" in message);
+}
