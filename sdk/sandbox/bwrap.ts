@@ -14,6 +14,12 @@ export interface BwrapMounts {
   readWrite: readonly string[];
   /** Empty folders mounted over parts of the read-only mounts (e.g. the cache's storage). */
   hidden?: readonly string[];
+  /**
+   * A host folder mounted read-write at another path before the other mounts, so they
+   * land inside it: the child's own Deno cache (its transpiled modules and code caches)
+   * under the cache entries of its graph.
+   */
+  underlay?: { source: string; target: string };
   /** Share the host's network namespace (only when `net` is granted). */
   shareNet: boolean;
 }
@@ -130,6 +136,7 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
   if (mounts.shareNet) args.push("--share-net");
   const system = mounts.shareNet ? [...SYSTEM_READ_ONLY, ...NET_READ_ONLY] : SYSTEM_READ_ONLY;
   for (const path of system) args.push("--ro-bind-try", path, path);
+  if (mounts.underlay) args.push("--bind", mounts.underlay.source, mounts.underlay.target);
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);
   for (const path of mounts.readWrite) args.push("--bind-try", path, path);

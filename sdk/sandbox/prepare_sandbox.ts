@@ -6,6 +6,7 @@
  * @module
  */
 
+import { childCacheDir } from "./child_cache.ts";
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -259,6 +260,9 @@ export async function prepareSandbox(
     await Deno.writeTextFile(lockPath, childLock(pruneLock(text, new Set(graph.npmPackages))));
   }
   const layer = await chooseOsLayer(options.confine !== false, false);
+  // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
+  // does not transpile its graph again on every start.
+  const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
   return {
     url,
     layer,
@@ -275,6 +279,7 @@ export async function prepareSandbox(
         entryPath,
         layer: netLayer,
         denoDir,
+        cacheDir,
         stderr: options.stderr,
         limits,
         config: { ...base(grants), confined: layer === "bwrap" },

@@ -1,0 +1,51 @@
+/**
+ * A sandboxed plugin's own Deno cache: where the child's Deno keeps its transpiled modules
+ * and V8 code cache between starts. The host's cache stays hidden from the child (its
+ * `gen/` folder holds transpiled copies of every TypeScript file the user ever ran); this
+ * folder holds only what the child itself wrote, for this plugin alone.
+ *
+ * @module
+ */
+
+async function shortHash(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/**
+ * The cache folder for a plugin's sandbox: `<DENO_DIR>/tack_sandbox/<hash of its URL>` when
+ * the host may create it (later starts, in this process or another, reuse it), else a
+ * folder in the sandbox's temporary folder (its restarts reuse it).
+ *
+ * Only Deno itself writes there: the plugin's code has no write permission on it, and
+ * each plugin (by module URL) gets its own folder, so one plugin never sees another's.
+ *
+ * @param url The plugin's module URL.
+ * @param denoDir The host's Deno cache.
+ * @param temp The sandbox's temporary folder (removed with the sandbox).
+ * @returns The folder, created.
+ *
+ * @example One folder per plugin
+ * ```ts
+ * import { childCacheDir } from "./child_cache.ts";
+ * import { notEqual } from "node:assert/strict";
+ *
+ * const root = await Deno.makeTempDir();
+ * const a = await childCacheDir("file:///a.ts", root, root);
+ * const b = await childCacheDir("file:///b.ts", root, root);
+ * notEqual(a, b);
+ * await Deno.remove(root, { recursive: true });
+ * ```
+ */
+export async function childCacheDir(url: string, denoDir: string, temp: string): Promise<string> {
+  const shared = `${denoDir}/tack_sandbox/${await shortHash(url)}`;
+  try {
+    await Deno.mkdir(shared, { recursive: true });
+    return shared;
+  } catch {
+    const own = `${temp}/deno_dir`;
+    await Deno.mkdir(own, { recursive: true });
+    return own;
+  }
+}
