@@ -154,9 +154,9 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
       plugins,
       messages: options.messages,
       maxTurns: options.config.maxTurns,
-      // A person answering a confirmation may take longer than a tool call: the confirm
-      // plugin's own hookTimeoutMs is Infinity (Ctrl-C, the run's abort, still ends the
-      // wait); every other plugin's hooks stay bounded by the call's timeout.
+      // No hookTimeoutMs here: a person answering a confirmation may take longer than a
+      // tool call, so the confirm plugin sets its own to Infinity (Ctrl-C, the run's abort,
+      // still ends the wait); every other plugin's hooks stay bounded by the call's timeout.
       trace: options.trace,
     });
     return { kind: "ok", agent, plugins };

@@ -197,3 +197,29 @@ Deno.test('"price" needs input and output dollars per million tokens', () => {
     'Cannot load config: tack.jsonc:1:39: "price.output" must be a number of dollars ≥ 0, got a string ("cheap")',
   );
 });
+
+Deno.test('a sandboxed entry\'s "hooks", "manifestHash" and "allowRunEscape" are read; a bad hooks grant is named', () => {
+  const result = parseConfig(
+    `{ "plugins": [{ "specifier": "./guard.ts", "sandbox": true, "hooks": "all",
+      "manifestHash": "sha256-ab", "allowRunEscape": true }] }`,
+    "/p/tack.jsonc",
+  );
+  if (result.kind !== "ok") throw new Error(result.message);
+  deepEqual(result.config.plugins, [{
+    specifier: "./guard.ts",
+    sandbox: true,
+    hooks: "all",
+    manifestHash: "sha256-ab",
+    allowRunEscape: true,
+    baseDir: "/p",
+    source: "/p/tack.jsonc:1:15",
+  }]);
+  equal(
+    fails('{ "plugins": [{ "specifier": "./g.ts", "sandbox": true, "hooks": "every" }] }'),
+    'Cannot load config: tack.jsonc:1:66: "plugins[0].hooks" must be "own" or "all", got a string ("every")',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "./g.ts", "manifestHash": 1 }] }'),
+    'Cannot load config: tack.jsonc:1:56: "plugins[0].manifestHash" must be a non-empty string, got a number (1)',
+  );
+});

@@ -216,3 +216,36 @@ Deno.test("file URLs of plugins are accepted as they are", () =>
     const result = await loadPlugins([entry(url, "/")]);
     equal(result.kind === "ok" && result.plugins[0].name, "by-url");
   }));
+
+Deno.test('tack.jsonc\'s "hooks" and "manifestHash" reach the sandbox: a broad grant is warned about, another manifest refused', () =>
+  withPlugins({
+    "guard.ts": `export default { name: "guard", tools: [], beforeToolCall: () => undefined };`,
+  }, async (dir) => {
+    // Without "sandbox" they mean nothing, and saying so beats ignoring them.
+    match(
+      await failure([entry("./guard.ts", dir, { hooks: "all" })]),
+      /^Cannot load plugin "\.\/guard\.ts" \(tack\.jsonc:3:5\): "hooks" only applies with "sandbox": true/,
+    );
+    const refused = await failure([
+      entry("./guard.ts", dir, { sandbox: true, manifestHash: `sha256-${"0".repeat(64)}` }),
+    ]);
+    match(
+      refused,
+      /^Cannot load plugin "\.\/guard\.ts" \(tack\.jsonc:3:5\): plugin "guard": its manifest \(tools, schemas, hooks, permissions\) differs from the one inspected \(sha256-0{64}, now sha256-[0-9a-f]{64}\); it is refused/,
+    );
+    const actual = /now (sha256-[0-9a-f]{64})/.exec(refused)![1];
+    const warnings: string[] = [];
+    const result = await loadPlugins(
+      [entry("./guard.ts", dir, { sandbox: true, hooks: "all", manifestHash: actual })],
+      createPluginLoader((w) => warnings.push(w)),
+    );
+    if (result.kind !== "ok") throw new Error(result.message);
+    try {
+      deepEqual(warnings.filter((w) => w.includes("hooks")), [
+        'plugin "guard": its hooks are granted every tool (hooks: "all"): beforeToolCall: ' +
+        "observe, block, rewrite arguments (every tool's calls, and the whole transcript)",
+      ]);
+    } finally {
+      await result.plugins[0].dispose?.();
+    }
+  }));

@@ -5,7 +5,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { HAS_TMUX, Terminal } from "./tmux.ts";
+import { skipWithoutTmux, Terminal } from "./tmux.ts";
 import { childEnv } from "../support/child_env.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
@@ -49,7 +49,7 @@ const userMessages = (requests: { messages: { role: string; content: unknown }[]
 Deno.test({
   name:
     "the prompt edits lines, recalls history saved in .tack/history, and takes a paste as one message",
-  ignore: !HAS_TMUX,
+  ignore: skipWithoutTmux("the prompt: editing, history, paste"),
   fn: () =>
     withWorkspace(async (dir) => {
       await using server = await startFakeOpenAI({
@@ -131,7 +131,7 @@ const LAUNCHERS: [string, (dir: string) => Promise<string[]>][] = [
 for (const [launcher, argv] of LAUNCHERS) {
   Deno.test({
     name: `under ${launcher}, one Ctrl-C during a tool aborts the run and a second exits`,
-    ignore: !HAS_TMUX,
+    ignore: skipWithoutTmux(`Ctrl-C under ${launcher}`),
     fn: () =>
       withWorkspace(async (dir) => {
         await using server = await startFakeOpenAI({
@@ -164,7 +164,7 @@ for (const [launcher, argv] of LAUNCHERS) {
 
 Deno.test({
   name: "the approval of a long command shows all of it; two arrows in one write both count",
-  ignore: !HAS_TMUX,
+  ignore: skipWithoutTmux("the approval of a long command"),
   fn: () =>
     withWorkspace(async (dir) => {
       const long = `echo ${"Building the project with all the usual flags ".repeat(6)}`;

@@ -18,6 +18,35 @@ export const HAS_TMUX: boolean = (() => {
   }
 })();
 
+/** Whether a missing tmux must fail the terminal tests instead of skipping them (`.ci/run` sets it). */
+const REQUIRE_TMUX: boolean = Deno.env.get("TACK_REQUIRE_TMUX") === "1";
+
+const skipped: string[] = [];
+
+/**
+ * The `ignore` value of a test that needs tmux: skipped without it, with one loud line at
+ * the end naming the tests and how to install it; run (and so failing) when
+ * `TACK_REQUIRE_TMUX=1`, so CI never passes by skipping.
+ *
+ * @param name The test's name, for the skip line.
+ * @returns `true` to skip.
+ */
+export function skipWithoutTmux(name: string): boolean {
+  if (HAS_TMUX || REQUIRE_TMUX) return false;
+  if (skipped.length === 0) {
+    globalThis.addEventListener("unload", () => {
+      console.error(
+        `\n*** tmux is not installed: the CLI's terminal tests are SKIPPED (apt-get install tmux; ` +
+          `TACK_REQUIRE_TMUX=1 makes this a failure): ${
+            skipped.map((n) => JSON.stringify(n)).join(", ")
+          }\n`,
+      );
+    });
+  }
+  skipped.push(name);
+  return true;
+}
+
 function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }

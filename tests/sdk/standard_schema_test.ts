@@ -171,3 +171,66 @@ Deno.test("a schema that validates asynchronously, or whose validator throws, gi
       "  - (root): its validator threw: validator bug\nReceived arguments: {}",
   );
 });
+
+Deno.test("an ArkType-style schema converts through its toJsonSchema() method; a conversion that throws is a definition error", async () => {
+  // ArkType's shape without the package: `~standard` with no `jsonSchema`, and a
+  // `toJsonSchema()` method on the type itself.
+  const arkLike = (toJsonSchema: () => unknown) => ({
+    "~standard": {
+      version: 1 as const,
+      vendor: "arktype",
+      validate: (value: unknown) =>
+        typeof (value as { city?: unknown }).city === "string"
+          ? { value: value as { city: string } }
+          : { issues: [{ message: "must be a string", path: ["city"] }] },
+    },
+    toJsonSchema,
+  });
+  const seen: string[] = [];
+  const tool = defineTool({
+    name: "ark_weather",
+    description: "",
+    parameters: arkLike(() => ({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+    })),
+    execute: ({ city }) => {
+      seen.push(city);
+      return { content: [{ type: "text", text: `Sunny in ${city}` }] };
+    },
+  });
+  const model = scriptedModel([
+    [toolCall("ark_weather", { city: "Oslo" }, "1"), toolCall("ark_weather", {}, "2")],
+    [text("done")],
+  ]);
+  const results = resultsOf(await createAgent({ model, tools: [tool] }).prompt("go"));
+  // The model is offered the converted schema, its dialect left out.
+  deepEqual(model.requests[0].tools[0].parameters, {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+  });
+  deepEqual(seen, ["Oslo"]);
+  deepEqual(results.map(textOf), [
+    "Sunny in Oslo",
+    'Invalid arguments for tool "ark_weather":\n  - city: is required\nReceived arguments: {}',
+  ]);
+
+  throws(
+    () =>
+      defineTool({
+        name: "ark_broken",
+        description: "",
+        parameters: arkLike(() => {
+          throw new Error("morph has no JSON Schema");
+        }),
+        execute: () => ({ content: [] }),
+      }),
+    new TypeError(
+      'Cannot define tool "ark_broken": its arktype schema cannot be converted to JSON Schema: ' +
+        "morph has no JSON Schema",
+    ),
+  );
+});
