@@ -35,20 +35,12 @@ import { heading, printEvents } from "./print_events.ts";
 
 /** What the agent may never do, what it must ask about, and what it may do unasked. */
 const POLICY: Rule[] = [
-  {
-    name: "no-rm-rf",
-    action: "deny",
-    tool: "bash",
-    args: { command: { regex: "\\brm\\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)" } },
-  },
+  // Parsed as shell: catches `rm -r -f`, `rm -Rf`, `rm --recursive --force`, and rm after
+  // `&&`, `;`, in a pipe or a subshell.
+  { name: "no-rm-rf", action: "deny", tool: "bash", args: { command: { shell: "rm -rf" } } },
   { name: "no-git-writes", action: "deny", effect: "write", args: { path: { glob: ".git/**" } } },
   { name: "no-env", action: "deny", effect: "write", args: { path: { glob: ".env" } } },
-  {
-    name: "git-push",
-    action: "ask",
-    tool: "bash",
-    args: { command: { regex: "\\bgit\\s+push\\b" } },
-  },
+  { name: "git-push", action: "ask", tool: "bash", args: { command: { shell: "git push" } } },
   {
     name: "read-only-git",
     action: "allow",
