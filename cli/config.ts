@@ -9,6 +9,7 @@ import { type ParseError, parseTree, printParseErrorCode } from "@std/jsonc";
 import { dirname, resolve } from "node:path";
 import type { Rule } from "../plugins/rules/mod.ts";
 import type { PluginPermissions } from "../sdk/permissions.ts";
+import type { PluginLimits } from "../sdk/plugin_limits.ts";
 import type { HookScope } from "../sdk/sandbox/hook_grant.ts";
 import { ConfigError, position, Reader } from "./config_reader.ts";
 
@@ -30,6 +31,12 @@ export interface PluginEntry {
   manifestHash?: string;
   /** Accept a sandboxed plugin's `run` grant, which escapes every sandbox. */
   allowRunEscape?: boolean;
+  /** With `sandbox`: memory and message size caps, replacing the plugin's declared ones. */
+  limits?: PluginLimits;
+  /** With `sandbox`: how long each of its hook calls may take. */
+  hookTimeoutMs?: number;
+  /** With `sandbox`: the most its tools' declared `timeoutMs` may be. */
+  maxToolTimeoutMs?: number;
   /** Where relative specifiers resolve from (the config file's folder, or the cwd). */
   baseDir: string;
   /** Where the entry came from, for error texts (`tack.jsonc:7:5`, `--plugin`). */

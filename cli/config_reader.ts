@@ -32,6 +32,9 @@ const PLUGIN_KEYS = [
   "hooks",
   "manifestHash",
   "allowRunEscape",
+  "limits",
+  "hookTimeoutMs",
+  "maxToolTimeoutMs",
 ];
 
 /** A shape error, already phrased as `<file>:<line>:<col>: "<key>" <problem>`. */
@@ -106,6 +109,14 @@ export class Reader {
     return node.value;
   }
 
+  /** A positive integer, or an error naming the key. */
+  positiveInteger(node: Node, key: string): number {
+    if (node.type !== "number" || !Number.isInteger(node.value) || node.value < 1) {
+      this.fail(node, key, `must be a positive integer, got ${describe(node)}`);
+    }
+    return node.value;
+  }
+
   /** A boolean, or an error naming the key. */
   boolean(node: Node, key: string): boolean {
     if (node.type !== "boolean") {
@@ -164,7 +175,7 @@ export class Reader {
     return permissions as PluginPermissions;
   }
 
-  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions?, hooks?, manifestHash? }`. */
+  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions?, hooks?, manifestHash?, allowRunEscape?, limits?, hookTimeoutMs?, maxToolTimeoutMs? }`. */
   plugin(node: Node, key: string, baseDir: string): PluginEntry {
     const source = `${this.file}:${position(this.text, node.offset)}`;
     if (node.type === "string") return { specifier: this.string(node, key), baseDir, source };
@@ -183,7 +194,15 @@ export class Reader {
       else if (name === "permissions") entry.permissions = this.permissions(value, path);
       else if (name === "manifestHash") entry.manifestHash = this.string(value, path);
       else if (name === "allowRunEscape") entry.allowRunEscape = this.boolean(value, path);
-      else if (name === "hooks") {
+      else if (name === "hookTimeoutMs" || name === "maxToolTimeoutMs") {
+        entry[name] = this.positiveInteger(value, path);
+      } else if (name === "limits") {
+        const limits: { memoryMb?: number; frameMb?: number } = {};
+        for (const [part, , amount] of this.entries(value, path, ["memoryMb", "frameMb"])) {
+          limits[part as "memoryMb" | "frameMb"] = this.positiveInteger(amount, `${path}.${part}`);
+        }
+        entry.limits = limits;
+      } else if (name === "hooks") {
         if (value.type !== "string" || (value.value !== "own" && value.value !== "all")) {
           this.fail(value, path, `must be "own" or "all", got ${describe(value)}`);
         }

@@ -189,11 +189,18 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
             `process has the CLI's permissions)`,
         );
       }
-      for (const key of ["hooks", "manifestHash"] as const) {
+      const sandboxOnly = [
+        "hooks",
+        "manifestHash",
+        "limits",
+        "hookTimeoutMs",
+        "maxToolTimeoutMs",
+      ] as const;
+      for (const key of sandboxOnly) {
         if (entry[key] !== undefined) {
           throw new Error(
             `"${key}" only applies with "sandbox": true (a plugin loaded into the CLI's ` +
-              `process has every hook and is not inspected)`,
+              `process has the CLI's hooks, limits and timeouts, and is not inspected)`,
           );
         }
       }
@@ -205,6 +212,9 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
         permissions: entry.permissions,
         hooks: entry.hooks,
         manifestHash: entry.manifestHash,
+        limits: entry.limits,
+        hookTimeoutMs: entry.hookTimeoutMs,
+        maxToolTimeoutMs: entry.maxToolTimeoutMs,
         options: entry.options ?? {},
         root: entry.baseDir,
         onWarning,

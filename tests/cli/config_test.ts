@@ -119,7 +119,7 @@ Deno.test("shape errors name the file, line, column and key", () => {
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandboxed": true }] }'),
     'Cannot load config: tack.jsonc:1:36: "plugins[0].sandboxed" is not a known key ' +
-      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash, allowRunEscape)",
+      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash, allowRunEscape, limits, hookTimeoutMs, maxToolTimeoutMs)",
   );
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandbox": "yes" }] }'),
@@ -221,5 +221,35 @@ Deno.test('a sandboxed entry\'s "hooks", "manifestHash" and "allowRunEscape" are
   equal(
     fails('{ "plugins": [{ "specifier": "./g.ts", "manifestHash": 1 }] }'),
     'Cannot load config: tack.jsonc:1:56: "plugins[0].manifestHash" must be a non-empty string, got a number (1)',
+  );
+});
+
+Deno.test('a sandboxed entry\'s "limits", "hookTimeoutMs" and "maxToolTimeoutMs" are read; bad ones are named', () => {
+  const result = parseConfig(
+    `{ "plugins": [{ "specifier": "./big.ts", "sandbox": true,
+      "limits": { "memoryMb": 1024, "frameMb": 4 }, "hookTimeoutMs": 5000, "maxToolTimeoutMs": 60000 }] }`,
+    "/p/tack.jsonc",
+  );
+  if (result.kind !== "ok") throw new Error(result.message);
+  deepEqual(result.config.plugins, [{
+    specifier: "./big.ts",
+    sandbox: true,
+    limits: { memoryMb: 1024, frameMb: 4 },
+    hookTimeoutMs: 5000,
+    maxToolTimeoutMs: 60000,
+    baseDir: "/p",
+    source: "/p/tack.jsonc:1:15",
+  }]);
+  equal(
+    fails('{ "plugins": [{ "specifier": "./g.ts", "limits": { "memoryMb": 0 } }] }'),
+    'Cannot load config: tack.jsonc:1:64: "plugins[0].limits.memoryMb" must be a positive integer, got a number (0)',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "./g.ts", "limits": { "cpu": 1 } }] }'),
+    'Cannot load config: tack.jsonc:1:52: "plugins[0].limits.cpu" is not a known key (expected one of: memoryMb, frameMb)',
+  );
+  equal(
+    fails('{ "plugins": [{ "specifier": "./g.ts", "hookTimeoutMs": "1s" }] }'),
+    'Cannot load config: tack.jsonc:1:57: "plugins[0].hookTimeoutMs" must be a positive integer, got a string ("1s")',
   );
 });

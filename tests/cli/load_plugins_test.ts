@@ -249,3 +249,50 @@ Deno.test('tack.jsonc\'s "hooks" and "manifestHash" reach the sandbox: a broad g
       await result.plugins[0].dispose?.();
     }
   }));
+
+Deno.test('tack.jsonc\'s "limits", "hookTimeoutMs" and "maxToolTimeoutMs" reach the sandbox', () =>
+  withPlugins({
+    "slow.ts": `export default { name: "slow",
+      tools: [{ name: "wait", description: "Waits", parameters: { type: "object" }, timeoutMs: 90000,
+        execute: () => ({ content: [{ type: "text", text: "waited" }] }) }],
+      beforeToolCall: () => new Promise(() => {}) };`,
+  }, async (dir) => {
+    match(
+      await failure([entry("./slow.ts", dir, { limits: { memoryMb: 256 } })]),
+      /^Cannot load plugin "\.\/slow\.ts" \(tack\.jsonc:3:5\): "limits" only applies with "sandbox": true/,
+    );
+    const result = await loadPlugins(
+      [entry("./slow.ts", dir, {
+        sandbox: true,
+        limits: { memoryMb: 256 },
+        hookTimeoutMs: 300,
+        maxToolTimeoutMs: 60_000,
+      })],
+      createPluginLoader(() => {}),
+    );
+    if (result.kind !== "ok") throw new Error(result.message);
+    const [plugin] = result.plugins;
+    try {
+      deepEqual((plugin as { limits?: unknown }).limits, { memoryMb: 256, frameMb: 16 });
+      equal(plugin.tools![0].timeoutMs, 60_000);
+      const tool = plugin.tools![0];
+      const verdict = await Promise.resolve(plugin.beforeToolCall!({
+        toolCall: { type: "toolCall", id: "c1", name: "wait", arguments: {} },
+        tool,
+        args: {},
+        assistantMessage: {
+          role: "assistant",
+          content: [],
+          stopReason: "toolUse",
+          usage: { input: 0, output: 0, totalTokens: 0 },
+          provider: "test",
+          model: "test",
+          timestamp: 0,
+        },
+        context: { systemPrompt: "", messages: [], tools: [tool] },
+      } as never, new AbortController().signal)).then(() => "answered", (e: Error) => e.message);
+      match(String(verdict), /its beforeToolCall hook did not answer within 300 ms/);
+    } finally {
+      await plugin.dispose?.();
+    }
+  }));
