@@ -137,6 +137,29 @@ Deno.test("reject: the call gets an error result with the person's reason, and t
   equal(agent.messages.at(-1)?.role, "assistant");
 });
 
+Deno.test("reject and 'always' in a new process: the rejection is the result, the sticky decision is in its state", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
+  await agent.prompt("ship it");
+  const state = agent.state();
+  const rejected = await resumeInNewProcess(
+    state,
+    [rejectCall(state.pending[0], "not on a Friday")],
+    log,
+  );
+  equal(rejected.code, 0, rejected.stderr);
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
+  const deploy = results(rejected.out.messages).find((r) => r.toolCallId === "c2")!;
+  equal(deploy.isError, true);
+  equal(textOf(deploy), "Tool deploy was rejected: not on a Friday");
+  deepEqual(rejected.out.state.sticky, []);
+
+  const approved = await resumeInNewProcess(state, [approveCall(state.pending[0], "tool")], log);
+  equal(approved.code, 0, approved.stderr);
+  deepEqual(executions(log), ["lookup a", "lookup b", "deploy prod"]);
+  deepEqual(approved.out.state.sticky, [{ toolName: "deploy" }]);
+});
+
 Deno.test("an approval for other arguments is refused before anything runs; the call stays pending", async () => {
   const log = tempLog();
   const agent = createAgent(durableOptions(log, batchScript()));
