@@ -217,3 +217,17 @@ Deno.test("otel: a step for a call the tracer never saw start is ignored, not th
   t.startStep({ kind: "execute", toolCallId: "nope", toolName: "x" })({});
   equal(exporter.getFinishedSpans().length, 0);
 });
+
+Deno.test("otel: without trace the agent runs the tools as given; with it, wrapped ones", () => {
+  const tool = echoTool();
+  const plain = createAgent({ model: scriptedModel([]), tools: [tool] });
+  equal(plain.tools[0], tool);
+  const { tracer } = inMemory();
+  const traced = createAgent({
+    model: scriptedModel([]),
+    tools: [tool],
+    trace: otelTracer({ tracer }),
+  });
+  ok(traced.tools[0] !== tool);
+  equal(traced.tools[0].name, "echo");
+});
