@@ -12,6 +12,7 @@ import type { Agent } from "../sdk/agent.ts";
 import { createAgent } from "../sdk/create_agent.ts";
 import type { AgentTracer } from "../sdk/telemetry/agent_tracer.ts";
 import type { Plugin } from "../sdk/define_plugin.ts";
+import type { AuditPlugin } from "../plugins/audit/mod.ts";
 import { confirm, type ConfirmPlugin } from "../plugins/confirm/mod.ts";
 import type { ConfirmAnswer, ConfirmRequest } from "./ask.ts";
 import type { PluginEntry, TackConfig } from "./config.ts";
@@ -102,6 +103,10 @@ export function pluginEntries(
   ];
 }
 
+function isAudit(plugin: Plugin): plugin is AuditPlugin {
+  return plugin.name === "audit" && "approvedBy" in plugin;
+}
+
 /**
  * Loads the plugins and creates the agent. The confirm policy goes last, so a call other
  * policies block is never asked about.
@@ -146,7 +151,15 @@ export async function buildAgent(options: BuildAgentOptions): Promise<BuildAgent
     // --yes answers every question, but deny rules still hold.
     policy = confirm({ rules, whenNonInteractive: "allow" });
   }
-  if (policy) plugins.push(policy);
+  if (policy) {
+    plugins.push(policy);
+    // An audit log from tack.jsonc says who approved each call: confirm knows.
+    for (const plugin of plugins) {
+      if (isAudit(plugin) && plugin.approvedBy === undefined) {
+        plugin.approvedBy = policy.approvalOf;
+      }
+    }
+  }
   try {
     const agent = createAgent({
       model: options.model,

@@ -26,6 +26,11 @@ export interface AuditOptions {
   maxStringChars?: number;
   /** Flush each line to disk (survives power loss, not just a crash; default `false`). */
   fsync?: boolean;
+  /**
+   * Who approved a call, for its intent line (`approvedBy`): e.g. `confirmPlugin.approvalOf`.
+   * Asked when the intent line is written, after every `beforeToolCall`.
+   */
+  approvedBy?: (toolCallId: string) => string | undefined;
 }
 
 /** The audit plugin, with where it writes. */
@@ -34,6 +39,8 @@ export interface AuditPlugin extends Plugin {
   readonly path: string;
   /** Why the last write failed, or `undefined` while writes succeed. */
   readonly failure: string | undefined;
+  /** Who approved a call (see `AuditOptions.approvedBy`); settable once the approver exists. */
+  approvedBy: ((toolCallId: string) => string | undefined) | undefined;
 }
 
 type ToolExecutionEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
@@ -174,6 +181,10 @@ export function audit(options: AuditOptions): AuditPlugin {
     };
     const owner = tool.plugin ?? owners.get(tool.name);
     if (owner !== undefined) line.plugin = owner;
+    const approval = plugin.approvedBy?.(toolCallId);
+    if (typeof approval === "string") {
+      line.approvedBy = truncateStrings(approval, maxStringChars) as string;
+    }
     const modelArgs = calls.get(toolCallId)?.modelArgs;
     if (modelArgs !== undefined && modelArgs !== args) {
       const original = truncateStrings(modelArgs, maxStringChars);
@@ -221,6 +232,7 @@ export function audit(options: AuditOptions): AuditPlugin {
     get failure(): string | undefined {
       return failure;
     },
+    approvedBy: options.approvedBy,
     onEvent(event) {
       switch (event.type) {
         case "tool_execution_start":

@@ -26,6 +26,8 @@ export interface AuditIntent {
   args: unknown;
   /** The model's arguments, when a hook or coercion changed them. */
   originalArgs?: unknown;
+  /** Who approved it, when the audit plugin was told how to ask (`approvedBy`). */
+  approvedBy?: string;
 }
 
 /** One line of the audit log: one finished tool call. */

@@ -89,6 +89,13 @@ const ASKED_EFFECTS = ["write", "exec"] as const;
 interface Approval {
   hash: string;
   toolName: string;
+  /** Who or what let the call through (see `ConfirmPlugin.approvalOf`). */
+  by?: string;
+}
+
+/** How a call passed that nobody was asked about: an allow rule, or no effect that asks. */
+function passedWithout(why: { decision: string; ruleName?: string } | undefined): string {
+  return why?.ruleName === undefined ? "no approval needed" : `rule "${why.ruleName}"`;
 }
 
 interface Block {
@@ -105,6 +112,8 @@ interface AskReason {
   always: string;
   /** The parts of a shell command no allow rule approves. */
   flagged?: string[];
+  /** The rule that decided, if one did. */
+  ruleName?: string;
 }
 
 /**
@@ -230,6 +239,7 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
         key: "",
         message: ruleBlockMessage(decision.rule),
         always: "",
+        ruleName: decision.rule.rule.name,
       };
     }
     let reason: string;
@@ -276,6 +286,7 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
     get alwaysAllowed(): readonly string[] {
       return [...always];
     },
+    approvalOf: (toolCallId) => approvals.get(toolCallId)?.by,
     onEvent(event) {
       if (event.type === "tool_execution_end" || event.type === "tool_execution_deferred") {
         approvals.delete(event.toolCallId);
@@ -283,12 +294,20 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
     },
     beforeToolCall: async function confirmBeforeToolCall({ toolCall, tool, args }, signal) {
       const hash = await hashArguments(args);
-      approvals.set(toolCall.id, { hash, toolName: tool.name });
+      const approval: Approval = { hash, toolName: tool.name };
+      approvals.set(toolCall.id, approval);
       const why = whyAsk(tool, args);
-      if (!why || why.decision === "allow") return undefined;
+      if (!why || why.decision === "allow") {
+        approval.by = passedWithout(why);
+        return undefined;
+      }
       if (why.decision === "deny") return block(toolCall, why.message);
-      if (always.has(why.key)) return undefined;
+      if (always.has(why.key)) {
+        approval.by = `an earlier "always" (${why.key})`;
+        return undefined;
+      }
       if (!ask) {
+        if (whenNonInteractive === "allow") approval.by = "whenNonInteractive: allow";
         if (whenNonInteractive === "defer") {
           return {
             defer: true,
@@ -326,7 +345,10 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
           `Tool ${tool.name} was not run: the run was aborted while asking the user`,
         );
       }
-      if (answer === "always") always.add(why.key);
+      if (answer === "always") {
+        always.add(why.key);
+        approval.by = `the user, always (${why.key})`;
+      } else if (answer === "yes") approval.by = "the user";
       else if (answer === "no") return block(toolCall, declinedMessage(tool.name));
       else if (answer !== "yes") {
         return block(
@@ -351,9 +373,19 @@ export function confirm(options: ConfirmOptions = {}): ConfirmPlugin {
       }
       // Changed after confirm judged them: they pass only if they need no one's approval.
       const why = whyAsk(tool, args);
-      if (!why || why.decision === "allow") return undefined;
+      if (!why || why.decision === "allow") {
+        approval.by = `${passedWithout(why)}, for the arguments as changed after confirm asked`;
+        return undefined;
+      }
       if (why.decision === "deny") return block(toolCall, why.message);
-      if (always.has(why.key) || (!ask && whenNonInteractive === "allow")) return undefined;
+      if (always.has(why.key)) {
+        approval.by = `an earlier "always" (${why.key})`;
+        return undefined;
+      }
+      if (!ask && whenNonInteractive === "allow") {
+        approval.by = "whenNonInteractive: allow";
+        return undefined;
+      }
       return block(toolCall, `${argumentsChangedMessage(tool.name)} It was not run.`);
     },
   };

@@ -60,4 +60,15 @@ export interface ConfirmPlugin extends Plugin {
    * `write for effects`, `bash for rule "ask-push": git push`.
    */
   readonly alwaysAllowed: readonly string[];
+  /**
+   * Who or what let a call through, while it runs (until its `tool_execution_end`):
+   * `the user`, `the user, always (<key>)`, `an earlier "always" (<key>)`, `rule "<name>"`
+   * (an allow rule), `no approval needed` (nothing about it asks), or
+   * `whenNonInteractive: allow`. `undefined` for a call confirm blocked or never saw.
+   * Give it to `audit({ approvedBy })` to log it.
+   *
+   * @param toolCallId The call's id.
+   * @returns The approval, in words.
+   */
+  approvalOf(toolCallId: string): string | undefined;
 }

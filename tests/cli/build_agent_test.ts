@@ -244,3 +244,26 @@ Deno.test("--plugin confirm is refused with what to do instead (the CLI adds con
       '"rules" instead.',
   });
 });
+
+Deno.test("an audit log from tack.jsonc says who approved each call: confirm tells it", () =>
+  withWorkspace(async (cwd) => {
+    const log = join(cwd, "audit.jsonl");
+    const { agent } = await build({
+      cwd,
+      config: {
+        plugins: [
+          { specifier: "fs", options: { root: cwd }, baseDir: cwd, source: "tack.jsonc:1:1" },
+          { specifier: "audit", options: { path: log }, baseDir: cwd, source: "tack.jsonc:1:2" },
+        ],
+      },
+      script: [[toolCall("write", { path: "n.txt", content: "x" })], [text("ok")]],
+      ask: () => Promise.resolve("yes"),
+    });
+    try {
+      await agent.prompt("go");
+      const intent = JSON.parse((await Deno.readTextFile(log)).split("\n")[0]);
+      deepEqual([intent.phase, intent.tool, intent.approvedBy], ["intent", "write", "the user"]);
+    } finally {
+      await agent.dispose();
+    }
+  }));

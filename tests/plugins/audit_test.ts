@@ -17,6 +17,7 @@ import auditDefault, {
 } from "@tack/agent/plugins/audit";
 import { fs } from "@tack/agent/plugins/fs";
 import { rules } from "@tack/agent/plugins/rules";
+import { confirm } from "@tack/agent/plugins/confirm";
 import { Type } from "typebox";
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 
@@ -383,4 +384,42 @@ Deno.test("arguments 5,000 levels deep, huge or cyclic: the write still gets its
     cyclic.self = cyclic;
     (cyclic.a as unknown[]).push(cyclic);
     deepEqual(truncateStrings(cyclic, 10), { a: [1, "[circular]"], self: "[circular]" });
+  }));
+
+Deno.test("with confirm's approvalOf, each intent line says who approved the call", () =>
+  withDir(async (dir) => {
+    const path = `${dir}/audit.jsonl`;
+    const answers = ["yes", "always", "no"];
+    const policy = confirm({
+      rules: [{
+        name: "status-ok",
+        action: "allow",
+        tool: "bash",
+        args: { command: { shell: "git status" } },
+      }],
+      ask: () => Promise.resolve(answers.shift() as "yes" | "always" | "no"),
+    });
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("bash", { command: "make" }, "c1")], // asked: yes
+        [toolCall("bash", { command: "git status" }, "c2")], // an allow rule
+        [toolCall("sleep", { ms: 1 }, "c3")], // nothing asks
+        [toolCall("bash", { command: "ls" }, "c4")], // asked: always
+        [toolCall("bash", { command: "ls" }, "c5")], // the earlier always
+        [toolCall("bash", { command: "rm x" }, "c6")], // asked: no (blocked, no intent line)
+        [text("done")],
+      ]),
+      tools: [sleepTool],
+      plugins: [audit({ path, approvedBy: policy.approvalOf }), bashPlugin, policy],
+    });
+    await agent.prompt("go");
+    const intents = readLog(path, "intent") as unknown as AuditIntent[];
+    deepEqual(intents.map((i) => [i.toolCallId, i.approvedBy]), [
+      ["c1", "the user"],
+      ["c2", 'rule "status-ok"'],
+      ["c3", "no approval needed"],
+      ["c4", "the user, always (bash for effects: ls)"],
+      ["c5", 'an earlier "always" (bash for effects: ls)'],
+    ]);
+    equal(readLog(path).at(-1)?.outcome, "blocked");
   }));
