@@ -12,7 +12,7 @@ import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import type { HookScope } from "./hook_grant.ts";
-import { ownEvent, ownTurn } from "./own_scope.ts";
+import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
 import type { PluginManifest } from "./protocol.ts";
 import type { SandboxConnection } from "./sandbox_connection.ts";
 
@@ -32,19 +32,27 @@ function serialize(
   context: BeforeToolCallContext | AfterToolCallContext,
   own: ReadonlySet<string> | undefined,
 ): Record<string, unknown> {
-  const inner = own === undefined
-    ? {
+  if (own === undefined) {
+    const inner = {
       systemPrompt: context.context.systemPrompt,
       messages: context.context.messages,
       tools: context.context.tools.map(spec),
-    }
-    // Scoped to its own tools: the call and its result, nothing of the rest of the run.
-    : {
-      systemPrompt: "",
-      messages: [],
-      tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
     };
-  return { ...context, tool: spec(context.tool), context: inner };
+    return { ...context, tool: spec(context.tool), context: inner };
+  }
+  // Scoped to its own tools: the call and its result, nothing of the rest of the run (not
+  // the model's text nor the other calls of its message).
+  const inner = {
+    systemPrompt: "",
+    messages: [],
+    tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
+  };
+  return {
+    ...context,
+    assistantMessage: ownMessage(context.assistantMessage, own),
+    tool: spec(context.tool),
+    context: inner,
+  };
 }
 
 function textOf(result: ToolResult): string {
