@@ -161,7 +161,7 @@ export class SandboxConnection {
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
-            return live.child.kill();
+            return this.#stop(live);
           case "update":
             return live.pending.get(message.id)?.update?.(message.partial);
           case "result": {
@@ -183,11 +183,11 @@ export class SandboxConnection {
           live.fault = why;
           live.bare = true;
         }
-        live.child.kill();
+        this.#stop(live);
       },
       onGarbage: (line) => {
         live.fault ??= `printed invalid protocol output (${JSON.stringify(line.slice(0, 200))})`;
-        live.child.kill();
+        this.#stop(live);
       },
       onExit: (reason) => {
         clearTimeout(startTimer);
@@ -211,12 +211,21 @@ export class SandboxConnection {
     });
     const startTimer = setTimeout(() => {
       live.fault ??= `did not report its manifest within ${this.#startTimeoutMs} ms`;
-      live.child.kill();
+      this.#stop(live);
     }, this.#startTimeoutMs);
     const closed = live.child.closed;
     this.#stopping.add(closed);
     closed.finally(() => this.#stopping.delete(closed));
     return live;
+  }
+
+  /**
+   * Kills a child and hands it no more work: until it is gone (its `onExit` ends what it
+   * owed), the next call or hook would otherwise be sent to it and fail with its fault.
+   */
+  #stop(live: Live): void {
+    if (this.#live === live) this.#live = undefined;
+    live.child.kill();
   }
 
   /** The running child when it can take work now (the common case: no waiting). */
@@ -295,7 +304,7 @@ export class SandboxConnection {
       setTimeout(() => {
         if (live.cancelled.has(id)) {
           live.fault ??= `was stopped because a call to ${tool} did not stop when cancelled`;
-          live.child.kill();
+          this.#stop(live);
         }
       }, CANCEL_GRACE_MS);
       pending.resolve(failure(`Tool ${tool} was aborted`));
@@ -353,7 +362,7 @@ export class SandboxConnection {
           live.hooks.delete(id);
           const why = `its ${hook} hook did not answer within ${timeoutMs} ms`;
           live.fault ??= `was stopped because ${why}`;
-          live.child.kill();
+          this.#stop(live);
           reject(new Error(`${why}; its sandbox was stopped and restarts for the next call`));
         }, timeoutMs);
       }

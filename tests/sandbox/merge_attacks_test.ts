@@ -12,7 +12,7 @@ import {
   toolCall,
   type ToolResultMessage,
 } from "@tack/agent";
-import { equal } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { Type } from "typebox";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 
@@ -102,6 +102,77 @@ Deno.test({
       equal(seen.includes("store_secret"), false, `another plugin's call was observed: ${seen}`);
       // Its own call is still its to see.
       equal(seen.includes('"name":"peek"'), true, seen);
+    });
+  },
+});
+
+// Its hook hangs on the calls the model marks, and remembers the transcript it last saw.
+const STALLER = `let last = "none";
+export default {
+  name: "staller",
+  tools: [{ name: "echo", description: "Echoes what the hook saw", parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: last }] }) }],
+  beforeToolCall: ({ args, context }) => {
+    last = context.messages.map((m) => m.role).join(",");
+    return args.hang ? new Promise(() => {}) : undefined;
+  },
+};`;
+
+Deno.test({
+  name:
+    "hook timeout: the next call runs in a fresh sandbox and its hook sees the whole transcript",
+  ignore: !linux,
+  async fn() {
+    await withPlugin(STALLER, { hookTimeoutMs: 300, hooks: "all" }, async (staller) => {
+      const agent = createAgent({
+        model: scriptedModel([
+          [toolCall("echo", { hang: true }, "a"), toolCall("echo", {}, "b")],
+          [toolCall("echo", {}, "c")],
+          [text("done")],
+        ]),
+        plugins: [staller],
+        toolExecution: "sequential",
+      });
+      await agent.prompt("go");
+      deepEqual(results(agent.messages), [
+        'Tool echo was blocked: plugin "staller" failed in beforeToolCall: its beforeToolCall hook did not answer within 300 ms; its sandbox was stopped and restarts for the next call',
+        // The kill is not charged to the next call, and the fresh sandbox's cursor starts
+        // from nothing: its hook sees the whole transcript, not a stale delta.
+        "user,assistant",
+        "user,assistant,toolResult,toolResult,assistant",
+      ]);
+    });
+  },
+});
+
+// Its afterToolCall hangs on the calls the model marks; it has no other hook.
+const LATE = `let calls = 0;
+export default {
+  name: "late",
+  tools: [{ name: "count", description: "Counts its calls", parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: String(++calls) }] }) }],
+  afterToolCall: ({ args }) => args.hang ? new Promise(() => {}) : undefined,
+};`;
+
+Deno.test({
+  name: "hook timeout: the sandbox it stopped is never handed the next call",
+  ignore: !linux,
+  async fn() {
+    await withPlugin(LATE, { hookTimeoutMs: 300 }, async (late) => {
+      const agent = createAgent({
+        model: scriptedModel([
+          [toolCall("count", { hang: true }, "a"), toolCall("count", {}, "b")],
+          [text("done")],
+        ]),
+        plugins: [late],
+        toolExecution: "sequential",
+      });
+      await agent.prompt("go");
+      deepEqual(results(agent.messages), [
+        'Tool count failed: plugin "late" failed in afterToolCall: its afterToolCall hook did not answer within 300 ms; its sandbox was stopped and restarts for the next call',
+        // A fresh sandbox: its first call.
+        "1",
+      ]);
     });
   },
 });
