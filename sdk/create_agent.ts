@@ -27,6 +27,7 @@ import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
+import { isSandboxedTool } from "./sandboxed_tool.ts";
 import { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
@@ -83,26 +84,55 @@ export interface AgentOptions {
 }
 
 /**
- * What the agent makes of a plugin's tool as it is registered (now or by `setTools`): a
- * sandboxed tool may shorten its timeout, never stretch it past the agent's; with a tracer,
- * each `execute` is timed.
+ * A sandboxed tool may shorten its timeout, never stretch it past the agent's
+ * `toolTimeoutMs`: it is known by its mark (see `sandboxed_tool.ts`) or its plugin, however
+ * it reached the agent.
+ */
+function timeoutCap(
+  options: AgentOptions,
+): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
+  const cap = options.toolTimeoutMs;
+  if (cap === undefined || !(cap > 0) || !Number.isFinite(cap)) return undefined;
+  const sandboxed = new Set(
+    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
+  );
+  return (tool, owner) =>
+    (isSandboxedTool(tool) || (owner !== undefined && sandboxed.has(owner))) &&
+      tool.timeoutMs !== undefined && tool.timeoutMs > cap
+      ? { ...tool, timeoutMs: cap }
+      : tool;
+}
+
+/**
+ * What the agent makes of a tool as it is registered (now or by `setTools`): its timeout
+ * capped when it is sandboxed; with a tracer, each `execute` timed.
  */
 function toolPreparer(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
-  const cap = options.toolTimeoutMs;
-  const sandboxed = new Set(
-    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
-  );
+  const capped = timeoutCap(options);
   const trace = options.trace;
-  const capping = sandboxed.size > 0 && cap !== undefined && cap > 0 && Number.isFinite(cap);
-  if (!capping && !trace) return undefined;
+  if (!capped && !trace) return undefined;
   return (tool, owner) => {
-    const capped = capping && owner !== undefined && sandboxed.has(owner) &&
-        tool.timeoutMs !== undefined && tool.timeoutMs > cap!
-      ? { ...tool, timeoutMs: cap }
-      : tool;
-    return trace ? traceTool(capped, trace) : capped;
+    const prepared = capped ? capped(tool, owner) : tool;
+    return trace ? traceTool(prepared, trace) : prepared;
+  };
+}
+
+/**
+ * The composed `prepareTurn`, with the cap applied to the tools it chooses: they need not
+ * come from the registry (a plugin may keep a sandboxed plugin's tools itself).
+ */
+function cappedPrepareTurn(
+  prepareTurn: PrepareTurnHook | undefined,
+  options: AgentOptions,
+): PrepareTurnHook | undefined {
+  const capped = timeoutCap(options);
+  if (!prepareTurn || !capped) return prepareTurn;
+  return async (context, signal) => {
+    const chosen = await prepareTurn(context, signal);
+    if (!chosen?.tools) return chosen;
+    return { ...chosen, tools: chosen.tools.map((tool) => capped(tool, tool.plugin)) };
   };
 }
 
@@ -249,7 +279,7 @@ export function assembleAgent(options: AgentOptions, restore?: AgentInit["restor
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,
-      prepareTurn: composePrepareTurn(tagged(options, "prepareTurn")),
+      prepareTurn: cappedPrepareTurn(composePrepareTurn(tagged(options, "prepareTurn")), options),
       beforeToolCall: composeBeforeToolCall(tagged(options, "beforeToolCall")),
       verifyToolCall: composeVerifyToolCall(tagged(options, "verifyToolCall")),
       afterToolCall: composeAfterToolCall(tagged(options, "afterToolCall")),

@@ -10,6 +10,7 @@ import { DEFAULT_TOOL_TIMEOUT_MS } from "../../core/loop_config.ts";
 import { type AgentTool, ToolError, type ToolResult } from "../../core/tool.ts";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import { markSandboxed } from "../sandboxed_tool.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import type { HookScope } from "./hook_grant.ts";
 import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
@@ -143,30 +144,32 @@ export function sandboxedPlugin(
   const names = new Set(manifest.tools.map((tool) => tool.name));
   const own = scope === "all" ? undefined : names;
   const mine = (context: BeforeToolCallContext) => own === undefined || own.has(context.tool.name);
-  const tools: AgentTool[] = manifest.tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    label: tool.label,
-    executionMode: tool.executionMode,
-    timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
-    maxResultChars: tool.maxResultChars,
-    effects: effectiveEffects(tool.effects, permissions),
-    plugin: manifest.name,
-    async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
-      const { result, isError } = await connection.call(
-        tool.name,
-        toolCallId,
-        args,
-        signal,
-        update,
-      );
-      if (isError) {
-        throw new ToolError(textOf(result), { details: result.details, content: result.content });
-      }
-      return result;
-    },
-  }));
+  const tools: AgentTool[] = manifest.tools.map((tool) =>
+    markSandboxed({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      label: tool.label,
+      executionMode: tool.executionMode,
+      timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
+      maxResultChars: tool.maxResultChars,
+      effects: effectiveEffects(tool.effects, permissions),
+      plugin: manifest.name,
+      async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
+        const { result, isError } = await connection.call(
+          tool.name,
+          toolCallId,
+          args,
+          signal,
+          update,
+        );
+        if (isError) {
+          throw new ToolError(textOf(result), { details: result.details, content: result.content });
+        }
+        return result;
+      },
+    })
+  );
   const hooks = new Set(manifest.hooks);
   return {
     name: manifest.name,

@@ -273,3 +273,65 @@ Deno.test({
     }
   },
 });
+
+// Its tool declares a long timeout and never finishes on its own.
+const SLOW = `export default {
+  name: "slow",
+  tools: [{ name: "spin", description: "Never ends", parameters: { type: "object" },
+    timeoutMs: 3000, execute: (_args, { signal }) => new Promise((resolve) =>
+      signal.addEventListener("abort", () => resolve({ content: [] }))) }],
+};`;
+
+const CAPPED = ["Tool spin timed out after 300 ms and was stopped"];
+
+Deno.test({
+  name: "timeout cap: a sandboxed tool is capped at toolTimeoutMs however it reaches the agent",
+  ignore: !linux,
+  async fn(t) {
+    await withPlugin(SLOW, {}, async (slow) => {
+      const script = () => scriptedModel([[toolCall("spin", {}, "a")], [text("done")]]);
+      const spin = slow.tools![0];
+      equal(spin.timeoutMs, 3000);
+
+      await t.step("as a plugin", async () => {
+        const agent = createAgent({ model: script(), plugins: [slow], toolTimeoutMs: 300 });
+        await agent.prompt("go");
+        deepEqual(results(agent.messages), CAPPED);
+      });
+
+      await t.step("as the agent's own tools", async () => {
+        const agent = createAgent({ model: script(), tools: slow.tools, toolTimeoutMs: 300 });
+        await agent.prompt("go");
+        deepEqual(results(agent.messages), CAPPED);
+      });
+
+      await t.step("set later with setTools", async () => {
+        const agent = createAgent({ model: script(), toolTimeoutMs: 300 });
+        agent.setTools(slow.tools!);
+        await agent.prompt("go");
+        deepEqual(results(agent.messages), CAPPED);
+      });
+
+      await t.step("chosen by prepareTurn", async () => {
+        const agent = createAgent({
+          model: script(),
+          plugins: [slow],
+          toolTimeoutMs: 300,
+          prepareTurn: () => ({ tools: [spin] }),
+        });
+        await agent.prompt("go");
+        deepEqual(results(agent.messages), CAPPED);
+      });
+
+      await t.step("handed out by another plugin's setTools", async () => {
+        const broker = definePlugin({
+          name: "broker",
+          attach: ({ setTools }) => setTools([spin]),
+        });
+        const agent = createAgent({ model: script(), plugins: [broker], toolTimeoutMs: 300 });
+        await agent.prompt("go");
+        deepEqual(results(agent.messages), CAPPED);
+      });
+    });
+  },
+});
