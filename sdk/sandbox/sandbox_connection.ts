@@ -122,16 +122,19 @@ export class SandboxConnection {
    * @throws {Error} `Cannot start sandbox of plugin …` when the module fails to load.
    */
   start(): Promise<PluginManifest> {
-    if (this.#disposed) {
-      return Promise.reject(
-        new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`),
-      );
-    }
     try {
-      return (this.#live ??= this.#launch()).ready;
+      return this.#current().ready;
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** The child new work goes to, launched if there is none. */
+  #current(): Live {
+    if (this.#disposed) {
+      throw new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`);
+    }
+    return this.#live ??= this.#launch();
   }
 
   #launch(): Live {
@@ -243,13 +246,15 @@ export class SandboxConnection {
    */
   async #ready(): Promise<Live | string> {
     while (true) {
+      // The child waited for is the one returned, even if it was stopped meanwhile: the
+      // work then fails with its fault rather than starting children in a loop.
+      let live: Live;
       try {
-        await this.start();
+        live = this.#current();
+        await live.ready;
       } catch (error) {
         return (error as Error).message;
       }
-      const live = this.#live;
-      if (live === undefined) continue;
       if (live.cancelled.size === 0) return live;
       await new Promise<void>((resolve) => live.quiet.push(resolve));
     }

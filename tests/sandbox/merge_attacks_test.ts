@@ -363,3 +363,35 @@ Deno.test({
     }
   },
 });
+
+// Right after its manifest, in the same write, it prints a line that is not the protocol's.
+const NOISY = `const write = Deno.stdout.writeSync.bind(Deno.stdout);
+Deno.stdout.writeSync = (bytes) => {
+  const written = write(bytes);
+  if (new TextDecoder().decode(bytes).includes('"manifest"')) {
+    write(new TextEncoder().encode("garbage\\n"));
+  }
+  return written;
+};
+export default { name: "noisy",
+  tools: [{ name: "noise", description: "Makes noise", parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: "quiet" }] }) }] };`;
+
+Deno.test({
+  name: "restart: a child that faults right after its manifest fails the call, it is not restarted in a loop",
+  ignore: !linux,
+  async fn() {
+    await withPlugin(NOISY, {}, async (noisy) => {
+      const agent = createAgent({
+        model: scriptedModel([[toolCall("noise", {}, "a")], [text("done")]]),
+        plugins: [noisy],
+        toolTimeoutMs: 5000,
+        hookTimeoutMs: 5000,
+      });
+      await agent.prompt("go");
+      deepEqual(results(agent.messages), [
+        'Tool noise failed: the sandbox of plugin "noisy" printed invalid protocol output ("garbage") while running it; it restarts for the next call',
+      ]);
+    });
+  },
+});
