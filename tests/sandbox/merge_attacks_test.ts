@@ -378,7 +378,8 @@ export default { name: "noisy",
     execute: () => ({ content: [{ type: "text", text: "quiet" }] }) }] };`;
 
 Deno.test({
-  name: "restart: a child that faults right after its manifest fails the call, it is not restarted in a loop",
+  name:
+    "restart: a child that faults right after its manifest fails the call, it is not restarted in a loop",
   ignore: !linux,
   async fn() {
     await withPlugin(NOISY, {}, async (noisy) => {
