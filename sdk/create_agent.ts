@@ -98,7 +98,8 @@ function timeoutCap(
   );
   return (tool, owner) =>
     (isSandboxedTool(tool) || (owner !== undefined && sandboxed.has(owner))) &&
-      tool.timeoutMs !== undefined && tool.timeoutMs > cap
+      tool.timeoutMs !== undefined && !(tool.timeoutMs > 0 && tool.timeoutMs <= cap)
+      // Longer than the agent's, or off (0, Infinity, negative): the agent's.
       ? { ...tool, timeoutMs: cap }
       : tool;
 }

@@ -46,7 +46,7 @@ export interface LoadPluginOptions extends SandboxOptions {
   hooks?: HookScope;
   /** How long each of its hook calls may take (default 30 000 ms), whatever the agent's `hookTimeoutMs`. */
   hookTimeoutMs?: number;
-  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); `0` or `Infinity` is ignored. */
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); anything but a finite positive number is ignored (the default applies). */
   maxToolTimeoutMs?: number;
   /**
    * The manifest hash `inspectPlugin` reported (`sha256-…`): a plugin whose manifest

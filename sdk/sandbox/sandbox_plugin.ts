@@ -66,7 +66,7 @@ export interface SandboxedPluginOptions {
   hooks?: HookScope;
   /** How long each of its hook calls may take once its sandbox is ready (default 30 000 ms). */
   hookTimeoutMs?: number;
-  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms, the agent's default). */
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms, the agent's default; not a finite positive number: the default). */
   maxToolTimeoutMs?: number;
 }
 
@@ -140,7 +140,12 @@ export function sandboxedPlugin(
 ): Plugin {
   const scope = options.hooks ?? "own";
   const limit = options.hookTimeoutMs ?? DEFAULT_SANDBOX_HOOK_TIMEOUT_MS;
-  const maxTimeout = options.maxToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  // A ceiling that is not a finite positive number is ignored: `Math.min` with 0 would turn
+  // the tools' timeout off.
+  const max = options.maxToolTimeoutMs;
+  const maxTimeout = max !== undefined && max > 0 && Number.isFinite(max)
+    ? max
+    : DEFAULT_TOOL_TIMEOUT_MS;
   const names = new Set(manifest.tools.map((tool) => tool.name));
   const own = scope === "all" ? undefined : names;
   const mine = (context: BeforeToolCallContext) => own === undefined || own.has(context.tool.name);

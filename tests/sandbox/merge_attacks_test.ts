@@ -396,3 +396,24 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "timeout cap: maxToolTimeoutMs 0 or Infinity is ignored, never turns a tool's timeout off",
+  ignore: !linux,
+  async fn(t) {
+    for (const max of [0, Infinity, -1]) {
+      await t.step(`maxToolTimeoutMs: ${max}`, async () => {
+        await withPlugin(SLOW, { maxToolTimeoutMs: max }, async (slow) => {
+          equal(slow.tools![0].timeoutMs, 3000);
+          const agent = createAgent({
+            model: scriptedModel([[toolCall("spin", {}, "a")], [text("done")]]),
+            plugins: [slow],
+            toolTimeoutMs: 300,
+          });
+          await agent.prompt("go");
+          deepEqual(results(agent.messages), CAPPED);
+        });
+      });
+    }
+  },
+});
