@@ -120,7 +120,18 @@ export async function inspectPlugin(
         }`,
       );
     }
-    const grants = resolveGrants(manifest.permissions, root);
+    let grants;
+    try {
+      grants = resolveGrants(manifest.permissions, root);
+    } catch (error) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: plugin ${
+          JSON.stringify(manifest.name)
+        } declares permissions that cannot be granted: ${
+          (error as Error).message.replace(/^Cannot grant /, "")
+        }`,
+      );
+    }
     const permissions: PluginPermissions = {};
     for (const [name, grant] of Object.entries(grants)) {
       if (grant !== false) permissions[name as keyof PluginPermissions] = grant;

@@ -232,7 +232,15 @@ export async function loadPlugin(
     // Its grants and limits are known now: restart it with them unless it already runs so.
     const limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
     const launched = grants;
-    grants ??= resolveGrants(live.manifest.permissions, root);
+    try {
+      grants ??= resolveGrants(live.manifest.permissions, root);
+    } catch (error) {
+      throw refuse(
+        `plugin ${JSON.stringify(name)} declares permissions that cannot be granted: ${
+          (error as Error).message.replace(/^Cannot grant /, "")
+        }`,
+      );
+    }
     const escaping = check(grants);
     const sameGrants = launched !== undefined || grantsNothing(grants);
     if (!sameGrants || !sameLimits(limits, firstLimits)) {

@@ -14,7 +14,7 @@ import {
 } from "@tack/agent";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { Type } from "typebox";
-import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 
 const linux = Deno.build.os === "linux";
 
@@ -414,6 +414,27 @@ Deno.test({
           deepEqual(results(agent.messages), CAPPED);
         });
       });
+    }
+  },
+});
+
+Deno.test({
+  name: "grants: a malformed declared grant is a load error naming the plugin",
+  ignore: !linux,
+  async fn() {
+    const dir = await tempDir();
+    await Deno.writeTextFile(
+      `${dir}/odd.js`,
+      `export default { name: "odd", permissions: { read: [42] }, tools: [] };`,
+    );
+    try {
+      const message = `Cannot load plugin "${dir}/odd.js": plugin "odd" declares permissions ` +
+        "that cannot be granted: read access to 42: an entry must be a non-empty string " +
+        "without commas";
+      await rejects(loadPlugin(`${dir}/odd.js`, { sandbox: true, stderr: "capture" }), { message });
+      await rejects(inspectPlugin(`${dir}/odd.js`, { stderr: "capture" }), { message });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
     }
   },
 });
