@@ -438,3 +438,35 @@ Deno.test({
     }
   },
 });
+
+// Its own hook breaks its memory limit on the calls the model marks.
+const GREEDY_HOOK = `const held = [];
+export default { name: "greedy", limits: { memoryMb: 128 },
+  tools: [{ name: "eat", description: "Eats", parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: "ate" }] }) }],
+  beforeToolCall: ({ args }) => {
+    if (args.hog) for (let i = 0; i < 256; i++) held.push(new Array(1024 * 1024).fill(i));
+  },
+};`;
+
+Deno.test({
+  name: "limits: a hook past its memory limit fails closed naming the limit; the next call runs",
+  ignore: !linux,
+  async fn() {
+    await withPlugin(GREEDY_HOOK, {}, async (greedy) => {
+      const agent = createAgent({
+        model: scriptedModel([
+          [toolCall("eat", { hog: true }, "a"), toolCall("eat", {}, "b")],
+          [text("done")],
+        ]),
+        plugins: [greedy],
+        toolExecution: "sequential",
+      });
+      await agent.prompt("go");
+      deepEqual(results(agent.messages), [
+        'Tool eat was blocked: plugin "greedy" failed in beforeToolCall: the sandbox of plugin "greedy" exceeded its memory limit (128 MB)',
+        "ate",
+      ]);
+    });
+  },
+});
