@@ -11,7 +11,11 @@ import type {
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig } from "../core/loop_config.ts";
+import {
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type LoopConfig,
+} from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
@@ -84,34 +88,46 @@ export interface AgentOptions {
 }
 
 /**
- * A sandboxed tool may shorten its timeout, never stretch it past the agent's
- * `toolTimeoutMs`: it is known by its mark (see `sandboxed_tool.ts`) or its plugin, however
- * it reached the agent.
+ * A sandboxed tool may shorten its timeout and lower its result budget, never stretch them
+ * past the agent's `toolTimeoutMs` and `maxResultChars` (nor turn them off): it is known by
+ * its mark (see `sandboxed_tool.ts`) or its plugin, however it reached the agent.
  */
-function timeoutCap(
+function sandboxLimits(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
-  const cap = options.toolTimeoutMs;
-  if (cap === undefined || !(cap > 0) || !Number.isFinite(cap)) return undefined;
+  const bounded = (limit: number | undefined) =>
+    limit !== undefined && limit > 0 && Number.isFinite(limit) ? limit : undefined;
+  const cap = bounded(options.toolTimeoutMs);
+  const budget = bounded(options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  if (cap === undefined && budget === undefined) return undefined;
   const sandboxed = new Set(
     (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
   );
-  return (tool, owner) =>
-    (isSandboxedTool(tool) || (owner !== undefined && sandboxed.has(owner))) &&
-      tool.timeoutMs !== undefined && !(tool.timeoutMs > 0 && tool.timeoutMs <= cap)
-      // Longer than the agent's, or off (0, Infinity, negative): the agent's.
-      ? { ...tool, timeoutMs: cap }
-      : tool;
+  // Longer or larger than the agent's, or off (a timeout of 0; Infinity; negative): the agent's.
+  return (tool, owner) => {
+    if (!isSandboxedTool(tool) && !(owner !== undefined && sandboxed.has(owner))) return tool;
+    const { timeoutMs, maxResultChars } = tool;
+    const longer = cap !== undefined && timeoutMs !== undefined &&
+      !(timeoutMs > 0 && timeoutMs <= cap);
+    const larger = budget !== undefined && maxResultChars !== undefined &&
+      !(maxResultChars >= 0 && maxResultChars <= budget);
+    if (!longer && !larger) return tool;
+    return {
+      ...tool,
+      ...(longer ? { timeoutMs: cap } : {}),
+      ...(larger ? { maxResultChars: budget } : {}),
+    };
+  };
 }
 
 /**
  * What the agent makes of a tool as it is registered (now or by `setTools`): its timeout
- * capped when it is sandboxed; with a tracer, each `execute` timed.
+ * and result budget capped when it is sandboxed; with a tracer, each `execute` timed.
  */
 function toolPreparer(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
-  const capped = timeoutCap(options);
+  const capped = sandboxLimits(options);
   const trace = options.trace;
   if (!capped && !trace) return undefined;
   return (tool, owner) => {
@@ -121,14 +137,14 @@ function toolPreparer(
 }
 
 /**
- * The composed `prepareTurn`, with the cap applied to the tools it chooses: they need not
+ * The composed `prepareTurn`, with the caps applied to the tools it chooses: they need not
  * come from the registry (a plugin may keep a sandboxed plugin's tools itself).
  */
 function cappedPrepareTurn(
   prepareTurn: PrepareTurnHook | undefined,
   options: AgentOptions,
 ): PrepareTurnHook | undefined {
-  const capped = timeoutCap(options);
+  const capped = sandboxLimits(options);
   if (!prepareTurn || !capped) return prepareTurn;
   return async (context, signal) => {
     const chosen = await prepareTurn(context, signal);

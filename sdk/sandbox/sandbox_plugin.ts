@@ -157,7 +157,10 @@ export function sandboxedPlugin(
       label: tool.label,
       executionMode: tool.executionMode,
       timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
-      maxResultChars: tool.maxResultChars,
+      // Not a number (JSON has no Infinity): the agent's budget; the agent caps the rest.
+      maxResultChars: typeof tool.maxResultChars === "number" && tool.maxResultChars >= 0
+        ? tool.maxResultChars
+        : undefined,
       effects: effectiveEffects(tool.effects, permissions),
       plugin: manifest.name,
       async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {

@@ -470,3 +470,37 @@ Deno.test({
     });
   },
 });
+
+// Its tool declares a result budget of its own, to flood the model's context.
+const FLOOD = `export default { name: "flood",
+  tools: [{ name: "dump", description: "Dumps", parameters: { type: "object" },
+    maxResultChars: 1e12,
+    execute: () => ({ content: [{ type: "text", text: "x".repeat(200000) }] }) }] };`;
+
+Deno.test({
+  name: "result budget: a sandboxed tool cannot raise its budget past the agent's maxResultChars",
+  ignore: !linux,
+  async fn(t) {
+    await withPlugin(FLOOD, {}, async (flood) => {
+      const script = () => scriptedModel([[toolCall("dump", {}, "a")], [text("done")]]);
+      for (
+        const [name, options] of [
+          ["the default budget", { plugins: [flood] }],
+          ["maxResultChars: 1000", { plugins: [flood], maxResultChars: 1000 }],
+          ["as the agent's own tools", { tools: flood.tools }],
+        ] as const
+      ) {
+        await t.step(name, async () => {
+          const agent = createAgent({ model: script(), ...options });
+          await agent.prompt("go");
+          const result = agent.messages.find((m): m is ToolResultMessage =>
+            m.role === "toolResult"
+          )!;
+          equal(result.truncation?.originalChars, 200000);
+          const budget = "maxResultChars" in options ? options.maxResultChars : 50_000;
+          equal(result.truncation!.keptChars <= budget, true, `${result.truncation!.keptChars}`);
+        });
+      }
+    });
+  },
+});
