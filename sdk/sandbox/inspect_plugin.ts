@@ -19,6 +19,7 @@ import {
 } from "./hook_grant.ts";
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
+import { manifestNameProblem } from "./manifest_names.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
@@ -118,6 +119,14 @@ export async function inspectPlugin(
         `Cannot load plugin ${JSON.stringify(specifier)}: ${
           (error as Error).message.replace(/^Cannot start sandbox of plugin "[^"]*": /, "")
         }`,
+      );
+    }
+    const problem = manifestNameProblem(manifest);
+    if (problem !== undefined) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: plugin ${
+          JSON.stringify(manifest.name)
+        } is refused: ${problem}`,
       );
     }
     let grants;

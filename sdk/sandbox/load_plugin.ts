@@ -7,11 +7,12 @@
 
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
-import { type Plugin, pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
+import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import { manifestNameProblem } from "./manifest_names.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -211,12 +212,7 @@ export async function loadPlugin(
     // The manifest is fixed now: every later start (with grants, after a fault) must
     // report the same one, and it must be the one inspected when a hash was pinned.
     const name = live.manifest.name;
-    const problem = pluginNameProblem(name) ??
-      (SANDBOXED_PLUGIN_NAME_PATTERN.test(name)
-        ? undefined
-        : `its name ${
-          JSON.stringify(name)
-        } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`);
+    const problem = manifestNameProblem(live.manifest);
     if (problem !== undefined) {
       throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
     }
