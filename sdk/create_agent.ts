@@ -31,7 +31,7 @@ import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
-import { isSandboxedTool } from "./sandboxed_tool.ts";
+import { isSandboxedTool, ownToolClaims, sandboxOf } from "./sandboxed_tool.ts";
 import { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
@@ -121,16 +121,40 @@ function sandboxLimits(
 }
 
 /**
- * What the agent makes of a tool as it is registered (now or by `setTools`): its timeout
- * and result budget capped when it is sandboxed; with a tracer, each `execute` timed.
+ * Refuses a tool whose name a sandboxed plugin's own-scope hooks take as theirs, unless it
+ * is that plugin's own: its hooks would see (and could rewrite) another owner's calls.
+ */
+function claimsCheck(options: AgentOptions): ((tool: AgentTool) => void) | undefined {
+  const claims = new Map<string, string>();
+  for (const plugin of options.plugins ?? []) {
+    for (const name of ownToolClaims(plugin)) claims.set(name, plugin.name);
+  }
+  if (claims.size === 0) return undefined;
+  return (tool) => {
+    const claimant = claims.get(tool.name);
+    if (claimant === undefined || sandboxOf(tool) === claimant) return;
+    throw new Error(
+      `Cannot register tool "${tool.name}"${
+        tool.plugin === undefined ? "" : ` of plugin "${tool.plugin}"`
+      }: plugin "${claimant}" has a tool of that name and its hooks act on the calls of their own tools (by name); register its own "${tool.name}" instead, or leave one of them out`,
+    );
+  };
+}
+
+/**
+ * What the agent makes of a tool as it is registered (now or by `setTools`): refused when
+ * an own-scope plugin claims its name; its timeout and result budget capped when it is
+ * sandboxed; with a tracer, each `execute` timed.
  */
 function toolPreparer(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
+  const check = claimsCheck(options);
   const capped = sandboxLimits(options);
   const trace = options.trace;
-  if (!capped && !trace) return undefined;
+  if (!check && !capped && !trace) return undefined;
   return (tool, owner) => {
+    check?.(tool);
     const prepared = capped ? capped(tool, owner) : tool;
     return trace ? traceTool(prepared, trace) : prepared;
   };

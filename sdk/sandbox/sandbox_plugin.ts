@@ -10,7 +10,7 @@ import { DEFAULT_TOOL_TIMEOUT_MS } from "../../core/loop_config.ts";
 import { type AgentTool, ToolError, type ToolResult } from "../../core/tool.ts";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
-import { markSandboxed } from "../sandboxed_tool.ts";
+import { claimOwnTools, markSandboxed } from "../sandboxed_tool.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import type { HookScope } from "./hook_grant.ts";
 import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
@@ -176,10 +176,10 @@ export function sandboxedPlugin(
         }
         return result;
       },
-    })
+    }, manifest.name)
   );
   const hooks = new Set(manifest.hooks);
-  return {
+  const plugin: Plugin = {
     name: manifest.name,
     version: manifest.version,
     description: manifest.description,
@@ -243,4 +243,7 @@ export function sandboxedPlugin(
       : undefined,
     dispose: () => connection.dispose(),
   };
+  // Own-scope hooks know their calls by tool name: the agent registers no other tool of
+  // those names next to them (even where the user left some of its tools out).
+  return own !== undefined && hooks.size > 0 ? claimOwnTools(plugin, [...names]) : plugin;
 }
