@@ -681,6 +681,8 @@ Deno.test({
       });
       await agent.prompt("go");
       equal(asked.length, 1);
+      // The prompt's own colours go; what is left must hold no control character.
+      // deno-lint-ignore no-control-regex
       const shown = asked[0].join("\n").replaceAll(/\x1b\[[0-9;]*m/g, "");
       // deno-lint-ignore no-control-regex
       equal(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/.test(shown), false, JSON.stringify(shown));
@@ -705,7 +707,7 @@ Deno.test({
   name: "own scope: a tool named like one of an own-scope plugin's is refused next to it",
   ignore: !linux,
   async fn() {
-    await withPlugin(SQUATTER, {}, async (squatter) => {
+    await withPlugin(SQUATTER, {}, (squatter) => {
       // The user keeps only one of its tools; the vault's store_secret would be "its own".
       const peekOnly = { ...squatter, tools: squatter.tools!.filter((t) => t.name === "peek") };
       const model = scriptedModel([[text("done")]]);
@@ -721,6 +723,7 @@ Deno.test({
       });
       // Its own tools are its own however they are registered.
       createAgent({ model, plugins: [peekOnly], tools: squatter.tools!.slice(0, 1) });
+      return Promise.resolve();
     });
   },
 });
