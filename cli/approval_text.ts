@@ -118,8 +118,24 @@ function colorDiff(line: string, color: boolean): string {
   return line;
 }
 
+/**
+ * Text as a person must see it before approving it: each control character but newline and
+ * tab shown as its Unicode picture (carriage return `␍`, escape `␛`), C1 controls and
+ * bidirectional overrides as `�`, one character for one, so a command cannot erase, repaint
+ * or reorder what is shown of it.
+ */
+function visible(text: string): string {
+  return text
+    // deno-lint-ignore no-control-regex
+    .replace(/[\x00-\x08\x0b-\x1f]/g, (c) => String.fromCharCode(0x2400 + c.charCodeAt(0)))
+    .replace(/\x7f/g, "\u2421")
+    .replace(/[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "\ufffd");
+}
+
 function valueText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? String(value);
+  return visible(
+    typeof value === "string" ? value : JSON.stringify(value, null, 2) ?? String(value),
+  );
 }
 
 /**
@@ -155,9 +171,11 @@ function valueText(value: unknown): string {
 export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): ApprovalText {
   const { color } = layout;
   const width = Math.max(20, layout.width - 2);
-  const head = `${request.plugin ?? "a policy"} asks: run ${request.toolName}?${
-    request.reason ? ` (${request.reason})` : ""
-  }`;
+  const head = visible(
+    `${request.plugin ?? "a policy"} asks: run ${request.toolName}?${
+      request.reason ? ` (${request.reason})` : ""
+    }`,
+  );
   const lines = [color ? BOLD + head + RESET : head];
   const plainHead = [head];
   if (layout.effects && layout.effects.length > 0) {
@@ -171,12 +189,12 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
     plain.push(text);
   };
   const args = request.args;
-  const flagged = request.flagged ?? [];
+  const flagged = (request.flagged ?? []).map(visible);
   const entries = Object.entries(args);
   for (const [name, value] of entries) {
     if (request.toolName === "write" && name === "content" && typeof value === "string") {
       push(layout.oldText === undefined ? "content (a new file):" : "diff (old → new):");
-      const diff = diffLines(layout.oldText ?? "", value);
+      const diff = diffLines(visible(layout.oldText ?? ""), visible(value));
       for (const line of diff) {
         for (const piece of wrap(line, width)) {
           push(`  ${colorDiff(piece.text, color)}`, `  ${piece.text}`);
@@ -189,8 +207,8 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
       if (name === "newText") continue;
       push("diff (old → new):");
       const diff = [
-        ...String(value).split("\n").map((l) => `-${l}`),
-        ...String(args.newText ?? "").split("\n").map((l) => `+${l}`),
+        ...visible(String(value)).split("\n").map((l) => `-${l}`),
+        ...visible(String(args.newText ?? "")).split("\n").map((l) => `+${l}`),
       ];
       for (const line of diff) {
         for (const piece of wrap(line, width)) {
@@ -223,6 +241,6 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
       }
     }
   }
-  if (request.always) lines.push(`"always" covers: ${request.always}`);
+  if (request.always) lines.push(`"always" covers: ${visible(request.always)}`);
   return { lines, overflow };
 }

@@ -7,6 +7,7 @@
 
 import { describeHooks } from "../sdk/sandbox/hook_grant.ts";
 import { inspectPlugin, type PluginInspection } from "../sdk/sandbox/inspect_plugin.ts";
+import { stripControlSequences } from "../sdk/sandbox/strip_control_sequences.ts";
 import { resolvePluginSpecifier } from "./load_plugins.ts";
 
 /**
@@ -68,7 +69,9 @@ export function formatInspection(report: PluginInspection): string {
   if (report.warnings.length > 0) {
     lines.push("", "Warnings:", ...report.warnings.map((warning) => `  ! ${warning}`));
   }
-  return lines.join("\n");
+  // What the plugin says of itself (description, version, tools' descriptions) is plain
+  // text on one line: no escape sequence or newline of its own reaches the terminal.
+  return lines.map(stripControlSequences).join("\n");
 }
 
 /** Where the command writes. */

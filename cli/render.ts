@@ -9,6 +9,7 @@
 import { $ } from "@david/dax";
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { ToolResult } from "../core/tool.ts";
+import { stripControlSequences } from "../sdk/sandbox/strip_control_sequences.ts";
 
 /** A running spinner: what dax's `$.progress` returns, reduced to what the CLI uses. */
 export interface Spinner {
@@ -116,6 +117,15 @@ export function writeAllSync(stream: { writeSync(p: Uint8Array): number }, text:
 
 const LINE_WIDTH = 100;
 
+/**
+ * Text from the model, a tool or a plugin as the terminal may show it: each line without
+ * escape sequences or control characters (a result must not move the cursor, repaint a
+ * prompt or write the clipboard).
+ */
+function plain(text: string): string {
+  return text.split("\n").map(stripControlSequences).join("\n");
+}
+
 function clip(text: string, max: number): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length <= max ? one : one.slice(0, max - 1) + "…";
@@ -142,12 +152,12 @@ export function formatArgs(args: Record<string, unknown>): string {
       : clip(JSON.stringify(value) ?? String(value), 60);
     return `${key}=${shown}`;
   });
-  return clip(parts.join(" "), LINE_WIDTH - 20);
+  return clip(stripControlSequences(parts.join(" ")), LINE_WIDTH - 20);
 }
 
 function resultText(result: ToolResult): string {
-  return result.content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType} image]`)).join(
-    "\n",
+  return plain(
+    result.content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType} image]`)).join("\n"),
   );
 }
 
@@ -275,8 +285,9 @@ export class Renderer {
         const step = event.assistantMessageEvent;
         if (step.type === "text_delta") {
           this.#stopSpinner();
-          this.#io.out(step.delta);
-          if (step.delta.length > 0) this.#atLineStart = step.delta.endsWith("\n");
+          const delta = plain(step.delta);
+          this.#io.out(delta);
+          if (delta.length > 0) this.#atLineStart = delta.endsWith("\n");
         } else if (step.type === "thinking_start") this.#spin("thinking");
         else if (step.type === "toolcall_start") this.#spin("preparing a tool call");
         break;

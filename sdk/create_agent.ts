@@ -11,7 +11,11 @@ import type {
   ShouldStopAfterTurnHook,
   VerifyToolCallHook,
 } from "../core/hooks.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig } from "../core/loop_config.ts";
+import {
+  DEFAULT_MAX_RESULT_CHARS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  type LoopConfig,
+} from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
 import type { AgentTool, ToolExecutionMode } from "../core/tool.ts";
@@ -27,6 +31,7 @@ import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
+import { isSandboxedTool, ownToolClaims, sandboxOf } from "./sandboxed_tool.ts";
 import { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
@@ -83,26 +88,92 @@ export interface AgentOptions {
 }
 
 /**
- * What the agent makes of a plugin's tool as it is registered (now or by `setTools`): a
- * sandboxed tool may shorten its timeout, never stretch it past the agent's; with a tracer,
- * each `execute` is timed.
+ * A sandboxed tool may shorten its timeout and lower its result budget, never stretch them
+ * past the agent's `toolTimeoutMs` and `maxResultChars` (nor turn them off): it is known by
+ * its mark (see `sandboxed_tool.ts`) or its plugin, however it reached the agent.
+ */
+function sandboxLimits(
+  options: AgentOptions,
+): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
+  const bounded = (limit: number | undefined) =>
+    limit !== undefined && limit > 0 && Number.isFinite(limit) ? limit : undefined;
+  const cap = bounded(options.toolTimeoutMs);
+  const budget = bounded(options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+  if (cap === undefined && budget === undefined) return undefined;
+  const sandboxed = new Set(
+    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
+  );
+  // Longer or larger than the agent's, or off (a timeout of 0; Infinity; negative): the agent's.
+  return (tool, owner) => {
+    if (!isSandboxedTool(tool) && !(owner !== undefined && sandboxed.has(owner))) return tool;
+    const { timeoutMs, maxResultChars } = tool;
+    const longer = cap !== undefined && timeoutMs !== undefined &&
+      !(timeoutMs > 0 && timeoutMs <= cap);
+    const larger = budget !== undefined && maxResultChars !== undefined &&
+      !(maxResultChars >= 0 && maxResultChars <= budget);
+    if (!longer && !larger) return tool;
+    return {
+      ...tool,
+      ...(longer ? { timeoutMs: cap } : {}),
+      ...(larger ? { maxResultChars: budget } : {}),
+    };
+  };
+}
+
+/**
+ * Refuses a tool whose name a sandboxed plugin's own-scope hooks take as theirs, unless it
+ * is that plugin's own: its hooks would see (and could rewrite) another owner's calls.
+ */
+function claimsCheck(options: AgentOptions): ((tool: AgentTool) => void) | undefined {
+  const claims = new Map<string, string>();
+  for (const plugin of options.plugins ?? []) {
+    for (const name of ownToolClaims(plugin)) claims.set(name, plugin.name);
+  }
+  if (claims.size === 0) return undefined;
+  return (tool) => {
+    const claimant = claims.get(tool.name);
+    if (claimant === undefined || sandboxOf(tool) === claimant) return;
+    throw new Error(
+      `Cannot register tool "${tool.name}"${
+        tool.plugin === undefined ? "" : ` of plugin "${tool.plugin}"`
+      }: plugin "${claimant}" has a tool of that name and its hooks act on the calls of their own tools (by name); register its own "${tool.name}" instead, or leave one of them out`,
+    );
+  };
+}
+
+/**
+ * What the agent makes of a tool as it is registered (now or by `setTools`): refused when
+ * an own-scope plugin claims its name; its timeout and result budget capped when it is
+ * sandboxed; with a tracer, each `execute` timed.
  */
 function toolPreparer(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
-  const cap = options.toolTimeoutMs;
-  const sandboxed = new Set(
-    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
-  );
+  const check = claimsCheck(options);
+  const capped = sandboxLimits(options);
   const trace = options.trace;
-  const capping = sandboxed.size > 0 && cap !== undefined && cap > 0 && Number.isFinite(cap);
-  if (!capping && !trace) return undefined;
+  if (!check && !capped && !trace) return undefined;
   return (tool, owner) => {
-    const capped = capping && owner !== undefined && sandboxed.has(owner) &&
-        tool.timeoutMs !== undefined && tool.timeoutMs > cap!
-      ? { ...tool, timeoutMs: cap }
-      : tool;
-    return trace ? traceTool(capped, trace) : capped;
+    check?.(tool);
+    const prepared = capped ? capped(tool, owner) : tool;
+    return trace ? traceTool(prepared, trace) : prepared;
+  };
+}
+
+/**
+ * The composed `prepareTurn`, with the caps applied to the tools it chooses: they need not
+ * come from the registry (a plugin may keep a sandboxed plugin's tools itself).
+ */
+function cappedPrepareTurn(
+  prepareTurn: PrepareTurnHook | undefined,
+  options: AgentOptions,
+): PrepareTurnHook | undefined {
+  const capped = sandboxLimits(options);
+  if (!prepareTurn || !capped) return prepareTurn;
+  return async (context, signal) => {
+    const chosen = await prepareTurn(context, signal);
+    if (!chosen?.tools) return chosen;
+    return { ...chosen, tools: chosen.tools.map((tool) => capped(tool, tool.plugin)) };
   };
 }
 
@@ -249,7 +320,7 @@ export function assembleAgent(options: AgentOptions, restore?: AgentInit["restor
       maxResultChars: options.maxResultChars,
       maxTurns: options.maxTurns,
       transformContext: options.transformContext,
-      prepareTurn: composePrepareTurn(tagged(options, "prepareTurn")),
+      prepareTurn: cappedPrepareTurn(composePrepareTurn(tagged(options, "prepareTurn")), options),
       beforeToolCall: composeBeforeToolCall(tagged(options, "beforeToolCall")),
       verifyToolCall: composeVerifyToolCall(tagged(options, "verifyToolCall")),
       afterToolCall: composeAfterToolCall(tagged(options, "afterToolCall")),

@@ -19,6 +19,7 @@ import {
 } from "./hook_grant.ts";
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
+import { manifestNameProblem } from "./manifest_names.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
@@ -120,7 +121,26 @@ export async function inspectPlugin(
         }`,
       );
     }
-    const grants = resolveGrants(manifest.permissions, root);
+    const problem = manifestNameProblem(manifest);
+    if (problem !== undefined) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: plugin ${
+          JSON.stringify(manifest.name)
+        } is refused: ${problem}`,
+      );
+    }
+    let grants;
+    try {
+      grants = resolveGrants(manifest.permissions, root);
+    } catch (error) {
+      throw new Error(
+        `Cannot load plugin ${JSON.stringify(specifier)}: plugin ${
+          JSON.stringify(manifest.name)
+        } declares permissions that cannot be granted: ${
+          (error as Error).message.replace(/^Cannot grant /, "")
+        }`,
+      );
+    }
     const permissions: PluginPermissions = {};
     for (const [name, grant] of Object.entries(grants)) {
       if (grant !== false) permissions[name as keyof PluginPermissions] = grant;

@@ -7,11 +7,12 @@
 
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
-import { type Plugin, pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
+import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import { manifestNameProblem } from "./manifest_names.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -46,7 +47,7 @@ export interface LoadPluginOptions extends SandboxOptions {
   hooks?: HookScope;
   /** How long each of its hook calls may take (default 30 000 ms), whatever the agent's `hookTimeoutMs`. */
   hookTimeoutMs?: number;
-  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); `0` or `Infinity` is ignored. */
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms); anything but a finite positive number is ignored (the default applies). */
   maxToolTimeoutMs?: number;
   /**
    * The manifest hash `inspectPlugin` reported (`sha256-…`): a plugin whose manifest
@@ -211,12 +212,7 @@ export async function loadPlugin(
     // The manifest is fixed now: every later start (with grants, after a fault) must
     // report the same one, and it must be the one inspected when a hash was pinned.
     const name = live.manifest.name;
-    const problem = pluginNameProblem(name) ??
-      (SANDBOXED_PLUGIN_NAME_PATTERN.test(name)
-        ? undefined
-        : `its name ${
-          JSON.stringify(name)
-        } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`);
+    const problem = manifestNameProblem(live.manifest);
     if (problem !== undefined) {
       throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
     }
@@ -232,7 +228,15 @@ export async function loadPlugin(
     // Its grants and limits are known now: restart it with them unless it already runs so.
     const limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
     const launched = grants;
-    grants ??= resolveGrants(live.manifest.permissions, root);
+    try {
+      grants ??= resolveGrants(live.manifest.permissions, root);
+    } catch (error) {
+      throw refuse(
+        `plugin ${JSON.stringify(name)} declares permissions that cannot be granted: ${
+          (error as Error).message.replace(/^Cannot grant /, "")
+        }`,
+      );
+    }
     const escaping = check(grants);
     const sameGrants = launched !== undefined || grantsNothing(grants);
     if (!sameGrants || !sameLimits(limits, firstLimits)) {

@@ -47,6 +47,33 @@ export function ownEvent(event: AgentEvent, own: ReadonlySet<string>): AgentEven
 }
 
 /**
+ * The part of an assistant message a hook scoped to `own` tools may see: its calls of
+ * those tools, none of the model's text or other calls.
+ *
+ * @param message The assistant message (a hook's `assistantMessage`, a turn's `message`).
+ * @param own The names of the plugin's own tools.
+ * @returns A copy with only those calls in its content.
+ *
+ * @example Another plugin's call and the model's text stay unseen
+ * ```ts
+ * import { ownMessage } from "./own_scope.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * // deno-lint-ignore no-explicit-any
+ * const message = { role: "assistant", content: [{ type: "text", text: "secret" },
+ *   { type: "toolCall", id: "1", name: "read", arguments: {} },
+ *   { type: "toolCall", id: "2", name: "echo", arguments: {} }] } as any;
+ * deepEqual(ownMessage(message, new Set(["echo"])).content.map((b) => b.type === "toolCall" && b.id), ["2"]);
+ * ```
+ */
+export function ownMessage(message: AssistantMessage, own: ReadonlySet<string>): AssistantMessage {
+  return {
+    ...message,
+    content: message.content.filter((block) => block.type === "toolCall" && own.has(block.name)),
+  };
+}
+
+/**
  * The part of a turn a `shouldStopAfterTurn` hook scoped to `own` tools may see: the
  * turn's calls of its own tools and their results, no transcript.
  *
@@ -71,14 +98,8 @@ export function ownTurn(
 ): Record<string, unknown> | undefined {
   const toolResults = context.toolResults.filter((result) => own.has(result.toolName));
   if (toolResults.length === 0) return undefined;
-  const message: AssistantMessage = {
-    ...context.message,
-    content: context.message.content.filter((block) =>
-      block.type === "toolCall" && own.has(block.name)
-    ),
-  };
   return {
-    message,
+    message: ownMessage(context.message, own),
     toolResults,
     newMessages: [],
     context: { systemPrompt: "", messages: [], tools: [] },

@@ -122,16 +122,19 @@ export class SandboxConnection {
    * @throws {Error} `Cannot start sandbox of plugin …` when the module fails to load.
    */
   start(): Promise<PluginManifest> {
-    if (this.#disposed) {
-      return Promise.reject(
-        new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`),
-      );
-    }
     try {
-      return (this.#live ??= this.#launch()).ready;
+      return this.#current().ready;
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** The child new work goes to, launched if there is none. */
+  #current(): Live {
+    if (this.#disposed) {
+      throw new Error(`Cannot start sandbox of plugin "${this.#label}": it is disposed`);
+    }
+    return this.#live ??= this.#launch();
   }
 
   #launch(): Live {
@@ -161,7 +164,7 @@ export class SandboxConnection {
             return resolveReady(message.manifest);
           case "fatal":
             live.fault = `failed to load its module: ${message.message}`;
-            return live.child.kill();
+            return this.#stop(live);
           case "update":
             return live.pending.get(message.id)?.update?.(message.partial);
           case "result": {
@@ -183,11 +186,11 @@ export class SandboxConnection {
           live.fault = why;
           live.bare = true;
         }
-        live.child.kill();
+        this.#stop(live);
       },
       onGarbage: (line) => {
         live.fault ??= `printed invalid protocol output (${JSON.stringify(line.slice(0, 200))})`;
-        live.child.kill();
+        this.#stop(live);
       },
       onExit: (reason) => {
         clearTimeout(startTimer);
@@ -211,12 +214,21 @@ export class SandboxConnection {
     });
     const startTimer = setTimeout(() => {
       live.fault ??= `did not report its manifest within ${this.#startTimeoutMs} ms`;
-      live.child.kill();
+      this.#stop(live);
     }, this.#startTimeoutMs);
     const closed = live.child.closed;
     this.#stopping.add(closed);
     closed.finally(() => this.#stopping.delete(closed));
     return live;
+  }
+
+  /**
+   * Kills a child and hands it no more work: until it is gone (its `onExit` ends what it
+   * owed), the next call or hook would otherwise be sent to it and fail with its fault.
+   */
+  #stop(live: Live): void {
+    if (this.#live === live) this.#live = undefined;
+    live.child.kill();
   }
 
   /** The running child when it can take work now (the common case: no waiting). */
@@ -234,13 +246,15 @@ export class SandboxConnection {
    */
   async #ready(): Promise<Live | string> {
     while (true) {
+      // The child waited for is the one returned, even if it was stopped meanwhile: the
+      // work then fails with its fault rather than starting children in a loop.
+      let live: Live;
       try {
-        await this.start();
+        live = this.#current();
+        await live.ready;
       } catch (error) {
         return (error as Error).message;
       }
-      const live = this.#live;
-      if (live === undefined) continue;
       if (live.cancelled.size === 0) return live;
       await new Promise<void>((resolve) => live.quiet.push(resolve));
     }
@@ -295,7 +309,7 @@ export class SandboxConnection {
       setTimeout(() => {
         if (live.cancelled.has(id)) {
           live.fault ??= `was stopped because a call to ${tool} did not stop when cancelled`;
-          live.child.kill();
+          this.#stop(live);
         }
       }, CANCEL_GRACE_MS);
       pending.resolve(failure(`Tool ${tool} was aborted`));
@@ -353,7 +367,7 @@ export class SandboxConnection {
           live.hooks.delete(id);
           const why = `its ${hook} hook did not answer within ${timeoutMs} ms`;
           live.fault ??= `was stopped because ${why}`;
-          live.child.kill();
+          this.#stop(live);
           reject(new Error(`${why}; its sandbox was stopped and restarts for the next call`));
         }, timeoutMs);
       }

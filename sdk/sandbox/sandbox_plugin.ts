@@ -10,9 +10,10 @@ import { DEFAULT_TOOL_TIMEOUT_MS } from "../../core/loop_config.ts";
 import { type AgentTool, ToolError, type ToolResult } from "../../core/tool.ts";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
+import { claimOwnTools, markSandboxed } from "../sandboxed_tool.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import type { HookScope } from "./hook_grant.ts";
-import { ownEvent, ownTurn } from "./own_scope.ts";
+import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
 import type { PluginManifest } from "./protocol.ts";
 import type { SandboxConnection } from "./sandbox_connection.ts";
 
@@ -32,19 +33,27 @@ function serialize(
   context: BeforeToolCallContext | AfterToolCallContext,
   own: ReadonlySet<string> | undefined,
 ): Record<string, unknown> {
-  const inner = own === undefined
-    ? {
+  if (own === undefined) {
+    const inner = {
       systemPrompt: context.context.systemPrompt,
       messages: context.context.messages,
       tools: context.context.tools.map(spec),
-    }
-    // Scoped to its own tools: the call and its result, nothing of the rest of the run.
-    : {
-      systemPrompt: "",
-      messages: [],
-      tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
     };
-  return { ...context, tool: spec(context.tool), context: inner };
+    return { ...context, tool: spec(context.tool), context: inner };
+  }
+  // Scoped to its own tools: the call and its result, nothing of the rest of the run (not
+  // the model's text nor the other calls of its message).
+  const inner = {
+    systemPrompt: "",
+    messages: [],
+    tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
+  };
+  return {
+    ...context,
+    assistantMessage: ownMessage(context.assistantMessage, own),
+    tool: spec(context.tool),
+    context: inner,
+  };
 }
 
 function textOf(result: ToolResult): string {
@@ -57,7 +66,7 @@ export interface SandboxedPluginOptions {
   hooks?: HookScope;
   /** How long each of its hook calls may take once its sandbox is ready (default 30 000 ms). */
   hookTimeoutMs?: number;
-  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms, the agent's default). */
+  /** The most a tool's declared `timeoutMs` may be (default 120 000 ms, the agent's default; not a finite positive number: the default). */
   maxToolTimeoutMs?: number;
 }
 
@@ -131,36 +140,46 @@ export function sandboxedPlugin(
 ): Plugin {
   const scope = options.hooks ?? "own";
   const limit = options.hookTimeoutMs ?? DEFAULT_SANDBOX_HOOK_TIMEOUT_MS;
-  const maxTimeout = options.maxToolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  // A ceiling that is not a finite positive number is ignored: `Math.min` with 0 would turn
+  // the tools' timeout off.
+  const max = options.maxToolTimeoutMs;
+  const maxTimeout = max !== undefined && max > 0 && Number.isFinite(max)
+    ? max
+    : DEFAULT_TOOL_TIMEOUT_MS;
   const names = new Set(manifest.tools.map((tool) => tool.name));
   const own = scope === "all" ? undefined : names;
   const mine = (context: BeforeToolCallContext) => own === undefined || own.has(context.tool.name);
-  const tools: AgentTool[] = manifest.tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    label: tool.label,
-    executionMode: tool.executionMode,
-    timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
-    maxResultChars: tool.maxResultChars,
-    effects: effectiveEffects(tool.effects, permissions),
-    plugin: manifest.name,
-    async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
-      const { result, isError } = await connection.call(
-        tool.name,
-        toolCallId,
-        args,
-        signal,
-        update,
-      );
-      if (isError) {
-        throw new ToolError(textOf(result), { details: result.details, content: result.content });
-      }
-      return result;
-    },
-  }));
+  const tools: AgentTool[] = manifest.tools.map((tool) =>
+    markSandboxed({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      label: tool.label,
+      executionMode: tool.executionMode,
+      timeoutMs: hostTimeout(tool.timeoutMs, maxTimeout),
+      // Not a number (JSON has no Infinity): the agent's budget; the agent caps the rest.
+      maxResultChars: typeof tool.maxResultChars === "number" && tool.maxResultChars >= 0
+        ? tool.maxResultChars
+        : undefined,
+      effects: effectiveEffects(tool.effects, permissions),
+      plugin: manifest.name,
+      async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
+        const { result, isError } = await connection.call(
+          tool.name,
+          toolCallId,
+          args,
+          signal,
+          update,
+        );
+        if (isError) {
+          throw new ToolError(textOf(result), { details: result.details, content: result.content });
+        }
+        return result;
+      },
+    }, manifest.name)
+  );
   const hooks = new Set(manifest.hooks);
-  return {
+  const plugin: Plugin = {
     name: manifest.name,
     version: manifest.version,
     description: manifest.description,
@@ -224,4 +243,7 @@ export function sandboxedPlugin(
       : undefined,
     dispose: () => connection.dispose(),
   };
+  // Own-scope hooks know their calls by tool name: the agent registers no other tool of
+  // those names next to them (even where the user left some of its tools out).
+  return own !== undefined && hooks.size > 0 ? claimOwnTools(plugin, [...names]) : plugin;
 }
