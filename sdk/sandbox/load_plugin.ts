@@ -9,7 +9,7 @@ import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
-import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
+import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { manifestNameProblem } from "./manifest_names.ts";
@@ -109,6 +109,13 @@ function exists(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The limits set above the defaults, as `memoryMb 4096 (default 512)`. */
+function raisedLimits(limits: Required<PluginLimits>): string[] {
+  return (Object.keys(DEFAULT_LIMITS) as (keyof PluginLimits)[])
+    .filter((key) => limits[key] > DEFAULT_LIMITS[key])
+    .map((key) => `${key} ${limits[key]} (default ${DEFAULT_LIMITS[key]})`);
 }
 
 function sameLimits(a: Required<PluginLimits>, b: Required<PluginLimits>): boolean {
@@ -245,6 +252,14 @@ export async function loadPlugin(
       live = await launch(grants, limits);
     }
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
+    const raised = raisedLimits(capped && options.limits === undefined ? limits : DEFAULT_LIMITS);
+    if (raised.length > 0) {
+      warn(
+        `plugin "${name}": declares limits above the defaults (${
+          raised.join(", ")
+        }); pass limits to loadPlugin (or "limits" in tack.jsonc) to hold it to less`,
+      );
+    }
     if (escaping.length > 0) {
       warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
     }

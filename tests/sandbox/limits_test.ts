@@ -149,3 +149,36 @@ Deno.test("escape sequences on a plugin's stderr never reach the terminal; its l
       `${label} ${"x".repeat(4096)}… [${60 * 1024 * 1024 - 4096} more bytes cut]\n`,
   );
 });
+
+Deno.test("a plugin declaring limits above the defaults is warned about at load, unless the user set them", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-limits-" }));
+  const file = `${dir}/greedy.js`;
+  await Deno.writeTextFile(
+    file,
+    `export default { name: "greedy", limits: { memoryMb: 2048, frameMb: 8 }, tools: [] };\n`,
+  );
+  try {
+    const warnings: string[] = [];
+    const plugin = await loadPlugin(file, {
+      sandbox: true,
+      stderr: "capture",
+      onWarning: (w) => warnings.push(w),
+    });
+    await plugin.dispose?.();
+    deepEqual(warnings.filter((w) => w.includes("limits")), [
+      'plugin "greedy": declares limits above the defaults (memoryMb 2048 (default 512)); ' +
+      'pass limits to loadPlugin (or "limits" in tack.jsonc) to hold it to less',
+    ]);
+    const quiet: string[] = [];
+    const held = await loadPlugin(file, {
+      sandbox: true,
+      stderr: "capture",
+      limits: { memoryMb: 4096 },
+      onWarning: (w) => quiet.push(w),
+    });
+    await held.dispose?.();
+    deepEqual(quiet.filter((w) => w.includes("limits")), []);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
