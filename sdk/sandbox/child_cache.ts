@@ -13,6 +13,33 @@ async function shortHash(text: string): Promise<string> {
     .join("");
 }
 
+/** How many plugins' caches are kept whatever their age, and how long the others stay. */
+const KEEP_NEWEST = 16;
+const KEEP_FOR_MS = 60 * 60 * 1000;
+
+/**
+ * Bounds the caches (each holds a few MB): beyond the 16 most recently used, a cache
+ * unused for an hour is removed (a plugin in a temp folder leaves one behind). Failures
+ * are ignored: this is housekeeping.
+ */
+async function pruneChildCaches(root: string, current: string): Promise<void> {
+  const entries: { path: string; used: number }[] = [];
+  for await (const entry of Deno.readDir(root)) {
+    if (!entry.isDirectory) continue;
+    const path = `${root}/${entry.name}`;
+    const used = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
+    if (used !== undefined) entries.push({ path, used });
+  }
+  if (entries.length <= KEEP_NEWEST) return;
+  entries.sort((a, b) => b.used - a.used);
+  const stale = Date.now() - KEEP_FOR_MS;
+  for (const { path, used } of entries.slice(KEEP_NEWEST)) {
+    if (used < stale && path !== current) {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
 /**
  * The cache folder for a plugin's sandbox: `<DENO_DIR>/tack_sandbox/<hash of its URL>` when
  * the host may create it (later starts, in this process or another, reuse it), else a
@@ -20,6 +47,7 @@ async function shortHash(text: string): Promise<string> {
  *
  * Only Deno itself writes there: the plugin's code has no write permission on it, and
  * each plugin (by module URL) gets its own folder, so one plugin never sees another's.
+ * Beyond the 16 most recently used, folders unused for an hour are removed.
  *
  * @param url The plugin's module URL.
  * @param denoDir The host's Deno cache.
@@ -39,9 +67,13 @@ async function shortHash(text: string): Promise<string> {
  * ```
  */
 export async function childCacheDir(url: string, denoDir: string, temp: string): Promise<string> {
-  const shared = `${denoDir}/tack_sandbox/${await shortHash(url)}`;
+  const root = `${denoDir}/tack_sandbox`;
+  const shared = `${root}/${await shortHash(url)}`;
   try {
     await Deno.mkdir(shared, { recursive: true });
+    const now = new Date();
+    await Deno.utime(shared, now, now);
+    await pruneChildCaches(root, shared);
     return shared;
   } catch {
     const own = `${temp}/deno_dir`;

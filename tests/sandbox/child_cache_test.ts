@@ -112,3 +112,33 @@ Deno.test({
     }
   },
 });
+
+Deno.test("child cache: beyond the 16 most recently used, caches unused for an hour are removed", async () => {
+  const denoDir = await tempDir();
+  try {
+    const root = `${denoDir}/tack_sandbox`;
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    const recent = new Date(Date.now() - 60 * 1000);
+    for (let i = 0; i < 20; i++) {
+      const path = `${root}/old${String(i).padStart(2, "0")}`;
+      await Deno.mkdir(path, { recursive: true });
+      // old00 is the most recently used of the old ones.
+      const when = new Date(old.getTime() - i * 1000);
+      await Deno.utime(path, when, when);
+    }
+    for (let i = 0; i < 3; i++) {
+      await Deno.mkdir(`${root}/recent${i}`);
+      await Deno.utime(`${root}/recent${i}`, recent, recent);
+    }
+    const mine = await childCacheDir("file:///plugin.ts", denoDir, denoDir);
+    const left = (await Array.fromAsync(Deno.readDir(root))).map((e) => `${root}/${e.name}`).sort();
+    // Kept: this plugin's, the 3 recent ones, and the 12 newest old ones (16 in all).
+    equal(left.length, 16);
+    equal(left.includes(mine), true);
+    equal(left.includes(`${root}/recent0`), true);
+    equal(left.includes(`${root}/old11`), true);
+    equal(left.includes(`${root}/old12`), false);
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+});
