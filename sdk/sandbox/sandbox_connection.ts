@@ -7,33 +7,11 @@
  */
 
 import type { ToolResult } from "../../core/tool.ts";
-import type { ChildMessage, HostMessage, PluginManifest, ProxiedHook } from "./protocol.ts";
+import type { PluginManifest, ProxiedHook } from "./protocol.ts";
+import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
 import { TranscriptCursor } from "./transcript_cursor.ts";
 
-/** What a spawned child tells its connection. */
-export interface ChildHandlers {
-  onMessage(message: ChildMessage): void;
-  /** A line that is not a protocol message (the child is then killed). */
-  onGarbage(line: string): void;
-  /** The child broke a limit (it is then killed); `why` names it (`exceeded its memory limit (512 MB)`). */
-  onFault(why: string): void;
-  /** The child is gone; `reason` says how (`exit code 1`, `killed`, …). */
-  onExit(reason: string): void;
-}
-
-/** A running child. */
-export interface SandboxChild {
-  send(message: HostMessage): void;
-  /** Stops the child now; `onExit` follows. */
-  kill(): void;
-  /** Resolves once the child and its streams are gone. */
-  readonly closed: Promise<void>;
-  /** The last lines the child wrote on stderr (for error texts). */
-  stderrTail(): string;
-}
-
-/** Starts a child. */
-export type SpawnChild = (handlers: ChildHandlers) => SandboxChild;
+export type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_child.ts";
 
 /** The raw outcome of a sandboxed call. */
 export interface SandboxCallResult {
