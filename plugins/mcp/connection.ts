@@ -24,24 +24,16 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
-import type { McpLimits, McpServerConfig } from "./options.ts";
+import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { isProgress, makeTransport, terminate } from "./make_transport.ts";
+
+export type { CallOptions } from "./options.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
 
 /** What Tack tells servers about itself in `initialize`. */
 const CLIENT_INFO = { name: "tack", version: "0.1.0" };
-
-/** How a call is made: cancelled by `signal`, bounded by `timeoutMs`, progress reported. */
-export interface CallOptions {
-  /** Aborting it cancels the request on the server. */
-  signal?: AbortSignal;
-  /** The SDK's own deadline for the answer; default none (the agent's timeout governs). */
-  timeoutMs?: number;
-  /** Receives the server's progress notifications. */
-  onprogress?: (progress: Progress) => void;
-}
 
 interface Live {
   client: Client;

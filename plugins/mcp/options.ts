@@ -5,6 +5,7 @@
  */
 
 import type { ToolEffect } from "@tack/agent";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 
 /** What every server config may say about the tools it exposes. */
 export interface McpToolOptions {
@@ -92,3 +93,13 @@ export interface McpMultiServerOptions extends McpLimits {
 
 /** What `mcp()` takes. */
 export type McpOptions = McpSingleServerOptions | McpMultiServerOptions;
+
+/** How a call is made: cancelled by `signal`, bounded by `timeoutMs`, progress reported. */
+export interface CallOptions {
+  /** Aborting it cancels the request on the server. */
+  signal?: AbortSignal;
+  /** The SDK's own deadline for the answer; default none (the agent's timeout governs). */
+  timeoutMs?: number;
+  /** Receives the server's progress notifications. */
+  onprogress?: (progress: Progress) => void;
+}
