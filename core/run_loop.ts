@@ -172,8 +172,9 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         watch,
         resolved,
       });
-      toolResults = inCallOrder(toolCalls, [...done, ...batch.messages]);
+      toolResults.push(...batch.messages);
       if (batch.deferred.length > 0 && !signal.aborted) {
+        toolResults = inCallOrder(toolCalls, toolResults);
         state.interrupted = {
           results: toolResults,
           pending: batch.deferred.map(toPendingToolCall),
