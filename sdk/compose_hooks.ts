@@ -7,6 +7,7 @@
  */
 
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
+import { overrideResult } from "../core/finalize_executed_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { ownerLabel } from "../core/owner_label.ts";
 import type {
@@ -291,16 +292,7 @@ export function composeAfterToolCall(
         }
         const override = answer.value as AfterToolCallResult | undefined;
         if (!override) return { state: { result, isError } };
-        return {
-          state: {
-            result: {
-              content: override.content ?? result.content,
-              details: override.details !== undefined ? override.details : result.details,
-              terminate: override.terminate ?? result.terminate,
-            },
-            isError: override.isError ?? isError,
-          },
-        };
+        return { state: overrideResult({ result, isError }, override) };
       },
       ({ result, isError }) =>
         result === context.result && isError === context.isError
