@@ -57,7 +57,7 @@ export function overrideResult(
  * @param prepared The call as prepared.
  * @param executed Its raw outcome.
  * @param assistantMessage The message that asked for it.
- * @param context The run's state.
+ * @param context What the hooks see: the transcript, and this turn's system prompt and tools.
  * @param afterToolCall The (composed) hook, if any.
  * @param signal The run's abort signal.
  * @param hookTimeoutMs How long the hooks may take (the result is withheld past it).

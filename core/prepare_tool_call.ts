@@ -80,9 +80,9 @@ export interface PrepareToolCallInput {
   toolCall: ToolCall;
   /** The message that asked for it. */
   assistantMessage: AssistantMessage;
-  /** The run's tools by name. */
+  /** The tools of this turn by name (the run's, or those `prepareTurn` chose). */
   tools: ToolIndex;
-  /** The run's state. */
+  /** What the hooks see: the transcript, and this turn's system prompt and tools. */
   context: AgentContext;
   /** The composed `beforeToolCall` hook, if any. */
   beforeToolCall?: BeforeToolCallHook;
