@@ -1,7 +1,8 @@
 /**
  * The hook dispatcher: plugin hooks in the order the plugins were given, then the
- * agent's own. First block wins (also over a defer: hooks after a defer still run); each hook sees the arguments (or result) as the hooks
- * before it left them; a hook that throws fails closed, naming its plugin.
+ * agent's own. First block wins (also over a defer: hooks after a defer still run); each
+ * hook sees the arguments (or result) as the hooks before it left them; a hook that throws
+ * fails closed, naming its plugin.
  *
  * @module
  */
@@ -58,15 +59,13 @@ function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T>
  */
 function bounded<H>(
   tagged: TaggedHook<H>,
-  tool: { readonly name: string; readonly timeoutMs?: number } | undefined,
+  tool: { readonly name: string; readonly timeoutMs?: number },
   stage: string,
   call: (hook: H) => unknown,
 ): unknown {
   const value = call(tagged.hook);
   if (tagged.timeoutMs === undefined || !isPromiseLike(value)) return value;
-  const ms = typeof tagged.timeoutMs === "function"
-    ? (tool === undefined ? Infinity : tagged.timeoutMs(tool))
-    : tagged.timeoutMs;
+  const ms = typeof tagged.timeoutMs === "function" ? tagged.timeoutMs(tool) : tagged.timeoutMs;
   return ms > 0 && Number.isFinite(ms) ? within(value, ms, stage) : value;
 }
 
@@ -88,9 +87,9 @@ function runChain<H, S, R>(
   call: (hook: H, state: S) => unknown,
   step: (owner: string, state: S, answer: Answer) => { stop: R } | { state: S },
   end: (state: S) => R,
+  stage: string,
+  tool: { readonly name: string; readonly timeoutMs?: number },
   from = 0,
-  stage = "",
-  tool?: { readonly name: string; readonly timeoutMs?: number },
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
     const { owner } = hooks[i];
@@ -105,7 +104,7 @@ function runChain<H, S, R>(
             const next = step(owner, current, later);
             return "stop" in next
               ? next.stop
-              : runChain(hooks, next.state, call, step, end, i + 1, stage, tool);
+              : runChain(hooks, next.state, call, step, end, stage, tool, i + 1);
           });
       }
       answer = { value };
@@ -191,7 +190,6 @@ export function composeBeforeToolCall(
         if (!deferral) return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters };
         return rewriters.length === 0 ? deferral : { ...deferral, args, rewrittenBy: rewriters };
       },
-      0,
       "beforeToolCall",
       context.tool,
     );
@@ -244,7 +242,6 @@ export function composeVerifyToolCall(
         return { state };
       },
       (deferral) => deferral ?? undefined,
-      0,
       "verifyToolCall",
       context.tool,
     );
@@ -298,7 +295,6 @@ export function composeAfterToolCall(
         result === context.result && isError === context.isError
           ? undefined
           : { ...result, isError },
-      0,
       "afterToolCall",
       context.tool,
     );
