@@ -203,24 +203,14 @@ function tagged<
   const perHook = perHookBounds(options);
   const fallback = (tool: { timeoutMs?: number }) =>
     options.hookTimeoutMs ?? tool.timeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const tag = (owner: string, hook: NonNullable<AgentOptions[K]>, timeoutMs?: number) =>
+    perHook ? { owner, hook, timeoutMs: timeoutMs ?? fallback } : { owner, hook };
   for (const plugin of options.plugins ?? []) {
     const hook = plugin[key] as AgentOptions[K];
-    if (!hook) continue;
-    hooks.push(
-      perHook
-        ? { owner: plugin.name, hook, timeoutMs: plugin.hookTimeoutMs ?? fallback }
-        : { owner: plugin.name, hook },
-    );
+    if (hook) hooks.push(tag(plugin.name, hook, plugin.hookTimeoutMs));
   }
   const own = options[key];
-  if (own) {
-    hooks.push(
-      perHook ? { owner: "createAgent", hook: own, timeoutMs: fallback } : {
-        owner: "createAgent",
-        hook: own,
-      },
-    );
-  }
+  if (own) hooks.push(tag("createAgent", own));
   if (!options.trace || key === "shouldStopAfterTurn" || key === "prepareTurn") return hooks;
   const stage = key as Exclude<K, "shouldStopAfterTurn" | "prepareTurn">;
   return traceHooks(hooks as never, stage, options.trace) as typeof hooks;
