@@ -40,8 +40,26 @@ export interface TaggedHook<H> {
 /** What a hook that did not answer within its own bound failed with. */
 class HookTimeout extends Error {}
 
-/** Waits for a hook's promise at most `ms` (finite and positive), else rejects with a {@linkcode HookTimeout}. */
-function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
+/**
+ * Waits for a hook's promise at most `ms` (finite and positive), else rejects with
+ * `its <stage> hook did not answer within <ms> ms`.
+ *
+ * @param value The hook's answer.
+ * @param ms The bound.
+ * @param stage The hook point, for the message.
+ * @returns The answer, or a rejection past the bound.
+ *
+ * @example A hook that never answers
+ * ```ts
+ * import { within } from "./compose_hooks.ts";
+ * import { rejects } from "node:assert/strict";
+ *
+ * await rejects(within(new Promise(() => {}), 5, "prepareTurn"), {
+ *   message: "its prepareTurn hook did not answer within 5 ms",
+ * });
+ * ```
+ */
+export function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new HookTimeout(`its ${stage} hook did not answer within ${ms} ms`)),
