@@ -34,9 +34,9 @@ export interface ExecuteToolCallsInput {
   assistantMessage: AssistantMessage;
   /** Its `toolCall` blocks, in order. */
   toolCalls: readonly ToolCall[];
-  /** The run's tools by name. */
+  /** The tools of this turn by name (the run's, or those `prepareTurn` chose). */
   tools: ToolIndex;
-  /** The run's state, for hooks. */
+  /** What the hooks see: the transcript, and this turn's system prompt and tools. */
   context: AgentContext;
   /** Execution mode, timeouts, budget and hooks. */
   config: LoopConfig;
@@ -309,7 +309,7 @@ async function executeParallel(
  * calls after it do not start either).
  *
  * @param input The message, its calls, the tools, config, signal and event sink.
- * @returns The result messages and whether the batch asked to stop.
+ * @returns The result messages, whether the batch asked to stop, and the deferred calls.
  *
  * @example Two calls, one unknown tool
  * ```ts

@@ -10,10 +10,45 @@ import { abortedWhileRunningMessage } from "./execute_prepared_tool_call.ts";
 import { hookTimedOutMessage } from "./prepare_tool_call.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { ExecutedToolCall } from "./execute_prepared_tool_call.ts";
-import type { AfterToolCallHook, AgentContext } from "./hooks.ts";
+import type { AfterToolCallHook, AfterToolCallResult, AgentContext } from "./hooks.ts";
 import type { AssistantMessage } from "./messages.ts";
 import type { PreparedToolCall } from "./prepare_tool_call.ts";
 import type { MaybePromise } from "./maybe_promise.ts";
+
+/**
+ * A result with an `afterToolCall` hook's override applied field by field: each field the
+ * hook sets replaces the result's, each it leaves out (or `undefined`) is kept.
+ *
+ * @param executed The result and error flag so far.
+ * @param override What the hook returned.
+ * @returns The overridden result and error flag.
+ *
+ * @example The hook replaces the content and keeps the details
+ * ```ts
+ * import { overrideResult } from "./finalize_executed_tool_call.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const executed = { result: { content: [], details: 1 }, isError: false };
+ * const content = [{ type: "text" as const, text: "redacted" }];
+ * deepEqual(overrideResult(executed, { content }), {
+ *   result: { content, details: 1, terminate: undefined },
+ *   isError: false,
+ * });
+ * ```
+ */
+export function overrideResult(
+  executed: ExecutedToolCall,
+  override: AfterToolCallResult,
+): ExecutedToolCall {
+  return {
+    result: {
+      content: override.content ?? executed.result.content,
+      details: override.details !== undefined ? override.details : executed.result.details,
+      terminate: override.terminate ?? executed.result.terminate,
+    },
+    isError: override.isError ?? executed.isError,
+  };
+}
 
 /**
  * Applies `afterToolCall` to an executed call. Skipped when the run was aborted (the
@@ -22,7 +57,7 @@ import type { MaybePromise } from "./maybe_promise.ts";
  * @param prepared The call as prepared.
  * @param executed Its raw outcome.
  * @param assistantMessage The message that asked for it.
- * @param context The run's state.
+ * @param context What the hooks see: the transcript, and this turn's system prompt and tools.
  * @param afterToolCall The (composed) hook, if any.
  * @param signal The run's abort signal.
  * @param hookTimeoutMs How long the hooks may take (the result is withheld past it).
@@ -115,19 +150,12 @@ async function applyAfterToolCall(
     if (problem !== undefined) {
       return {
         result: createErrorToolResult(
-          `Tool ${prepared.tool.name}: an afterToolCall hook returned an invalid result: ${problem}`,
+          `Tool ${name}: an afterToolCall hook returned an invalid result: ${problem}`,
         ),
         isError: true,
       };
     }
-    return {
-      result: {
-        content: override.content ?? executed.result.content,
-        details: override.details !== undefined ? override.details : executed.result.details,
-        terminate: override.terminate ?? executed.result.terminate,
-      },
-      isError: override.isError ?? executed.isError,
-    };
+    return overrideResult(executed, override);
   } catch (error) {
     return { result: errorToToolResult(error, "afterToolCall failed: "), isError: true };
   }

@@ -9,11 +9,11 @@ import type { AgentTool, ToolResult } from "./tool.ts";
 
 /** The state a run works on. The loop appends to `messages`; hooks only read it. */
 export interface AgentContext {
-  /** The system prompt of the run. */
+  /** The system prompt of the run (to a tool call's hooks: its turn's, as `prepareTurn` chose). */
   readonly systemPrompt: string;
   /** The transcript so far. */
   readonly messages: readonly Message[];
-  /** The tools of the run. */
+  /** The tools of the run (to a tool call's hooks: its turn's, as `prepareTurn` chose). */
   readonly tools: readonly AgentTool[];
 }
 

@@ -94,6 +94,18 @@ function patternPropertiesRefinement(node: Node, compile: Validate): Refinement 
  * @returns The schema to compile.
  * @throws {SyntaxError} When a pattern is not valid RE2 syntax (backreferences,
  * lookaround) or is too large.
+ *
+ * @example A pattern moves to the linear-time engine
+ * ```ts
+ * import { linearSchema } from "./linear_schema.ts";
+ * import { Compile } from "typebox/compile";
+ * import { equal } from "node:assert/strict";
+ *
+ * const schema = linearSchema({ type: "string", pattern: "^a+$" }, Compile);
+ * equal("pattern" in schema, false);
+ * equal(Compile(schema).Check("aaa"), true);
+ * equal(Compile(schema).Check("b"), false);
+ * ```
  */
 export function linearSchema(schema: object, compile: Validate): object {
   if (!isNode(schema)) return schema;

@@ -1,6 +1,7 @@
 /**
  * The four gates a call passes before it may run: the tool exists, `prepareArguments`,
- * schema validation, `beforeToolCall` (and validation again if it rewrote the arguments).
+ * schema validation, the hooks (`beforeToolCall`, validation again if it rewrote the
+ * arguments, then `verifyToolCall` on the final arguments).
  *
  * @module
  */
@@ -79,9 +80,9 @@ export interface PrepareToolCallInput {
   toolCall: ToolCall;
   /** The message that asked for it. */
   assistantMessage: AssistantMessage;
-  /** The run's tools by name. */
+  /** The tools of this turn by name (the run's, or those `prepareTurn` chose). */
   tools: ToolIndex;
-  /** The run's state. */
+  /** What the hooks see: the transcript, and this turn's system prompt and tools. */
   context: AgentContext;
   /** The composed `beforeToolCall` hook, if any. */
   beforeToolCall?: BeforeToolCallHook;
@@ -130,9 +131,9 @@ function notFoundMessage(name: string, tools: ToolIndex): string {
 
 /**
  * Runs a call through the four gates. Pure: reads its input, writes nothing, never throws.
- * Synchronous unless a `beforeToolCall` hook has to be awaited.
+ * Synchronous when there is neither a `beforeToolCall` nor a `verifyToolCall` hook.
  *
- * @param input The call, the tools, the context and the hook.
+ * @param input The call, the tools, the context and the hooks.
  * @returns `{ kind: "prepared", args }`, `{ kind: "immediate", result }` or
  * `{ kind: "deferred", args, reason }` (now, or a promise of it).
  *

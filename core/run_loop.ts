@@ -147,7 +147,8 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     return newMessages;
   };
 
-  let pending: readonly Message[] = [];
+  // Steering or follow-up messages to inject before the next model call.
+  let queued: readonly Message[] = [];
   // Runs the message's calls that have no result yet and ends the turn: "more" when the
   // model should see the results, "stop" when it should not, "end" to end the run.
   const finishTurn = async (
@@ -172,8 +173,9 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         watch,
         resolved,
       });
-      toolResults = inCallOrder(toolCalls, [...done, ...batch.messages]);
+      toolResults.push(...batch.messages);
       if (batch.deferred.length > 0 && !signal.aborted) {
+        toolResults = inCallOrder(toolCalls, toolResults);
         state.interrupted = {
           results: toolResults,
           pending: batch.deferred.map(toPendingToolCall),
@@ -205,7 +207,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       config.shouldStopAfterTurn &&
       await config.shouldStopAfterTurn({ message, toolResults, context: state, newMessages })
     ) return "end";
-    pending = config.getSteeringMessages?.() ?? [];
+    queued = config.getSteeringMessages?.() ?? [];
     return more ? "more" : "stop";
   };
 
@@ -228,14 +230,14 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     const step = await finishTurn(message, interrupted?.results ?? [], turn, input.resume);
     if (step === "end") return end();
     moreToolCalls = step === "more";
-  } else pending = config.getSteeringMessages?.() ?? [];
+  } else queued = config.getSteeringMessages?.() ?? [];
 
   while (true) {
-    while (moreToolCalls || pending.length > 0) {
+    while (moreToolCalls || queued.length > 0) {
       if (!firstTurn) emit({ type: "turn_start" });
       firstTurn = false;
-      inject(pending);
-      pending = [];
+      inject(queued);
+      queued = [];
 
       if (turns >= maxTurns) {
         const capped = createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns));
@@ -264,6 +266,6 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     }
     const followUps = config.getFollowUpMessages?.() ?? [];
     if (followUps.length === 0) return end();
-    pending = followUps;
+    queued = followUps;
   }
 }

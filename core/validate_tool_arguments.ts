@@ -84,9 +84,21 @@ export function describeInvalidArguments(
   note = "",
 ): string {
   const issues = [...validatorFor(schema).Errors(args)] as ValidationIssue[];
-  const lines = [...new Set(issues.map((i) => describeIssue(i, args)).filter(Boolean))];
+  const lines = issues.map((i) => describeIssue(i, args)).filter((line): line is string =>
+    Boolean(line)
+  );
+  return invalidArgumentsMessage(toolName, note, lines, args);
+}
+
+/** The text every validation failure shares: the tool, each problem once, what was received. */
+function invalidArgumentsMessage(
+  toolName: string,
+  note: string,
+  lines: readonly string[],
+  args: unknown,
+): string {
   return `Invalid arguments for tool "${toolName}"${note}:\n  - ${
-    lines.join("\n  - ") || "do not match the schema"
+    [...new Set(lines)].join("\n  - ") || "do not match the schema"
   }\nReceived arguments: ${JSON.stringify(args)}`;
 }
 
@@ -125,13 +137,8 @@ function validateOwn(
   } catch { /* not cloneable: report the first check */ }
   const second = coerced === args ? first : checkOwn(validator, coerced);
   if (second.ok) return second;
-  const lines = [...new Set(first.issues.map((issue) => describeOwnIssue(issue, args)))];
-  return {
-    ok: false,
-    message: `Invalid arguments for tool "${toolName}"${note}:\n  - ${
-      lines.join("\n  - ") || "do not match the schema"
-    }\nReceived arguments: ${JSON.stringify(args)}`,
-  };
+  const lines = first.issues.map((issue) => describeOwnIssue(issue, args));
+  return { ok: false, message: invalidArgumentsMessage(toolName, note, lines, args) };
 }
 
 /**

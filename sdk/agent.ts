@@ -214,8 +214,8 @@ export class Agent {
    * call. To choose tools per model call, use `prepareTurn`.
    *
    * @param tools The agent's own tools from now on.
-   * @throws {Error} When a name clashes with a plugin's tool, or a schema is invalid
-   * (nothing changes then).
+   * @throws {Error} When a name clashes with a plugin's tool, a sandboxed plugin's own-scope
+   * hooks claim the name, or a schema is invalid (nothing changes then).
    */
   setTools(tools: readonly AgentTool[]): void {
     this.#registry.set(undefined, tools);

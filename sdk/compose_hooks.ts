@@ -1,12 +1,14 @@
 /**
  * The hook dispatcher: plugin hooks in the order the plugins were given, then the
- * agent's own. First block wins (also over a defer: hooks after a defer still run); each hook sees the arguments (or result) as the hooks
- * before it left them; a hook that throws fails closed, naming its plugin.
+ * agent's own. First block wins (also over a defer: hooks after a defer still run); each
+ * hook sees the arguments (or result) as the hooks before it left them; a hook that throws
+ * fails closed, naming its plugin.
  *
  * @module
  */
 
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
+import { overrideResult } from "../core/finalize_executed_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { ownerLabel } from "../core/owner_label.ts";
 import type {
@@ -38,8 +40,26 @@ export interface TaggedHook<H> {
 /** What a hook that did not answer within its own bound failed with. */
 class HookTimeout extends Error {}
 
-/** Waits for a hook's promise at most `ms` (finite and positive), else rejects with a {@linkcode HookTimeout}. */
-function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
+/**
+ * Waits for a hook's promise at most `ms` (finite and positive), else rejects with
+ * `its <stage> hook did not answer within <ms> ms`.
+ *
+ * @param value The hook's answer.
+ * @param ms The bound.
+ * @param stage The hook point, for the message.
+ * @returns The answer, or a rejection past the bound.
+ *
+ * @example A hook that never answers
+ * ```ts
+ * import { within } from "./compose_hooks.ts";
+ * import { rejects } from "node:assert/strict";
+ *
+ * await rejects(within(new Promise(() => {}), 5, "prepareTurn"), {
+ *   message: "its prepareTurn hook did not answer within 5 ms",
+ * });
+ * ```
+ */
+export function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new HookTimeout(`its ${stage} hook did not answer within ${ms} ms`)),
@@ -57,15 +77,13 @@ function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T>
  */
 function bounded<H>(
   tagged: TaggedHook<H>,
-  tool: { readonly name: string; readonly timeoutMs?: number } | undefined,
+  tool: { readonly name: string; readonly timeoutMs?: number },
   stage: string,
   call: (hook: H) => unknown,
 ): unknown {
   const value = call(tagged.hook);
   if (tagged.timeoutMs === undefined || !isPromiseLike(value)) return value;
-  const ms = typeof tagged.timeoutMs === "function"
-    ? (tool === undefined ? Infinity : tagged.timeoutMs(tool))
-    : tagged.timeoutMs;
+  const ms = typeof tagged.timeoutMs === "function" ? tagged.timeoutMs(tool) : tagged.timeoutMs;
   return ms > 0 && Number.isFinite(ms) ? within(value, ms, stage) : value;
 }
 
@@ -87,9 +105,9 @@ function runChain<H, S, R>(
   call: (hook: H, state: S) => unknown,
   step: (owner: string, state: S, answer: Answer) => { stop: R } | { state: S },
   end: (state: S) => R,
+  stage: string,
+  tool: { readonly name: string; readonly timeoutMs?: number },
   from = 0,
-  stage = "",
-  tool?: { readonly name: string; readonly timeoutMs?: number },
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
     const { owner } = hooks[i];
@@ -104,7 +122,7 @@ function runChain<H, S, R>(
             const next = step(owner, current, later);
             return "stop" in next
               ? next.stop
-              : runChain(hooks, next.state, call, step, end, i + 1, stage, tool);
+              : runChain(hooks, next.state, call, step, end, stage, tool, i + 1);
           });
       }
       answer = { value };
@@ -190,7 +208,6 @@ export function composeBeforeToolCall(
         if (!deferral) return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters };
         return rewriters.length === 0 ? deferral : { ...deferral, args, rewrittenBy: rewriters };
       },
-      0,
       "beforeToolCall",
       context.tool,
     );
@@ -243,7 +260,6 @@ export function composeVerifyToolCall(
         return { state };
       },
       (deferral) => deferral ?? undefined,
-      0,
       "verifyToolCall",
       context.tool,
     );
@@ -291,22 +307,12 @@ export function composeAfterToolCall(
         }
         const override = answer.value as AfterToolCallResult | undefined;
         if (!override) return { state: { result, isError } };
-        return {
-          state: {
-            result: {
-              content: override.content ?? result.content,
-              details: override.details !== undefined ? override.details : result.details,
-              terminate: override.terminate ?? result.terminate,
-            },
-            isError: override.isError ?? isError,
-          },
-        };
+        return { state: overrideResult({ result, isError }, override) };
       },
       ({ result, isError }) =>
         result === context.result && isError === context.isError
           ? undefined
           : { ...result, isError },
-      0,
       "afterToolCall",
       context.tool,
     );

@@ -7,11 +7,13 @@
 
 import type { PrepareTurnHook, PrepareTurnResult } from "../core/hooks.ts";
 import { ownerLabel } from "../core/owner_label.ts";
-import type { TaggedHook } from "./compose_hooks.ts";
+import { type TaggedHook, within } from "./compose_hooks.ts";
 
 /**
  * Composes `prepareTurn` hooks into one. No hooks: `undefined` (the loop skips the step).
- * A hook that throws stops the chain; the error names its plugin.
+ * A hook that throws stops the chain; the error names its plugin. A hook tagged with a
+ * numeric `timeoutMs` (finite and positive) that does not answer within it fails the same
+ * way (a computed one does not apply: a turn has no tool).
  *
  * @param hooks Tagged hooks, in order.
  * @returns The composed hook, or `undefined`.
@@ -41,10 +43,13 @@ export function composePrepareTurn(
   return async function prepareTurn(context, signal) {
     let current = context;
     const chosen: PrepareTurnResult = {};
-    for (const { owner, hook } of hooks) {
+    for (const { owner, hook, timeoutMs } of hooks) {
       let answer: PrepareTurnResult | undefined | void;
       try {
-        answer = await hook(current, signal);
+        const pending = hook(current, signal);
+        answer = typeof timeoutMs === "number" && timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? await within(Promise.resolve(pending), timeoutMs, "prepareTurn")
+          : await pending;
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);
         throw new Error(`${ownerLabel(owner)}: ${text}`);

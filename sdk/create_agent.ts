@@ -199,28 +199,20 @@ function tagged<
 ): TaggedHook<NonNullable<AgentOptions[K]>>[] {
   const hooks: TaggedHook<NonNullable<AgentOptions[K]>>[] = [];
   // Per-hook: each hook gets the agent's hookTimeoutMs, else its call's timeout, unless
-  // its plugin says otherwise.
+  // its plugin says otherwise; a prepareTurn has no call, so the loop's bound (the agent's
+  // hookTimeoutMs, else toolTimeoutMs), which is off then, moves to each hook.
   const perHook = perHookBounds(options);
   const fallback = (tool: { timeoutMs?: number }) =>
     options.hookTimeoutMs ?? tool.timeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const bound = key === "prepareTurn" ? fallback({}) : fallback;
+  const tag = (owner: string, hook: NonNullable<AgentOptions[K]>, timeoutMs?: number) =>
+    perHook ? { owner, hook, timeoutMs: timeoutMs ?? bound } : { owner, hook };
   for (const plugin of options.plugins ?? []) {
     const hook = plugin[key] as AgentOptions[K];
-    if (!hook) continue;
-    hooks.push(
-      perHook
-        ? { owner: plugin.name, hook, timeoutMs: plugin.hookTimeoutMs ?? fallback }
-        : { owner: plugin.name, hook },
-    );
+    if (hook) hooks.push(tag(plugin.name, hook, plugin.hookTimeoutMs));
   }
   const own = options[key];
-  if (own) {
-    hooks.push(
-      perHook ? { owner: "createAgent", hook: own, timeoutMs: fallback } : {
-        owner: "createAgent",
-        hook: own,
-      },
-    );
-  }
+  if (own) hooks.push(tag("createAgent", own));
   if (!options.trace || key === "shouldStopAfterTurn" || key === "prepareTurn") return hooks;
   const stage = key as Exclude<K, "shouldStopAfterTurn" | "prepareTurn">;
   return traceHooks(hooks as never, stage, options.trace) as typeof hooks;

@@ -71,3 +71,38 @@ Deno.test("confirm with someone to ask waits for them; without, it has no say on
   equal(confirm({ ask: () => Promise.resolve("yes") }).hookTimeoutMs, Infinity);
   equal(confirm({}).hookTimeoutMs, undefined);
 });
+
+Deno.test("a prepareTurn that never answers stays bounded by the agent's hookTimeoutMs when a plugin waits for a person", async () => {
+  const stuck = definePlugin({ name: "stuck", prepareTurn: () => new Promise(() => {}) });
+  const person = definePlugin({ name: "person", hookTimeoutMs: Infinity });
+  const model = scriptedModel([[text("never sent")]]);
+  const agent = createAgent({ model, plugins: [person, stuck], hookTimeoutMs: 20 });
+  // Only so that a regression fails here instead of hanging the suite.
+  const guard = setTimeout(() => agent.abort(), 10_000);
+  const added = await agent.prompt("go");
+  clearTimeout(guard);
+  const last = added.at(-1);
+  equal(
+    last?.role === "assistant" && last.errorMessage,
+    [
+      'Cannot start turn 1: prepareTurn failed: plugin "stuck": its prepareTurn hook did not',
+      "answer within 20 ms",
+    ].join(" "),
+  );
+  equal(model.requests.length, 0);
+});
+
+Deno.test("a plugin's own hookTimeoutMs bounds its prepareTurn (Infinity: only the run's abort)", async () => {
+  const person = definePlugin({
+    name: "person",
+    hookTimeoutMs: Infinity,
+    // Answers after the agent's 20 ms, as a person would.
+    prepareTurn: () =>
+      new Promise((resolve) => setTimeout(() => resolve({ systemPrompt: "p" }), 60)),
+  });
+  const model = scriptedModel([[text("done")]]);
+  const agent = createAgent({ model, plugins: [person], hookTimeoutMs: 20 });
+  await agent.prompt("go");
+  equal(model.requests.length, 1);
+  equal(model.requests[0].systemPrompt, "p");
+});
