@@ -6,7 +6,6 @@
  */
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
@@ -25,20 +24,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
-import { isProgress, makeTransport, terminate } from "./make_transport.ts";
+import { CLIENT_INFO, isProgress, type Live, makeTransport, terminate } from "./make_transport.ts";
 
 export type { CallOptions } from "./options.ts";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
-
-/** What Tack tells servers about itself in `initialize`. */
-const CLIENT_INFO = { name: "tack", version: "0.1.0" };
-
-interface Live {
-  client: Client;
-  transport: Transport;
-}
 
 /**
  * A connection to one MCP server. It connects on first use and again after the server

@@ -6,10 +6,22 @@
  * @module
  */
 
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
+
+/** What Tack tells servers about itself in `initialize`. */
+export const CLIENT_INFO: { name: string; version: string } = { name: "tack", version: "0.1.0" };
+
+/** An open connection: the SDK's client over its transport. */
+export interface Live {
+  /** The SDK's client. */
+  client: Client;
+  /** The transport it runs over. */
+  transport: Transport;
+}
 
 /**
  * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
