@@ -99,6 +99,15 @@ function tokens(usage: Usage | undefined): { input: number; output: number } {
   return { input: usage?.input ?? 0, output: usage?.output ?? 0 };
 }
 
+/** What a turn's model call answered, from its assistant message. */
+function describeModelCall(turn: TimelineTurn, message: AssistantMessage): void {
+  turn.text = assistantText(message);
+  turn.model = message.model;
+  turn.stopReason = message.stopReason;
+  if (message.errorMessage) turn.errorMessage = message.errorMessage;
+  turn.usage = tokens(message.usage);
+}
+
 /**
  * Puts calls on lanes: each on the first lane free at its start. A short bar's label
  * takes `gap` beside it: after it, or before it near the end of the run.
@@ -148,11 +157,7 @@ function fromRecords(lines: readonly SessionLine[]): TimelineRun[] {
     if ("role" in line) {
       if (line.role === "user" && run && !run.prompt) run.prompt = textOfUser(line);
       else if (line.role === "assistant" && turn) {
-        turn.text = assistantText(line);
-        turn.model = line.model;
-        turn.stopReason = line.stopReason;
-        if (line.errorMessage) turn.errorMessage = line.errorMessage;
-        turn.usage = tokens(line.usage);
+        describeModelCall(turn, line);
         for (const block of line.content) {
           if (block.type === "toolCall") argsById.set(block.id, block.arguments);
         }
@@ -233,11 +238,7 @@ function fromMessages(lines: readonly SessionLine[]): TimelineRun[] {
     } else if (line.role === "assistant" && run) {
       turn = newTurn(run.turns.length + 1, last || line.timestamp);
       turn.modelEnd = turn.end = Math.max(turn.start, line.timestamp);
-      turn.text = assistantText(line);
-      turn.model = line.model;
-      turn.stopReason = line.stopReason;
-      if (line.errorMessage) turn.errorMessage = line.errorMessage;
-      turn.usage = tokens(line.usage);
+      describeModelCall(turn, line);
       for (const block of line.content) {
         if (block.type !== "toolCall") continue;
         turn.calls.push({
