@@ -8,17 +8,10 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { renderTimelineHtml } from "../../cli/trace_html.ts";
 import { buildTimeline } from "../../cli/trace_timeline.ts";
-import { findChromium, launchChromium, type Page } from "../support/headless_chromium.ts";
+import { browserFor, launchChromium, type Page } from "../support/headless_chromium.ts";
 import { HOSTILE, SESSION } from "./trace_fixture.ts";
 
-const chromium = findChromium();
-const required = Deno.env.get("TACK_REQUIRE_BROWSER") !== undefined;
-if (!chromium && !required) {
-  console.warn(
-    "\n!!! SKIPPING the timeline page's browser tests: no chromium found " +
-      "(apt-get install -y chromium, or set CHROMIUM_PATH). Set TACK_REQUIRE_BROWSER=1 to fail instead.\n",
-  );
-}
+const chromium = browserFor("the timeline page's browser tests");
 
 interface Box {
   detail: string;
@@ -46,9 +39,9 @@ async function openPage(dir: string): Promise<string> {
 
 Deno.test({
   name: "page in chromium: turns as rows, parallel calls on separate lanes, a colour per outcome",
-  ignore: !chromium && !required,
+  ignore: !chromium,
   async fn() {
-    ok(chromium, "TACK_REQUIRE_BROWSER is set but no chromium is installed");
+    ok(chromium);
     const dir = await Deno.makeTempDir();
     await using browser = await launchChromium(chromium);
     const page = await browser.newPage(1100, 600);
@@ -94,9 +87,9 @@ Deno.test({
 Deno.test({
   name:
     "page in chromium: a click on a call opens its details; the model's hostile text stays text",
-  ignore: !chromium && !required,
+  ignore: !chromium,
   async fn() {
-    ok(chromium, "TACK_REQUIRE_BROWSER is set but no chromium is installed");
+    ok(chromium);
     const dir = await Deno.makeTempDir();
     await using browser = await launchChromium(chromium);
     const page = await browser.newPage(1100, 600);

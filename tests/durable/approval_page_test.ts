@@ -2,18 +2,11 @@
 // restarted, a person clicks "Approve" in the page, and the run finishes with the
 // approved call's result, having run it exactly once.
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { findChromium, launchChromium } from "../support/headless_chromium.ts";
+import { browserFor, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
 
 const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
-const chromium = findChromium();
-const required = Deno.env.get("TACK_REQUIRE_BROWSER") !== undefined;
-if (!chromium && !required) {
-  console.warn(
-    "\n!!! SKIPPING the approval page browser test: chromium is not installed " +
-      "(apt-get install -y chromium), and TACK_REQUIRE_BROWSER is unset. !!!\n",
-  );
-}
+const chromium = browserFor("the approval page browser test");
 
 async function startServer(kvPath: string, logPath: string) {
   const child = new Deno.Command(Deno.execPath(), {
@@ -43,9 +36,9 @@ async function startServer(kvPath: string, logPath: string) {
 
 Deno.test({
   name: "approval page: defer, kill and restart the server, click Approve, the run finishes",
-  ignore: !chromium && !required,
+  ignore: !chromium,
   async fn() {
-    if (!chromium) throw new Error("chromium is required (TACK_REQUIRE_BROWSER) but not found");
+    ok(chromium);
     const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
     const kvPath = `${dir}/runs.sqlite`;
     const logPath = `${dir}/deploys.log`;

@@ -18,6 +18,29 @@ export function findChromium(): string | undefined {
   return undefined;
 }
 
+/** Whether a missing browser must fail the tests (CI sets `TACK_REQUIRE_BROWSER`). */
+export const REQUIRE_BROWSER: boolean = Deno.env.get("TACK_REQUIRE_BROWSER") !== undefined;
+
+/**
+ * The browser for a test file, or `undefined` with one loud line saying what is skipped.
+ * With `TACK_REQUIRE_BROWSER` set a missing browser is an error instead.
+ *
+ * @param what The tests that need it, for the skip line.
+ * @returns The executable, or `undefined` when the tests are to be skipped.
+ */
+export function browserFor(what: string): string | undefined {
+  const found = findChromium();
+  if (found) return found;
+  if (REQUIRE_BROWSER) {
+    throw new Error("TACK_REQUIRE_BROWSER is set but no chromium is installed");
+  }
+  console.warn(
+    `\n!!! SKIPPING ${what}: no chromium found (apt-get install -y chromium, or set ` +
+      "CHROMIUM_PATH). Set TACK_REQUIRE_BROWSER=1 to fail instead.\n",
+  );
+  return undefined;
+}
+
 interface Pending {
   resolve: (value: Record<string, unknown>) => void;
   reject: (error: Error) => void;
