@@ -3,17 +3,10 @@ import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
 import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { type FakeOpenAIServer, startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { ask, closedPort, runTurn, within } from "./stream_helpers.ts";
+import { quickModel } from "./stream_helpers.ts";
 
-/** Quick retries, so the faults tests stay fast. */
 function model(server: FakeOpenAIServer, options: Partial<OpenAIOptions> = {}) {
-  return openai({
-    model: "m",
-    baseURL: server.baseURL,
-    apiKey: "k",
-    retryBaseDelayMs: 1,
-    retryMaxDelayMs: 2,
-    ...options,
-  });
+  return quickModel(server.baseURL, options);
 }
 
 const SERVER_ERROR = "The server had an error while processing your request.";

@@ -2,22 +2,16 @@
  * Replies that are not what OpenAI sends: other servers' error bodies, a 200 that is not
  * a stream, an empty reply, a timeout. Each message keeps the server's own words.
  */
-import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
+import type { OpenAIOptions } from "@tack/agent/sdk/providers/openai";
 import { describeError } from "@tack/agent/sdk/providers/openai";
 import OpenAI from "@openai/openai";
 import { equal } from "node:assert/strict";
 import { type FakeOpenAIServer, startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { ask, runTurn } from "./stream_helpers.ts";
+import { quickModel } from "./stream_helpers.ts";
 
 function model(server: FakeOpenAIServer, options: Partial<OpenAIOptions> = {}) {
-  return openai({
-    model: "m",
-    baseURL: server.baseURL,
-    apiKey: "k",
-    retryBaseDelayMs: 1,
-    retryMaxDelayMs: 2,
-    ...options,
-  });
+  return quickModel(server.baseURL, options);
 }
 
 const CHECK_URL = "(check the model name and the base URL (the baseURL option or OPENAI_BASE_URL))";

@@ -1,6 +1,7 @@
 /** Helpers for the provider tests: run one turn and keep what streamed. */
 
 import type { AssistantMessage, AssistantMessageEvent, Model, ModelRequest } from "@tack/agent";
+import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
 
 /** One turn's events and final message. */
 export interface Turn {
@@ -49,4 +50,22 @@ export async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The provider on a test server, with quick retries so fault tests stay fast.
+ *
+ * @param baseURL The server's base URL.
+ * @param options Anything else (they win).
+ * @returns The model.
+ */
+export function quickModel(baseURL: string, options: Partial<OpenAIOptions> = {}): Model {
+  return openai({
+    model: "m",
+    baseURL,
+    apiKey: "k",
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 2,
+    ...options,
+  });
 }
