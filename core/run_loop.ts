@@ -14,7 +14,14 @@ import {
   type Interruption,
   toPendingToolCall,
 } from "./interruption.ts";
-import { DEFAULT_MAX_TURNS, indexTools, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import { boundHook } from "./bound_hook.ts";
+import {
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TOOL_TIMEOUT_MS,
+  indexTools,
+  type LoopConfig,
+  type ToolIndex,
+} from "./loop_config.ts";
 import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "./messages.ts";
 import type { ToolCallPreparation } from "./prepare_tool_call.ts";
 import type { AgentTool } from "./tool.ts";
@@ -75,6 +82,27 @@ function toolCallsOf(message: AssistantMessage): ToolCall[] {
   const calls: ToolCall[] = [];
   for (const block of message.content) if (block.type === "toolCall") calls.push(block);
   return calls;
+}
+
+/**
+ * Asks `shouldStopAfterTurn`, bounded like every hook (the agent's `hookTimeoutMs`, else its
+ * `toolTimeoutMs`). A hook that throws, does not answer in time or meets the run's abort
+ * stops the run: it fails closed.
+ */
+async function stopAfterTurn(
+  input: RunLoopInput,
+  message: AssistantMessage,
+  toolResults: ToolResultMessage[],
+  newMessages: Message[],
+): Promise<boolean> {
+  const { config, state, signal } = input;
+  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const outcome = await boundHook(
+    () => config.shouldStopAfterTurn!({ message, toolResults, context: state, newMessages }),
+    signal,
+    limit,
+  );
+  return outcome.kind !== "value" || outcome.value === true;
 }
 
 function inCallOrder(
@@ -204,9 +232,10 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     emit({ type: "turn_end", message, toolResults });
     if (signal.aborted) return "end";
     if (
-      config.shouldStopAfterTurn &&
-      await config.shouldStopAfterTurn({ message, toolResults, context: state, newMessages })
-    ) return "end";
+      config.shouldStopAfterTurn && await stopAfterTurn(input, message, toolResults, newMessages)
+    ) {
+      return "end";
+    }
     queued = config.getSteeringMessages?.() ?? [];
     return more ? "more" : "stop";
   };

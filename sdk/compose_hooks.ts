@@ -344,11 +344,19 @@ export function composeShouldStopAfterTurn(
 ): ShouldStopAfterTurnHook | undefined {
   if (hooks.length === 0) return undefined;
   return async function shouldStopAfterTurn(context): Promise<boolean> {
-    for (const { hook } of hooks) {
+    for (const { hook, timeoutMs } of hooks) {
       try {
-        if (await hook(context)) return true;
+        const answer = hook(context);
+        const ms = typeof timeoutMs === "number" ? timeoutMs : Infinity;
+        if (
+          await (ms > 0 && Number.isFinite(ms)
+            ? within(Promise.resolve(answer), ms, "shouldStopAfterTurn")
+            : answer)
+        ) {
+          return true;
+        }
       } catch {
-        return true;
+        return true; // a throw or no answer in time fails closed: the run stops
       }
     }
     return false;

@@ -199,12 +199,13 @@ function tagged<
 ): TaggedHook<NonNullable<AgentOptions[K]>>[] {
   const hooks: TaggedHook<NonNullable<AgentOptions[K]>>[] = [];
   // Per-hook: each hook gets the agent's hookTimeoutMs, else its call's timeout, unless
-  // its plugin says otherwise; a prepareTurn has no call, so the loop's bound (the agent's
-  // hookTimeoutMs, else toolTimeoutMs), which is off then, moves to each hook.
+  // its plugin says otherwise; a prepareTurn or shouldStopAfterTurn has no call, so the
+  // loop's bound (the agent's hookTimeoutMs, else toolTimeoutMs), which is off then, moves
+  // to each hook.
   const perHook = perHookBounds(options);
   const fallback = (tool: { timeoutMs?: number }) =>
     options.hookTimeoutMs ?? tool.timeoutMs ?? options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  const bound = key === "prepareTurn" ? fallback({}) : fallback;
+  const bound = key === "prepareTurn" || key === "shouldStopAfterTurn" ? fallback({}) : fallback;
   const tag = (owner: string, hook: NonNullable<AgentOptions[K]>, timeoutMs?: number) =>
     perHook ? { owner, hook, timeoutMs: timeoutMs ?? bound } : { owner, hook };
   for (const plugin of options.plugins ?? []) {

@@ -106,3 +106,21 @@ Deno.test("a plugin's own hookTimeoutMs bounds its prepareTurn (Infinity: only t
   equal(model.requests.length, 1);
   equal(model.requests[0].systemPrompt, "p");
 });
+
+Deno.test("a shouldStopAfterTurn that never answers is bounded and stops the run (fails closed), with or without a plugin waiting for a person", async () => {
+  for (const extra of [[], [definePlugin({ name: "person", hookTimeoutMs: Infinity })]]) {
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("a", {})], [text("never reached")]]),
+      tools: [tool("a")],
+      hookTimeoutMs: 50,
+      plugins: [
+        definePlugin({ name: "stuck", shouldStopAfterTurn: () => new Promise(() => {}) }),
+        ...extra,
+      ],
+    });
+    const added = await agent.prompt("go");
+    // The first turn ran its call; the stuck hook then ended the run instead of holding it.
+    deepEqual(texts(added), ["a ran"]);
+    equal(added.at(-1)?.role, "toolResult");
+  }
+});
