@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { denoCacheDir } from "../sdk/sandbox/module_graph.ts";
+import { denoCacheDir } from "../sdk/sandbox/deno_dir.ts";
 import { runErrors } from "../examples/errors.ts";
 import { runPolicies } from "../examples/policy.ts";
 import { runWeather } from "../examples/weather.ts";

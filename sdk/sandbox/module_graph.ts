@@ -37,9 +37,10 @@ export interface ModuleGraph {
   lockFile?: string;
 }
 
-import { parse as parseJsonc } from "@std/jsonc";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { denoCacheDir } from "./deno_dir.ts";
+import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 
 interface InfoModule {
   specifier: string;
@@ -167,6 +168,20 @@ export function findConfig(start: string): { dir: string; file: string } | undef
 }
 
 /**
+ * A config's text as an object: JSON first, JSONC (comments, trailing commas) only when
+ * that fails, so the JSONC parser is loaded only by a host that needs it (never by a
+ * sandbox child importing `@tack/agent`).
+ */
+async function parseConfig(text: string): Promise<unknown> {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const { parse } = await import("@std/jsonc");
+    return parse(text);
+  }
+}
+
+/**
  * The lockfile a config uses: its `lock` field (a path or `{ path }`), `deno.lock` beside
  * it by default, none when `lock` is `false` or the file does not exist.
  *
@@ -179,13 +194,15 @@ export function findConfig(start: string): { dir: string; file: string } | undef
  * import { equal } from "node:assert/strict";
  *
  * const config = findConfig(new URL(".", import.meta.url).pathname)!;
- * equal(lockFileOf(config)?.endsWith("/deno.lock"), true);
+ * equal((await lockFileOf(config))?.endsWith("/deno.lock"), true);
  * ```
  */
-export function lockFileOf(config: { dir: string; file: string }): string | undefined {
+export async function lockFileOf(
+  config: { dir: string; file: string },
+): Promise<string | undefined> {
   let lock: unknown;
   try {
-    lock = parseJsonc(Deno.readTextFileSync(config.file))?.lock;
+    lock = ((await parseConfig(Deno.readTextFileSync(config.file))) as { lock?: unknown })?.lock;
   } catch {
     lock = undefined;
   }
@@ -201,27 +218,6 @@ export function lockFileOf(config: { dir: string; file: string }): string | unde
 
 function isBare(specifier: string): boolean {
   return !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(specifier) && !/^\.{0,2}\//.test(specifier);
-}
-
-let denoDir: Promise<string> | undefined;
-
-/**
- * The Deno cache directory of this host (`deno info --json`), asked once.
- *
- * @returns Its absolute path.
- * @throws {Error} When `deno info` fails.
- *
- * @example The cache directory
- * ```ts
- * import { denoCacheDir } from "./module_graph.ts";
- * import { equal } from "node:assert/strict";
- *
- * equal((await denoCacheDir()).startsWith("/"), true);
- * ```
- */
-export function denoCacheDir(): Promise<string> {
-  denoDir ??= deno(["info", "--json"], Deno.cwd()).then((out) => JSON.parse(out).denoDir);
-  return denoDir;
 }
 
 /**
@@ -250,17 +246,21 @@ export async function prepareModuleGraph(
   cwd: string = Deno.cwd(),
 ): Promise<ModuleGraph> {
   const key = `${specifier}\0${cwd}`;
-  const cached = graphs.get(key);
+  const denoDir = await denoCacheDir();
+  const cached = graphs.get(key) ?? await readStoredGraph(denoDir, key);
   if (cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd)) {
+    graphs.set(key, cached);
     return cached.graph;
   }
-  const graph = await describeModuleGraph(specifier, cwd);
-  graphs.set(key, { graph, fingerprint: await fingerprintOf(graph, cwd) });
+  const graph = await describeModuleGraph(specifier, cwd, denoDir);
+  const described = { graph, fingerprint: await fingerprintOf(graph, cwd) };
+  graphs.set(key, described);
+  await writeStoredGraph(denoDir, key, described);
   return graph;
 }
 
 /** Graphs already described in this process, with the fingerprint of what they came from. */
-const graphs = new Map<string, { graph: ModuleGraph; fingerprint: string }>();
+const graphs = new Map<string, StoredGraph>();
 
 function stamp(path: string): string {
   try {
@@ -291,12 +291,18 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
   return [
     ...graph.localFiles.map(stamp),
     ...graph.dynamicFiles.map(stamp),
+    // The cache entries it mounts: a cleared or re-extracted cache is described again.
+    ...graph.cacheFiles.map(stamp),
     config === undefined ? "" : stamp(config.file),
     lock,
   ].join("\n");
 }
 
-async function describeModuleGraph(specifier: string, cwd: string): Promise<ModuleGraph> {
+async function describeModuleGraph(
+  specifier: string,
+  cwd: string,
+  denoDir: string,
+): Promise<ModuleGraph> {
   // A local plugin with its own project (a deno.json at or above its folder) is cached
   // and resolved by that project's config and lock; anything else by the host's.
   const own = specifier.startsWith("file:")
@@ -341,14 +347,14 @@ async function describeModuleGraph(specifier: string, cwd: string): Promise<Modu
     [...urls].filter((url) => url.startsWith("file:")).map((url) =>
       decodeURIComponent(new URL(url).pathname)
     );
-  const lockFile = config === undefined ? undefined : lockFileOf(config);
+  const lockFile = config === undefined ? undefined : await lockFileOf(config);
   const reached = info.modules.filter((module) =>
     staticUrls.has(module.specifier) || dynamicUrls.has(module.specifier)
   );
   const cache = await cacheFilesOf(
     reached,
     info.npmPackages ?? {},
-    await denoCacheDir(),
+    denoDir,
     lockFile === undefined,
   );
   return {

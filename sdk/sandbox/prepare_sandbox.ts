@@ -13,7 +13,8 @@ import { pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { pruneLock } from "./prune_lock.ts";
-import { denoCacheDir, type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
+import { denoCacheDir } from "./deno_dir.ts";
+import { type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
 import {
   chooseOsLayer,
   entrySource,
@@ -197,6 +198,9 @@ export async function prepareSandbox(
       cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
     };
   }
+  // Probing for bubblewrap spawns a process (once per host process): it runs while the
+  // graphs are read.
+  const layerChosen = chooseOsLayer(options.confine !== false, false);
   let graph: ModuleGraph;
   let runner: ModuleGraph;
   try {
@@ -259,7 +263,7 @@ export async function prepareSandbox(
     const text = await Deno.readTextFile(graph.lockFile!);
     await Deno.writeTextFile(lockPath, childLock(pruneLock(text, new Set(graph.npmPackages))));
   }
-  const layer = await chooseOsLayer(options.confine !== false, false);
+  const layer = await layerChosen;
   // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;

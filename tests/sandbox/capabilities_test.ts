@@ -15,7 +15,7 @@ import { readOnly } from "@tack/agent/plugins/read_only";
 import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
 import { Type } from "typebox";
 import { bwrapAvailable, inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
-import { denoCacheDir } from "../../sdk/sandbox/module_graph.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 
 const linux = Deno.build.os === "linux";

@@ -6,7 +6,7 @@ import { createAgent, type Plugin, scriptedModel, text, toolCall } from "@tack/a
 import type { ToolResultMessage } from "@tack/agent";
 import { equal } from "node:assert/strict";
 import { childCacheDir } from "../../sdk/sandbox/child_cache.ts";
-import { denoCacheDir } from "../../sdk/sandbox/module_graph.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 

@@ -1,7 +1,7 @@
 // examples/sandbox.ts runs offline with narrow flags, and the model reads the denial and
 // chooses the allowed path.
 import { deepEqual, equal } from "node:assert/strict";
-import { denoCacheDir } from "../../sdk/sandbox/module_graph.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 Deno.test("examples/sandbox.ts: the model reads a denial and chooses an allowed path", async () => {
   const deno = Deno.execPath();

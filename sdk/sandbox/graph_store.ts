@@ -1,0 +1,142 @@
+/**
+ * Module graph descriptions kept on disk between processes, so a new process loading a
+ * plugin it loaded before runs no `deno cache` or `deno info` (~60–70 ms): the
+ * description is reused while its fingerprint (the graph's files, config and lock) holds.
+ *
+ * They live in `DENO_DIR/tack_graphs/`, which a sandbox never sees (a child gets its own
+ * cache mounted where `DENO_DIR` is): what a description lists is what gets mounted, so a
+ * plugin must never be able to write one.
+ *
+ * @module
+ */
+
+import type { ModuleGraph } from "./module_graph.ts";
+
+/** A graph description and the fingerprint of what it was made from. */
+export interface StoredGraph {
+  graph: ModuleGraph;
+  fingerprint: string;
+}
+
+/** Bumped when the stored shape or the way a graph is described changes. */
+const FORMAT = 1;
+/** How many descriptions are kept (the most recently written). */
+const KEEP = 256;
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether the host may read and write `dir` without a permission prompt. */
+function mayUse(dir: string): boolean {
+  return Deno.permissions.querySync({ name: "read", path: dir }).state === "granted" &&
+    Deno.permissions.querySync({ name: "write", path: dir }).state === "granted";
+}
+
+async function fileFor(denoDir: string, key: string): Promise<string> {
+  return `${denoDir}/tack_graphs/${await sha256Hex(
+    `${FORMAT}\0${Deno.version.deno}\0${key}`,
+  )}.json`;
+}
+
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === "string");
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function isStoredGraph(value: unknown): value is StoredGraph {
+  if (!isRecord(value) || typeof value.fingerprint !== "string") return false;
+  const graph = value.graph;
+  return isRecord(graph) && typeof graph.root === "string" &&
+    isStrings(graph.localFiles) && isStrings(graph.dynamicFiles) &&
+    isStrings(graph.dataFiles) && isStrings(graph.cacheFiles) &&
+    isStrings(graph.npmPackages) && isStrings(graph.remoteHosts) &&
+    (graph.lockFile === undefined || typeof graph.lockFile === "string") &&
+    isRecord(graph.importMap) && isRecord(graph.importMap.imports) &&
+    isRecord(graph.importMap.scopes);
+}
+
+/**
+ * The description stored for `key`, if there is one the host may read, of the right shape
+ * (the caller still compares its fingerprint).
+ *
+ * @param denoDir The host's Deno cache folder.
+ * @param key What was described (the specifier and the folder resolving it).
+ * @returns The stored description, or `undefined`.
+ *
+ * @example Nothing stored under a new key
+ * ```ts
+ * import { readStoredGraph } from "./graph_store.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * equal(await readStoredGraph(dir, "file:///nowhere.ts"), undefined);
+ * ```
+ */
+export async function readStoredGraph(
+  denoDir: string,
+  key: string,
+): Promise<StoredGraph | undefined> {
+  if (!mayUse(`${denoDir}/tack_graphs`)) return undefined;
+  try {
+    const stored: unknown = JSON.parse(await Deno.readTextFile(await fileFor(denoDir, key)));
+    return isStoredGraph(stored) ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stores a description for `key` (written whole, then renamed into place, so a process
+ * reading at the same time sees the old one or the new one), and keeps the folder to the
+ * {@linkcode KEEP} newest. Failures are ignored: the store only saves time.
+ *
+ * @param denoDir The host's Deno cache folder.
+ * @param key What was described.
+ * @param stored The description and its fingerprint.
+ *
+ * @example Stored, then read back
+ * ```ts
+ * import { readStoredGraph, writeStoredGraph } from "./graph_store.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * const graph = { root: "file:///p.ts", localFiles: ["/p.ts"], dynamicFiles: [], dataFiles: [],
+ *   cacheFiles: [], npmPackages: [], remoteHosts: [], importMap: { imports: {}, scopes: {} } };
+ * await writeStoredGraph(dir, "file:///p.ts", { graph, fingerprint: "f" });
+ * deepEqual(await readStoredGraph(dir, "file:///p.ts"), { graph, fingerprint: "f" });
+ * ```
+ */
+export async function writeStoredGraph(
+  denoDir: string,
+  key: string,
+  stored: StoredGraph,
+): Promise<void> {
+  const dir = `${denoDir}/tack_graphs`;
+  if (!mayUse(dir)) return;
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    const file = await fileFor(denoDir, key);
+    const temp = `${file}.${crypto.randomUUID()}.tmp`;
+    await Deno.writeTextFile(temp, JSON.stringify(stored));
+    await Deno.rename(temp, file);
+    await prune(dir);
+  } catch {
+    // Housekeeping only: the next process describes the graph again.
+  }
+}
+
+async function prune(dir: string): Promise<void> {
+  const entries: { path: string; written: number }[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile) continue;
+    const path = `${dir}/${entry.name}`;
+    const written = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
+    if (written !== undefined) entries.push({ path, written });
+  }
+  if (entries.length <= KEEP) return;
+  entries.sort((a, b) => b.written - a.written);
+  for (const { path } of entries.slice(KEEP)) await Deno.remove(path).catch(() => {});
+}
