@@ -70,10 +70,19 @@ export async function childCacheDir(url: string, denoDir: string, temp: string):
   const root = `${denoDir}/tack_sandbox`;
   const shared = `${root}/${await shortHash(url)}`;
   try {
-    await Deno.mkdir(shared, { recursive: true });
+    // Asked first, so a host without the grant gets no permission prompt.
+    if (Deno.permissions.querySync({ name: "write", path: root }).state !== "granted") {
+      throw new Deno.errors.NotCapable(root);
+    }
+    await Deno.mkdir(root, { recursive: true });
+    const created = await Deno.mkdir(shared).then(() => true, (error) => {
+      if (error instanceof Deno.errors.AlreadyExists) return false;
+      throw error;
+    });
     const now = new Date();
     await Deno.utime(shared, now, now);
-    await pruneChildCaches(root, shared);
+    // Only a new cache can take the count over the bound.
+    if (created) await pruneChildCaches(root, shared);
     return shared;
   } catch {
     const own = `${temp}/deno_dir`;
