@@ -140,6 +140,7 @@ export function executePreparedToolCall(
     if (resolve) resolve(ended);
     else outcome = ended;
   });
+  // A synchronous tool has answered by now; an asynchronous one resolves this promise later.
   return outcome ?? new Promise((settle) => (resolve = settle));
 }
 
