@@ -145,32 +145,34 @@ function settle(input: ExecuteToolCallsInput, done: Finished): Settled {
 }
 
 /**
- * Runs one prepared call to its settled result and hands it to `done`, exactly once:
- * execute (bounded by its timeout and the run's abort), then `afterToolCall` if there is
- * one. A synchronous tool without an asynchronous hook settles before this returns.
+ * Runs one prepared call to its outcome and hands it to `done`, exactly once: execute
+ * (bounded by its timeout and the run's abort), then `afterToolCall` if there is one. A
+ * synchronous tool without an asynchronous hook finishes before this returns. The caller
+ * settles the outcome (events, result message): a throw there is a host bug, and must
+ * reach the caller's promise, not a tool's callback.
  */
 function runCall(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
   watch: CallWatch,
-  done: (one: Settled) => void,
+  done: (one: Finished) => void,
 ): void {
   const { tool, toolCall } = prepared;
   if (input.signal.aborted) {
     const result = createErrorToolResult(abortedBeforeStartMessage(tool.name));
-    return done(settle(input, { toolCall, tool, result, isError: true }));
+    return done({ toolCall, tool, result, isError: true });
   }
   const failed = (error: unknown) =>
-    done(settle(input, { toolCall, tool, result: errorToToolResult(error), isError: true }));
+    done({ toolCall, tool, result: errorToToolResult(error), isError: true });
   const finished = (final: ExecutedToolCall) =>
-    done(settle(input, {
+    done({
       toolCall,
       tool,
       args: prepared.args,
       rewrittenBy: prepared.rewrittenBy,
       result: final.result,
       isError: final.isError,
-    }));
+    });
   try {
     const { callMs, hookMs } = timeoutsFor(tool, input.config);
     runPreparedToolCall(prepared, input.signal, callMs, input.emit, watch, (executed) => {
@@ -270,7 +272,7 @@ async function executeSequential(
     const prepared = preparation;
     const one = prepared.kind === "immediate"
       ? settle(input, prepared)
-      : await new Promise<Settled>((done) => runCall(input, prepared, watch, done));
+      : settle(input, await new Promise<Finished>((done) => runCall(input, prepared, watch, done)));
     emitResultMessage(input, one.message);
     settled.push(one);
   }
@@ -288,14 +290,18 @@ function runAll(
   settled: Settled[],
   watch: CallWatch,
 ): Promise<void> {
-  return new Promise((allSettled) => {
+  return new Promise((allSettled, broken) => {
     let next = 0;
     let open = ready.length;
     const startNext = () => {
       if (next === ready.length) return; // another lane took the last waiting call
       const { index, call } = ready[next++];
-      runCall(input, call, watch, (one) => {
-        settled[index] = one;
+      runCall(input, call, watch, (finished) => {
+        try {
+          settled[index] = settle(input, finished);
+        } catch (error) {
+          return broken(error); // a host bug (an event listener threw): the run rejects
+        }
         if (--open === 0) allSettled();
         // A microtask later, so that a run of synchronous calls does not nest.
         else if (next < ready.length) queueMicrotask(startNext);
