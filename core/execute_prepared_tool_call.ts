@@ -132,6 +132,56 @@ export function executePreparedToolCall(
   emit: AgentEventSink,
   watch?: CallWatch,
 ): MaybePromise<ExecutedToolCall> {
+  const own = watch ? undefined : new CallWatch(signal);
+  let outcome: ExecutedToolCall | undefined;
+  let resolve: ((outcome: ExecutedToolCall) => void) | undefined;
+  runPreparedToolCall(prepared, signal, timeoutMs, emit, watch ?? own!, (ended) => {
+    own?.dispose();
+    if (resolve) resolve(ended);
+    else outcome = ended;
+  });
+  // A synchronous tool has answered by now; an asynchronous one resolves this promise later.
+  return outcome ?? new Promise((settle) => (resolve = settle));
+}
+
+/**
+ * {@linkcode executePreparedToolCall} for the executor: hands the outcome to `done` (once)
+ * instead of returning it, so a batch waits on its calls without a promise per call. A
+ * synchronous tool calls `done` before this returns.
+ *
+ * @param prepared The call, its tool and validated arguments.
+ * @param signal The run's abort signal.
+ * @param timeoutMs The call's timeout (`Infinity` or 0 for none).
+ * @param emit Receives `tool_execution_update` events while the call runs.
+ * @param watch The run's watch.
+ * @param done Receives the result and whether it is an error; must not throw.
+ *
+ * @example A synchronous tool answers at once
+ * ```ts
+ * import { runPreparedToolCall } from "./execute_prepared_tool_call.ts";
+ * import { CallWatch } from "./call_watch.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const tool = {
+ *   name: "hi", description: "", parameters: { type: "object" },
+ *   execute: () => ({ content: [{ type: "text" as const, text: "hi" }] }),
+ * };
+ * const toolCall = { type: "toolCall" as const, id: "1", name: "hi", arguments: {} };
+ * const signal = new AbortController().signal;
+ * let isError: boolean | undefined;
+ * runPreparedToolCall({ kind: "prepared", toolCall, tool, args: {} }, signal, 1000, () => {},
+ *   new CallWatch(signal), (outcome) => (isError = outcome.isError));
+ * equal(isError, false);
+ * ```
+ */
+export function runPreparedToolCall(
+  prepared: PreparedToolCall,
+  signal: AbortSignal,
+  timeoutMs: number,
+  emit: AgentEventSink,
+  watch: CallWatch,
+  done: (outcome: ExecutedToolCall) => void,
+): void {
   const { tool, toolCall } = prepared;
   let settled = false;
   const context = new CallContext(toolCall.id, signal, (partialResult) => {
@@ -149,36 +199,32 @@ export function executePreparedToolCall(
     running = tool.execute(prepared.args, context);
   } catch (error) {
     settled = true;
-    return { result: errorToToolResult(error, "", tool.plugin), isError: true };
+    return done({ result: errorToToolResult(error, "", tool.plugin), isError: true });
   }
   if (!isPromiseLike(running)) {
     settled = true;
-    return checkResult(tool.name, running);
+    return done(checkResult(tool.name, running));
   }
-  const ownWatch = watch ? undefined : new CallWatch(signal);
-  return new Promise<ExecutedToolCall>((resolve) => {
-    const settle = (outcome: ExecutedToolCall) => {
-      if (settled) return;
-      settled = true;
-      unwatch();
-      ownWatch?.dispose();
-      resolve(outcome);
-    };
-    const unwatch = (watch ?? ownWatch!).add(timeoutMs, (why) => {
-      settle(stoppedResult(tool.name, why, timeoutMs));
-      context.stop(
-        why === "timeout"
-          ? new DOMException(`Tool ${tool.name} timed out`, "TimeoutError")
-          : signal.reason,
-      );
-    });
-    if (signal.aborted) {
-      settle(stoppedResult(tool.name, "abort", timeoutMs));
-      context.stop(signal.reason);
-    }
-    running.then(
-      (value) => settle(checkResult(tool.name, value)),
-      (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
+  const settle = (outcome: ExecutedToolCall) => {
+    if (settled) return;
+    settled = true;
+    unwatch();
+    done(outcome);
+  };
+  const unwatch = watch.add(timeoutMs, (why) => {
+    settle(stoppedResult(tool.name, why, timeoutMs));
+    context.stop(
+      why === "timeout"
+        ? new DOMException(`Tool ${tool.name} timed out`, "TimeoutError")
+        : signal.reason,
     );
   });
+  if (signal.aborted) {
+    settle(stoppedResult(tool.name, "abort", timeoutMs));
+    context.stop(signal.reason);
+  }
+  running.then(
+    (value) => settle(checkResult(tool.name, value)),
+    (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
+  );
 }

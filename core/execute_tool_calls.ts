@@ -8,7 +8,7 @@ import type { AgentEvent, AgentEventSink } from "./agent_event.ts";
 import { applyResultBudget } from "./apply_result_budget.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import { CallWatch } from "./call_watch.ts";
-import { type ExecutedToolCall, executePreparedToolCall } from "./execute_prepared_tool_call.ts";
+import { type ExecutedToolCall, runPreparedToolCall } from "./execute_prepared_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 import type { AgentContext } from "./hooks.ts";
@@ -145,46 +145,57 @@ function settle(input: ExecuteToolCallsInput, done: Finished): Settled {
 }
 
 /**
- * Runs one prepared call to its settled result: execute (bounded by its timeout and the
- * run's abort), then `afterToolCall` if there is one. Never rejects.
+ * Runs one prepared call to its outcome and hands it to `done`, exactly once: execute
+ * (bounded by its timeout and the run's abort), then `afterToolCall` if there is one. A
+ * synchronous tool without an asynchronous hook finishes before this returns. The caller
+ * settles the outcome (events, result message): a throw there is a host bug, and must
+ * reach the caller's promise, not a tool's callback.
  */
-async function runCall(
+function runCall(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
   watch: CallWatch,
-): Promise<Settled> {
+  done: (one: Finished) => void,
+): void {
   const { tool, toolCall } = prepared;
   if (input.signal.aborted) {
     const result = createErrorToolResult(abortedBeforeStartMessage(tool.name));
-    return settle(input, { toolCall, tool, result, isError: true });
+    return done({ toolCall, tool, result, isError: true });
   }
-  let done: Finished;
-  try {
-    const { callMs, hookMs } = timeoutsFor(tool, input.config);
-    let executed = executePreparedToolCall(prepared, input.signal, callMs, input.emit, watch);
-    if (isPromiseLike<ExecutedToolCall>(executed)) executed = await executed;
-    let final = finalizeExecutedToolCall(
-      prepared,
-      executed,
-      input.assistantMessage,
-      input.context,
-      input.config.afterToolCall,
-      input.signal,
-      hookMs,
-    );
-    if (isPromiseLike<ExecutedToolCall>(final)) final = await final;
-    done = {
+  const failed = (error: unknown) =>
+    done({ toolCall, tool, result: errorToToolResult(error), isError: true });
+  const finished = (final: ExecutedToolCall) =>
+    done({
       toolCall,
       tool,
       args: prepared.args,
       rewrittenBy: prepared.rewrittenBy,
       result: final.result,
       isError: final.isError,
-    };
+    });
+  try {
+    const { callMs, hookMs } = timeoutsFor(tool, input.config);
+    runPreparedToolCall(prepared, input.signal, callMs, input.emit, watch, (executed) => {
+      let final: MaybePromise<ExecutedToolCall>;
+      try {
+        final = finalizeExecutedToolCall(
+          prepared,
+          executed,
+          input.assistantMessage,
+          input.context,
+          input.config.afterToolCall,
+          input.signal,
+          hookMs,
+        );
+      } catch (error) {
+        return failed(error);
+      }
+      if (isPromiseLike<ExecutedToolCall>(final)) final.then(finished, failed);
+      else finished(final);
+    });
   } catch (error) {
-    done = { toolCall, tool, result: errorToToolResult(error), isError: true };
+    failed(error);
   }
-  return settle(input, done);
 }
 
 function start(
@@ -258,13 +269,47 @@ async function executeSequential(
       settled.push(deferCall(input, preparation));
       break;
     }
-    const one = preparation.kind === "immediate"
-      ? settle(input, preparation)
-      : await runCall(input, preparation, watch);
+    const prepared = preparation;
+    const one = prepared.kind === "immediate"
+      ? settle(input, prepared)
+      : settle(input, await new Promise<Finished>((done) => runCall(input, prepared, watch, done)));
     emitResultMessage(input, one.message);
     settled.push(one);
   }
   return settled;
+}
+
+/**
+ * Runs the prepared calls of a parallel batch in up to `maxConcurrency` lanes: as a call
+ * settles, its lane takes the next waiting call, in call order. The calls report through
+ * callbacks, so the batch waits once (for the last of them), not once per call.
+ */
+function runAll(
+  input: ExecuteToolCallsInput,
+  ready: { index: number; call: PreparedToolCall }[],
+  settled: Settled[],
+  watch: CallWatch,
+): Promise<void> {
+  return new Promise((allSettled, broken) => {
+    let next = 0;
+    let open = ready.length;
+    const startNext = () => {
+      if (next === ready.length) return; // another lane took the last waiting call
+      const { index, call } = ready[next++];
+      runCall(input, call, watch, (finished) => {
+        try {
+          settled[index] = settle(input, finished);
+        } catch (error) {
+          return broken(error); // a host bug (an event listener threw): the run rejects
+        }
+        if (--open === 0) allSettled();
+        // A microtask later, so that a run of synchronous calls does not nest.
+        else if (next < ready.length) queueMicrotask(startNext);
+      });
+    };
+    const lanes = Math.min(ready.length, concurrencyOf(input.config));
+    for (let lane = 0; lane < lanes; lane++) startNext();
+  });
 }
 
 async function executeParallel(
@@ -280,16 +325,7 @@ async function executeParallel(
     else if (preparation.kind === "deferred") settled[i] = deferCall(input, preparation);
     else ready.push({ index: i, call: preparation });
   }
-  // Up to `maxConcurrency` lanes; each takes the next waiting call, in call order.
-  let next = 0;
-  const lane = async () => {
-    while (next < ready.length) {
-      const { index, call } = ready[next++];
-      settled[index] = await runCall(input, call, watch);
-    }
-  };
-  const lanes = Math.min(ready.length, concurrencyOf(input.config));
-  if (lanes > 0) await Promise.all(Array.from({ length: lanes }, lane));
+  if (ready.length > 0) await runAll(input, ready, settled, watch);
   for (const one of settled) emitResultMessage(input, one.message);
   return settled;
 }

@@ -225,7 +225,11 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         emit({ type: "message_end", message: aborted });
         toolResults.push(aborted);
       }
-      toolResults = inCallOrder(toolCalls, toolResults);
+      // The batch's own results come in call order; those kept from before a resume, or made
+      // here for deferred calls, do not.
+      if (done.length > 0 || batch.deferred.length > 0) {
+        toolResults = inCallOrder(toolCalls, toolResults);
+      }
       more = !batch.terminate;
     }
     for (const result of toolResults) append(result);

@@ -19,7 +19,7 @@ import {
   type StickyDecision,
   unlessSticky,
 } from "./agent_state.ts";
-import { BatchTracker } from "./batch_tracker.ts";
+import { BatchTracker, runningCalls } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
 import { closeBatch, resolveDecisions, toolCallsOf } from "./resolve_decisions.ts";
 import { ToolRegistry } from "./tool_registry.ts";
@@ -141,7 +141,7 @@ export class Agent {
       messages: [...this.#messages],
       pending: this.#pending,
       completed: batch ? batch.results : this.#interrupted?.results ?? [],
-      running: batch ? [...batch.running] : this.#running,
+      running: batch ? runningCalls(batch) : this.#running,
       sticky: this.#sticky,
       config: {
         provider: this.#init.config.model.provider,

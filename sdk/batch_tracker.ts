@@ -13,8 +13,31 @@ import { toolCallsOf } from "./resolve_decisions.ts";
 export interface BatchProgress {
   /** Results of the calls that finished, in finishing order. */
   results: ToolResultMessage[];
-  /** Ids of the calls executing now. */
-  running: Set<string>;
+  /** Ids of the calls that started, in order: executing unless they finished or were deferred. */
+  started: string[];
+  /** Ids of the calls a hook deferred. */
+  deferred: string[];
+}
+
+/**
+ * The ids of a batch's calls executing now: started, not finished, not deferred. Worked out
+ * when asked (a state taken mid-run), so following the batch costs one push per event.
+ *
+ * @param batch The batch in flight.
+ * @returns The ids, in start order.
+ *
+ * @example
+ * ```ts
+ * import { runningCalls } from "./batch_tracker.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(runningCalls({ results: [], started: ["a", "b", "c"], deferred: ["b"] }), ["a", "c"]);
+ * ```
+ */
+export function runningCalls(batch: BatchProgress): string[] {
+  const over = new Set(batch.deferred);
+  for (const result of batch.results) over.add(result.toolCallId);
+  return batch.started.filter((id) => !over.has(id));
 }
 
 /**
@@ -23,18 +46,19 @@ export interface BatchProgress {
  *
  * @example A call starts, then ends
  * ```ts
- * import { BatchTracker } from "./batch_tracker.ts";
+ * import { BatchTracker, runningCalls } from "./batch_tracker.ts";
  * import { equal } from "node:assert/strict";
  *
  * const tracker = new BatchTracker();
  * tracker.begin([]);
  * tracker.track({ type: "tool_execution_start", toolCallId: "c1", toolName: "t", args: {} });
- * equal(tracker.current?.running.has("c1"), true);
+ * equal(tracker.current && runningCalls(tracker.current).join(), "c1");
  * tracker.track({
  *   type: "tool_execution_end", toolCallId: "c1", toolName: "t",
  *   result: { content: [] }, isError: false,
  * });
  * equal(tracker.current?.results.length, 1);
+ * equal(runningCalls(tracker.current!).length, 0);
  * ```
  */
 export class BatchTracker {
@@ -47,7 +71,7 @@ export class BatchTracker {
    * @param results The batch's finished results so far.
    */
   begin(results: readonly ToolResultMessage[]): void {
-    this.current = { results: [...results], running: new Set() };
+    this.current = { results: [...results], started: [], deferred: [] };
   }
 
   /** Stops following (the run ended). */
@@ -66,13 +90,14 @@ export class BatchTracker {
         if (toolCallsOf(event.message).length > 0) this.begin([]);
         break;
       case "tool_execution_start":
-        this.current?.running.add(event.toolCallId);
+        this.current?.started.push(event.toolCallId);
         break;
       case "tool_execution_deferred":
-        this.current?.running.delete(event.toolCallId);
+        this.current?.deferred.push(event.toolCallId);
         break;
       case "tool_execution_end":
-        if (this.current?.running.delete(event.toolCallId)) {
+        // Every call ends once, after its start (the loop guarantees both).
+        if (this.current) {
           this.current.results.push({
             role: "toolResult",
             toolCallId: event.toolCallId,

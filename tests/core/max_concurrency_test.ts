@@ -187,3 +187,30 @@ Deno.test("maxConcurrency must be a positive integer", async () => {
   }
   equal((await createAgent({ model, maxConcurrency: 3 }).prompt("x")).length, 2);
 });
+
+Deno.test("maxConcurrency 1: a long batch of synchronous calls runs one after another without nesting", async () => {
+  const count = 30_000;
+  const order: number[] = [];
+  const tool = defineTool({
+    name: "tick",
+    description: "Answers at once",
+    parameters: Type.Object({ n: Type.Number() }),
+    execute: ({ n }) => {
+      order.push(n);
+      return { content: [{ type: "text", text: String(n) }] };
+    },
+  });
+  const calls = Array.from({ length: count }, (_, n) => toolCall("tick", { n }, `c${n}`));
+  const agent = createAgent({
+    model: scriptedModel([calls, [text("ok")]]),
+    tools: [tool],
+    maxConcurrency: 1,
+    maxResultChars: Infinity,
+  });
+  await agent.prompt("go");
+  equal(order.length, count);
+  equal(order.every((n, i) => n === i), true);
+  const results = resultsOf(agent.messages);
+  equal(results.length, count);
+  equal(results.every((r) => !r.isError), true);
+});

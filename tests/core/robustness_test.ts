@@ -4,6 +4,8 @@ import {
   createAgent,
   definePlugin,
   defineTool,
+  type Message,
+  runLoop,
   scriptedModel,
   text,
   toolCall,
@@ -255,3 +257,36 @@ Deno.test("a stalled afterToolCall withholds a successful result but leaves an e
   equal(textOf(result), "disk full");
   equal(result.isError, true);
 });
+
+for (const toolExecution of ["parallel", "sequential"] as const) {
+  Deno.test(`an event sink that throws rejects runLoop with its error (${toolExecution}, async tool); nothing is left uncaught`, async () => {
+    const slow = defineTool({
+      name: "slow",
+      description: "Answers after a timer",
+      parameters: Type.Object({}),
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { content: [{ type: "text", text: "x" }] };
+      },
+    });
+    const state = { systemPrompt: "", messages: [] as Message[], tools: [slow] };
+    await rejects(
+      runLoop({
+        state,
+        prompts: [{ role: "user", content: "go", timestamp: 0 }],
+        config: {
+          model: scriptedModel([
+            [toolCall("slow", {}, "1"), toolCall("slow", {}, "2")],
+            [text("ok")],
+          ]),
+          toolExecution,
+        },
+        signal: new AbortController().signal,
+        emit: (event) => {
+          if (event.type === "tool_execution_end") throw new Error("listener bug");
+        },
+      }),
+      { message: "listener bug" },
+    );
+  });
+}
