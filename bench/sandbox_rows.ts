@@ -111,12 +111,19 @@ function hookContext(plugin: Plugin, messages: Message[]): BeforeToolCallContext
  */
 export async function setUpSandboxRows(): Promise<SandboxRows> {
   const inProcess = await loadPlugin(FIXTURE);
-  const sandboxed = await loadPlugin(FIXTURE, { sandbox: true, stderr: "capture" });
+  // Hooks granted over all tools: scoped to its own (the default), a hook sees no transcript,
+  // and the 10,000-message row would measure an empty one. The two hook rows use two
+  // sandboxes: a sandbox's cursor follows one transcript, so alternating rows on one would
+  // resend the 10,000 messages at every switch.
+  const hooked = () =>
+    loadPlugin(FIXTURE, { sandbox: true, stderr: "capture", hooks: "all", onWarning: () => {} });
+  const sandboxed = await hooked();
+  const large10k = await hooked();
   const worker = await loadWorker();
   const pipe = await startPipeFloor();
   let n = 0;
   const empty = hookContext(sandboxed, []);
-  const large = hookContext(sandboxed, transcript(10_000));
+  const large = hookContext(large10k, transcript(10_000));
   const rows: SandboxRows = {
     inProcess: {
       name: "tool call: in-process",
@@ -143,18 +150,19 @@ export async function setUpSandboxRows(): Promise<SandboxRows> {
       run: () => {
         const messages = large.context.messages as Message[];
         messages[messages.length - 1] = { ...messages[messages.length - 1] };
-        return Promise.resolve(sandboxed.beforeToolCall!(large, signal));
+        return Promise.resolve(large10k.beforeToolCall!(large, signal));
       },
     },
     pipe,
     async dispose() {
       await sandboxed.dispose?.();
+      await large10k.dispose?.();
       await worker?.dispose?.();
       await pipe.close();
     },
   };
   // The sandbox has seen the transcript once; every row is warm.
-  await sandboxed.beforeToolCall!(large, signal);
+  await large10k.beforeToolCall!(large, signal);
   for (const row of [rows.inProcess, rows.process, rows.worker, rows.hookEmpty]) await row?.run();
   return rows;
 }
