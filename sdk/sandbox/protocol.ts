@@ -66,10 +66,12 @@ export type HostMessage =
     type: "hook";
     id: number;
     hook: ProxiedHook;
-    /** The hook's context; its `context.messages` is rebuilt from `transcript`. */
+    /** The hook's context; its `context.messages` and `context.tools` are rebuilt from `transcript` and `tools`. */
     context: Record<string, unknown>;
     /** What changed in the transcript since the child last saw it. */
     transcript?: TranscriptDelta;
+    /** What changed in the tool list (tool specs) since the child last saw it. */
+    tools?: TranscriptDelta;
   }
   | { type: "cancel"; id: number };
 

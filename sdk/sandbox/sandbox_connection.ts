@@ -6,9 +6,10 @@
  * @module
  */
 
-import type { ToolResult } from "../../core/tool.ts";
+import type { AgentTool, ToolResult } from "../../core/tool.ts";
 import type { PluginManifest, ProxiedHook } from "./protocol.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
+import { toolSpec } from "./tool_spec.ts";
 import { TranscriptCursor } from "./transcript_cursor.ts";
 
 export type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_child.ts";
@@ -38,6 +39,8 @@ interface Live {
   bare?: boolean;
   /** What this child has seen of the transcript. */
   cursor: TranscriptCursor;
+  /** What this child has seen of the hooks' tool list. */
+  toolsCursor: TranscriptCursor;
   /** It reported its manifest. */
   started: boolean;
 }
@@ -131,6 +134,7 @@ export class SandboxConnection {
       cancelled: new Set(),
       quiet: [],
       cursor: new TranscriptCursor(),
+      toolsCursor: new TranscriptCursor(),
       started: false,
     };
     live.child = this.#spawn({
@@ -306,7 +310,9 @@ export class SandboxConnection {
    * Runs one of the plugin's hooks in the sandbox.
    *
    * @param hook Which hook.
-   * @param context The hook's context, as JSON.
+   * @param context The hook's context, as JSON but for `context.messages` and
+   * `context.tools` (the tools themselves): of those, only what the child has not seen
+   * crosses, the tools as specs.
    * @param timeoutMs How long the hook may take once the sandbox is ready (the host's
    * bound, whatever the agent's `hookTimeoutMs`); past it the child is killed (it restarts
    * for the next call) and the hook fails. Waiting for a (re)start is not counted.
@@ -350,17 +356,20 @@ export class SandboxConnection {
         }, timeoutMs);
       }
     });
-    // The transcript travels as a delta against what this child has already seen.
-    const inner = context.context as { messages?: unknown } | undefined;
-    if (Array.isArray(inner?.messages)) {
-      const transcript = live.cursor.delta(inner.messages);
-      const { messages: _, ...rest } = inner;
+    // The transcript and the tools travel as deltas against what this child has already
+    // seen (the tools as specs).
+    const inner = context.context as { messages?: unknown; tools?: unknown } | undefined;
+    if (Array.isArray(inner?.messages) || Array.isArray(inner?.tools)) {
+      const { messages, tools, ...rest } = inner!;
+      const toolsDelta = Array.isArray(tools) ? live.toolsCursor.delta(tools) : undefined;
       live.child.send({
         type: "hook",
         id,
         hook,
         context: { ...context, context: rest },
-        transcript,
+        transcript: Array.isArray(messages) ? live.cursor.delta(messages) : undefined,
+        tools: toolsDelta &&
+          { from: toolsDelta.from, append: (toolsDelta.append as AgentTool[]).map(toolSpec) },
       });
     } else live.child.send({ type: "hook", id, hook, context });
     try {

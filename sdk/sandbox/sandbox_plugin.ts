@@ -16,19 +16,10 @@ import type { HookScope } from "./hook_grant.ts";
 import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
 import type { PluginManifest } from "./protocol.ts";
 import type { SandboxConnection } from "./sandbox_connection.ts";
+import { toolSpec } from "./tool_spec.ts";
 
-function spec(tool: AgentTool): Record<string, unknown> {
-  return {
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    label: tool.label,
-    executionMode: tool.executionMode,
-    effects: tool.effects,
-    plugin: tool.plugin,
-  };
-}
-
+// The context's messages and tools stay objects: the connection sends only what its child
+// has not seen of them (the tools as specs).
 function serialize(
   context: BeforeToolCallContext | AfterToolCallContext,
   own: ReadonlySet<string> | undefined,
@@ -37,21 +28,21 @@ function serialize(
     const inner = {
       systemPrompt: context.context.systemPrompt,
       messages: context.context.messages,
-      tools: context.context.tools.map(spec),
+      tools: context.context.tools,
     };
-    return { ...context, tool: spec(context.tool), context: inner };
+    return { ...context, tool: toolSpec(context.tool), context: inner };
   }
   // Scoped to its own tools: the call and its result, nothing of the rest of the run (not
   // the model's text nor the other calls of its message).
   const inner = {
     systemPrompt: "",
     messages: [],
-    tools: context.context.tools.filter((tool) => own.has(tool.name)).map(spec),
+    tools: context.context.tools.filter((tool) => own.has(tool.name)),
   };
   return {
     ...context,
     assistantMessage: ownMessage(context.assistantMessage, own),
-    tool: spec(context.tool),
+    tool: toolSpec(context.tool),
     context: inner,
   };
 }
@@ -224,7 +215,7 @@ export function sandboxedPlugin(
             context: {
               systemPrompt: inner.systemPrompt,
               messages: inner.messages,
-              tools: inner.tools.map(spec),
+              tools: inner.tools,
             },
           }
           : ownTurn(context, own);

@@ -126,6 +126,7 @@ export async function servePlugin(
   const tools = new Map<string, AgentTool>((plugin.tools ?? []).map((tool) => [tool.name, tool]));
   const running = new Map<number, AbortController>();
   const transcript = new TranscriptMirror();
+  const toolSpecs = new TranscriptMirror();
   transport.send({ type: "manifest", manifest: manifestOf(plugin) });
 
   const toolFor = (spec: Record<string, unknown>): AgentTool =>
@@ -171,10 +172,13 @@ export async function servePlugin(
   const hook = async (
     message: Extract<HostMessage, { type: "hook" }>,
     messages: readonly unknown[] | undefined,
+    specs: readonly unknown[] | undefined,
   ) => {
     const context = message.context as Record<string, unknown>;
     const given = context.context as Record<string, unknown> | undefined;
-    const inner = given && messages ? { ...given, messages } : given;
+    const inner = given && (messages || specs)
+      ? { ...given, ...(messages && { messages }), ...(specs && { tools: specs }) }
+      : given;
     const full = message.hook === "onEvent" ? context : {
       ...context,
       ...(context.tool ? { tool: toolFor(context.tool as Record<string, unknown>) } : {}),
@@ -194,9 +198,14 @@ export async function servePlugin(
 
   await transport.listen((message) => {
     if (message.type === "call") call(message);
-    // The transcript is brought up to date here, in message order, before the hook runs.
+    // The transcript and tools are brought up to date here, in message order, before the
+    // hook runs.
     else if (message.type === "hook") {
-      hook(message, message.transcript && transcript.apply(message.transcript));
+      hook(
+        message,
+        message.transcript && transcript.apply(message.transcript),
+        message.tools && toolSpecs.apply(message.tools),
+      );
     } else if (message.type === "cancel") {
       running.get(message.id)?.abort(new DOMException("The call was cancelled", "AbortError"));
     }

@@ -1,10 +1,19 @@
 // A sandboxed hook sees the whole transcript although only what changed crosses the
 // protocol: across turns, after the transcript is reset, and after its sandbox restarts.
-import { createAgent, scriptedModel, text, toolCall, type ToolResultMessage } from "@tack/agent";
+import {
+  type AgentTool,
+  createAgent,
+  scriptedModel,
+  text,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
 import { deepEqual } from "node:assert/strict";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import type { HostMessage } from "../../sdk/sandbox/protocol.ts";
 import { SandboxConnection } from "../../sdk/sandbox/sandbox_connection.ts";
+import { servePlugin } from "../../sdk/sandbox/serve_plugin.ts";
+import { toolSpec } from "../../sdk/sandbox/tool_spec.ts";
 
 function texts(messages: readonly { role: string }[]): string[] {
   return messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((m) =>
@@ -86,5 +95,98 @@ Deno.test("only the messages a sandbox has not seen cross the protocol", async (
     { from: 1, append: [x, c] },
     { from: 0, append: [a, x, c] },
   ]);
-  deepEqual(hooks[0].context, { context: { systemPrompt: "", tools: [] } });
+  deepEqual(hooks[0].context, { context: { systemPrompt: "" } });
+});
+
+Deno.test("only the tools a sandbox has not seen cross the protocol, as specs", async () => {
+  const sent: HostMessage[] = [];
+  let exit = () => {};
+  const connection = new SandboxConnection("fake", (handlers) => {
+    queueMicrotask(() =>
+      handlers.onMessage({ type: "manifest", manifest: { name: "fake", tools: [], hooks: [] } })
+    );
+    exit = () => handlers.onExit("killed");
+    return {
+      send(message) {
+        sent.push(message);
+        if (message.type === "hook") {
+          queueMicrotask(() => handlers.onMessage({ type: "hook_result", id: message.id }));
+        }
+      },
+      kill: () => exit(),
+      closed: Promise.resolve(),
+      stderrTail: () => "",
+    };
+  });
+  const tool = (name: string): AgentTool => ({
+    name,
+    description: `The ${name} tool`,
+    parameters: { type: "object" },
+    timeoutMs: 10,
+    execute: () => ({ content: [] }),
+  });
+  const spec = (name: string) => JSON.parse(JSON.stringify(toolSpec(tool(name))));
+  const [a, b, c] = [tool("a"), tool("b"), tool("c")];
+  const hook = (tools: AgentTool[]) =>
+    connection.hook("beforeToolCall", { context: { systemPrompt: "", messages: [], tools } });
+  await hook([a, b]);
+  await hook([a, b]);
+  await hook([a, c]);
+  exit();
+  await hook([a, c]);
+  await connection.dispose();
+  const hooks = sent.filter((m): m is Extract<HostMessage, { type: "hook" }> => m.type === "hook");
+  // Specs only: no execute, no timeoutMs; nothing at all when the list is the same.
+  deepEqual(JSON.parse(JSON.stringify(hooks.map((m) => m.tools))), [
+    { from: 0, append: [spec("a"), spec("b")] },
+    { from: 2, append: [] },
+    { from: 1, append: [spec("c")] },
+    { from: 0, append: [spec("a"), spec("c")] },
+  ]);
+});
+
+Deno.test("a sandboxed hook sees the same tools when they were not resent", async () => {
+  const seen: string[][] = [];
+  const sent: { type: string; value?: unknown; error?: string }[] = [];
+  let deliver!: (message: HostMessage) => void;
+  const served = servePlugin(
+    { specifier: "tools.ts", read: [], confined: false },
+    {
+      default: {
+        name: "tools",
+        beforeToolCall: ({ context }: { context: { tools: AgentTool[] } }) => {
+          seen.push(context.tools.map((tool) => `${tool.name}:${tool.description}`));
+          // Its own copy: the next call sees the tool as the host described it.
+          (context.tools[0] as { description: string }).description = "changed by the hook";
+        },
+      },
+    },
+    {
+      send: (message) => void sent.push(message),
+      listen: (onMessage) => {
+        deliver = onMessage;
+        return new Promise((resolve) => setTimeout(resolve, 50));
+      },
+    },
+  );
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const spec = (name: string) => ({ name, description: name, parameters: { type: "object" } });
+  const message = (id: number, tools: { from: number; append: unknown[] }): HostMessage => ({
+    type: "hook",
+    id,
+    hook: "beforeToolCall",
+    context: { tool: spec("a"), context: { systemPrompt: "" } },
+    transcript: { from: 0, append: [] },
+    tools,
+  });
+  deliver(message(1, { from: 0, append: [spec("a"), spec("b")] }));
+  deliver(message(2, { from: 2, append: [] }));
+  deliver(message(3, { from: 1, append: [spec("c")] }));
+  await served;
+  deepEqual(seen, [["a:a", "b:b"], ["a:a", "b:b"], ["a:a", "c:c"]]);
+  deepEqual(sent.filter((m) => m.type === "hook_result").map((m) => m.error), [
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });
