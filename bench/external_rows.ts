@@ -8,12 +8,13 @@
  */
 
 import type { CompareCell, CompareRow } from "./compare_row.ts";
+import type { InterleavedRow } from "./sandbox_interleaved.ts";
 
 /** One bench of `deno bench --json`, times in nanoseconds. */
 interface BenchResult {
   group?: string;
   name: string;
-  results: { ok?: { n: number; avg: number; min: number; p75: number } }[];
+  results: { ok?: { n: number; avg: number; min: number; max: number; p75: number } }[];
 }
 
 /** SSE chunks in one iteration of `provider_bench.ts` (2,000 text + 5,000 argument deltas). */
@@ -46,6 +47,106 @@ function find(benches: BenchResult[] | string, pattern: RegExp): BenchResult["re
   return benches.find((b) => pattern.test(b.name))?.results[0]?.ok;
 }
 
+/** The warm rows of `sandbox_interleaved.ts --json`, or why there are none. */
+async function runInterleaved(): Promise<InterleavedRow[] | string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-worker-options",
+      new URL("./sandbox_interleaved.ts", import.meta.url).pathname,
+      "--json",
+    ],
+    cwd: new URL("..", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  try {
+    return JSON.parse(new TextDecoder().decode(output.stdout)) as InterleavedRow[];
+  } catch {
+    const stderr = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
+    return `sandbox_interleaved.ts failed: ${stderr}`;
+  }
+}
+
+/**
+ * The sandbox rows, each next to its floor: warm calls and hooks (interleaved, medians)
+ * against a raw pipe round trip of the same bytes, the hook at 10,000 messages against
+ * the hook at none, the cold start against a bare `deno run` child.
+ */
+function sandboxRows(
+  interleaved: InterleavedRow[] | string,
+  benches: BenchResult[] | string,
+): CompareRow[] {
+  const missing = typeof interleaved === "string" ? interleaved : "row not found";
+  const row = (pattern: RegExp) =>
+    typeof interleaved === "string" ? undefined : interleaved.find((one) => pattern.test(one.name));
+  const us = (found: InterleavedRow | undefined): CompareCell =>
+    found === undefined
+      ? { note: missing }
+      : { value: found.median, min: found.min, max: found.max };
+  const pipe = row(/^raw pipe/);
+  const hookEmpty = row(/^hook call: .*empty/);
+  const interleavedNote = "sandbox_interleaved.ts: 30 rounds × 200 calls of each row, rows " +
+    "taking turns, so load lands on all alike; medians of the rounds' per-call times";
+  const cold = find(benches, /^cold start/);
+  const bare = find(benches, /^bare child/);
+  const ms = (ok: typeof cold): CompareCell =>
+    ok === undefined ? { note: typeof benches === "string" ? benches : "row not found" } : {
+      value: ok.avg / 1e6,
+      min: ok.min / 1e6,
+      max: ok.max / 1e6,
+    };
+  return [
+    {
+      measure: "sandboxed tool call, warm process (bubblewrap where available)",
+      unit: "µs/call",
+      better: "lower",
+      tack: us(row(/^tool call: warm process/)),
+      others: {},
+      floor: us(pipe),
+      note: `${interleavedNote}; floor: a raw pipe round trip of the same JSON lines to a ` +
+        "`deno run` child that parses and answers them (pipe_floor.ts)",
+    },
+    {
+      measure: "sandboxed tool call, warm worker",
+      unit: "µs/call",
+      better: "lower",
+      tack: us(row(/^tool call: warm worker/)),
+      others: {},
+      floor: us(pipe),
+    },
+    {
+      measure: "sandboxed hook (beforeToolCall), empty transcript",
+      unit: "µs/call",
+      better: "lower",
+      tack: us(hookEmpty),
+      others: {},
+      floor: us(pipe),
+    },
+    {
+      measure: "sandboxed hook (beforeToolCall), 10,000 messages, one new per call",
+      unit: "µs/call",
+      better: "lower",
+      tack: us(row(/^hook call: .*10,000/)),
+      others: {},
+      floor: us(hookEmpty),
+      note: "floor: the same hook on an empty transcript (the target: within 1.5×)",
+    },
+    {
+      measure: "sandbox cold start: loadPlugin + first call + dispose (plugin loaded before)",
+      unit: "ms",
+      better: "lower",
+      tack: ms(cold),
+      others: {},
+      floor: ms(bare),
+      note: "sandbox_bench.ts via deno bench (mean, min–max of 10): the same plugin loaded " +
+        "again in one process (graph described, child cache warm); floor: a bare `deno run` " +
+        "child answering one line",
+    },
+  ];
+}
+
 function cell(value: number | undefined, missing: string): CompareCell {
   return value === undefined || !Number.isFinite(value) ? { note: missing } : { value };
 }
@@ -59,15 +160,12 @@ function cell(value: number | undefined, missing: string): CompareCell {
 export async function externalRows(): Promise<CompareRow[]> {
   const provider = await runBench("./provider_bench.ts");
   const sandbox = await runBench("./sandbox_bench.ts");
+  const interleaved = await runInterleaved();
   const why = (benches: BenchResult[] | string) =>
     typeof benches === "string" ? benches : "bench not found";
   const bare = find(provider, /^bare openai client/);
   const tack = find(provider, /^tack openai\(\)/);
   const rate = (ok: typeof bare) => ok && PROVIDER_CHUNKS / (ok.avg / 1e9) / 1000;
-  const inProcess = find(sandbox, /in-process/);
-  const overhead = (ok: typeof inProcess) =>
-    ok && inProcess ? (ok.avg - inProcess.avg) / 1000 : undefined;
-  const cold = find(sandbox, /^cold start/);
   return [
     {
       measure: "provider stream mapping: 7,000 recorded SSE chunks to events",
@@ -79,28 +177,6 @@ export async function externalRows(): Promise<CompareRow[]> {
         "parses SSE; Tack's openai() parses, maps to its event protocol and parses tool " +
         "arguments incrementally",
     },
-    {
-      measure: "sandbox per-call overhead, warm process (bubblewrap where available)",
-      unit: "µs/call",
-      better: "lower",
-      tack: cell(overhead(find(sandbox, /warm process sandbox/)), why(sandbox)),
-      others: {},
-      note: "sandbox_bench.ts via deno bench (means): a sandboxed echo call minus the same " +
-        "call in-process; no peer has a per-plugin sandbox to compare with",
-    },
-    {
-      measure: "sandbox per-call overhead, warm worker",
-      unit: "µs/call",
-      better: "lower",
-      tack: cell(overhead(find(sandbox, /warm worker sandbox/)), why(sandbox)),
-      others: {},
-    },
-    {
-      measure: "sandbox cold start: load + first call + dispose",
-      unit: "ms",
-      better: "lower",
-      tack: cell(cold && cold.avg / 1e6, why(sandbox)),
-      others: {},
-    },
+    ...sandboxRows(interleaved, sandbox),
   ];
 }

@@ -94,8 +94,9 @@ export function renderTable(rows: readonly CompareRow[]): string {
     "",
     "Values are medians, [min–max] of the measured runs where there were several. Ratios in " +
     "parentheses: how many times Tack's cost (or, for throughput, Tack's rate ÷ theirs); above " +
-    "1× means Tack is ahead. The floor is a minimal loop doing the same observable work " +
-    '(bench/floor.ts); "Tack at N×" is Tack\'s cost over it.',
+    "1× means Tack is ahead. The floor of a loop or agent row is a minimal loop doing the " +
+    "same observable work (bench/floor.ts); a sandbox row names its floor in its note. " +
+    '"Tack at N×" is Tack\'s cost over the floor.',
     "",
     ...notes,
   ].join("\n");

@@ -5,7 +5,9 @@
  * rounds, its range, and its ratio to the raw pipe floor (`pipe_floor.ts`): the median over
  * rounds of the row's time over the floor's in the same round.
  *
- *   cd bench && deno run -A --unstable-worker-options sandbox_interleaved.ts [--rounds=30] [--batch=200]
+ *   cd bench && deno run -A --unstable-worker-options sandbox_interleaved.ts [--rounds=30] [--batch=200] [--json]
+ *
+ * `--json` prints {@linkcode InterleavedRow}s instead of the table (`compare.ts` reads them).
  *
  * @module
  */
@@ -13,6 +15,16 @@
 import { parseArgs } from "node:util";
 import { median } from "./measure.ts";
 import { setUpSandboxRows, type WarmRow } from "./sandbox_rows.ts";
+
+/** One row's result: per-call µs over the rounds, and its per-round ratio to the floor. */
+export interface InterleavedRow {
+  name: string;
+  median: number;
+  min: number;
+  max: number;
+  /** Median over rounds of this row's time over the floor's in the same round. */
+  overFloor: number;
+}
 
 /** Per-call times of each row, in µs, one value per round. */
 export type RowTimes = Map<string, number[]>;
@@ -49,6 +61,7 @@ if (import.meta.main) {
     options: {
       rounds: { type: "string", default: "30" },
       batch: { type: "string", default: "200" },
+      json: { type: "boolean", default: false },
     },
   });
   const rounds = Number(flags.values.rounds);
@@ -60,17 +73,30 @@ if (import.meta.main) {
   const times = await measureRows(rows, rounds, batch);
   await set.dispose();
   const floor = times.get(set.floor.name)!;
-  const format = (us: number) => us < 10 ? us.toFixed(2) : us.toFixed(0);
-  console.log(`${rounds} rounds × ${batch} calls per row, interleaved; load ${Deno.loadavg()[0]}`);
-  console.log("| Row | Median µs/call | Min–max of rounds | × floor |");
-  console.log("| --- | --- | --- | --- |");
-  for (const row of rows) {
+  const results: InterleavedRow[] = rows.map((row) => {
     const own = times.get(row.name)!;
-    const mid = median(own);
+    return {
+      name: row.name,
+      median: median(own),
+      min: Math.min(...own),
+      max: Math.max(...own),
+      overFloor: median(own.map((us, round) => us / floor[round])),
+    };
+  });
+  const format = (us: number) => us < 10 ? us.toFixed(2) : us.toFixed(0);
+  if (flags.values.json) console.log(JSON.stringify(results));
+  else {
     console.log(
-      `| ${row.name} | ${format(mid)} | ${format(Math.min(...own))}–${format(Math.max(...own))} | ${
-        median(own.map((us, round) => us / floor[round])).toFixed(2)
-      }× |`,
+      `${rounds} rounds × ${batch} calls per row, interleaved; load ${Deno.loadavg()[0]}`,
     );
+    console.log("| Row | Median µs/call | Min–max of rounds | × floor |");
+    console.log("| --- | --- | --- | --- |");
+    for (const row of results) {
+      console.log(
+        `| ${row.name} | ${format(row.median)} | ${format(row.min)}–${format(row.max)} | ${
+          row.overFloor.toFixed(2)
+        }× |`,
+      );
+    }
   }
 }
