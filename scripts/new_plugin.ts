@@ -31,6 +31,7 @@ export interface ScaffoldOptions {
 
 /** The JSR imports a published plugin uses. */
 export const JSR_IMPORTS: Readonly<Record<string, string>> = {
+  "@tack/agent/plugin": "jsr:@tack/agent@^0.1/plugin",
   "@tack/agent/sdk": "jsr:@tack/agent@^0.1/sdk",
   "@tack/agent/sdk/testing": "jsr:@tack/agent@^0.1/sdk/testing",
 };
@@ -147,6 +148,7 @@ export async function scaffoldPlugin(
         ...config.imports,
         ...(tack
           ? {
+            "@tack/agent/plugin": relative(target, join(tack, "sdk/plugin_api.ts")),
             "@tack/agent/sdk": relative(target, join(tack, "sdk/mod.ts")),
             "@tack/agent/sdk/testing": relative(
               target,

@@ -66,6 +66,7 @@ Deno.test("new-plugin copies the template under the new name, importing Tack fro
     equal(config.name, "@acme/tack-plugin-weather-tools");
     equal(config.version, "0.1.0");
     deepEqual(config.exports, { ".": "./mod.ts" });
+    equal(config.imports["@tack/agent/plugin"], "jsr:@tack/agent@^0.1/plugin");
     equal(config.imports["@tack/agent/sdk"], "jsr:@tack/agent@^0.1/sdk");
     equal(config.imports["@tack/agent/sdk/testing"], "jsr:@tack/agent@^0.1/sdk/testing");
     const mod = await Deno.readTextFile(join(target, "mod.ts"));
@@ -151,6 +152,7 @@ Deno.test("a copy outside the repo, wired to a Tack checkout, passes the command
     match(made.stdout, /Next: cd .*local-one && deno task test\n/);
     const config = JSON.parse(await Deno.readTextFile(join(target, "deno.json")));
     equal(await exists(join(target, config.imports["@tack/agent/sdk"])), true);
+    equal(await exists(join(target, config.imports["@tack/agent/plugin"])), true);
     // The tests and the JSDoc examples: 8 tests, 4 doc examples.
     match(await runPrintedTestCommand(target), /ok \| 12 passed \| 0 failed/);
   });

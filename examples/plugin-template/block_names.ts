@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { BeforeToolCallHook } from "@tack/agent/sdk";
+import type { BeforeToolCallHook } from "@tack/agent/plugin";
 
 /**
  * The reason a blocked call gets (the model sees it as the tool's error result).

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type AgentTool, defineTool } from "@tack/agent/sdk";
+import { type AgentTool, defineTool } from "@tack/agent/plugin";
 import { Type } from "typebox";
 
 /** The environment variable the tool reads its greeting from (declared in the permissions). */

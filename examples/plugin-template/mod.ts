@@ -21,7 +21,7 @@
  * @module
  */
 
-import { definePlugin, type Plugin } from "@tack/agent/sdk";
+import { definePlugin, type Plugin } from "@tack/agent/plugin";
 import { blockNames } from "./block_names.ts";
 import { createGreetTool, GREETING_ENV } from "./greet_tool.ts";
 

@@ -2,6 +2,8 @@
 // are loaded by the code that uses them (a dynamic import at the first turn), so a plugin
 // or script that imports `@tack/agent` for `defineTool` never evaluates them.
 import { deepEqual, equal } from "node:assert/strict";
+import * as root from "@tack/agent";
+import * as pluginApi from "@tack/agent/plugin";
 import { Type as TackType } from "@tack/agent";
 import { Type } from "typebox";
 
@@ -10,7 +12,8 @@ interface InfoModule {
   dependencies?: { code?: { specifier?: string }; isDynamic?: boolean }[];
 }
 
-async function staticNpmPackages(module: string): Promise<string[]> {
+/** Every module `module` evaluates: its static imports, transitively (type-only ones are not). */
+async function staticModules(module: string): Promise<Set<string>> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", module],
     stdout: "piped",
@@ -31,6 +34,11 @@ async function staticNpmPackages(module: string): Promise<string[]> {
       queue.push(next);
     }
   }
+  return seen;
+}
+
+async function staticNpmPackages(module: string): Promise<string[]> {
+  const seen = await staticModules(module);
   return [
     ...new Set(
       [...seen].filter((s) => s.startsWith("npm:")).map((s) =>
@@ -54,4 +62,36 @@ Deno.test("mod.ts statically imports no npm package but typebox and re2js", asyn
 Deno.test("Type from @tack/agent is TypeBox's own (one copy)", () => {
   equal(TackType, Type);
   equal(TackType.String().type, "string");
+});
+
+Deno.test("@tack/agent/plugin loads no agent, loop, provider, sandbox loader or telemetry module", async () => {
+  const loaded = [...await staticModules(new URL("../../sdk/plugin_api.ts", import.meta.url).href)]
+    .filter((url) => url.startsWith("file:"))
+    .map((url) =>
+      url.slice(url.indexOf("/sdk/") >= 0 ? url.indexOf("/sdk/") : url.indexOf("/core/"))
+    );
+  for (
+    const heavy of [
+      "/sdk/agent.ts",
+      "/sdk/create_agent.ts",
+      "/core/run_loop.ts",
+      "/sdk/telemetry/mod.ts",
+      "/sdk/sandbox/load_plugin.ts",
+      "/sdk/providers/openai/lazy_openai.ts",
+    ]
+  ) {
+    equal(loaded.includes(heavy), false, heavy);
+  }
+  deepEqual(await staticNpmPackages(new URL("../../sdk/plugin_api.ts", import.meta.url).href), [
+    "npm:re2js",
+    "npm:typebox",
+  ]);
+});
+
+Deno.test("every value @tack/agent/plugin exports is the very one @tack/agent exports", () => {
+  const values = Object.entries(pluginApi);
+  equal(values.length >= 10, true);
+  for (const [name, value] of values) {
+    equal((root as Record<string, unknown>)[name], value, name);
+  }
 });
