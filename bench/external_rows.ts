@@ -9,6 +9,7 @@
 
 import type { CompareCell, CompareRow } from "./compare_row.ts";
 import type { InterleavedRow } from "./sandbox_interleaved.ts";
+import { median } from "./measure.ts";
 
 /** One bench of `deno bench --json`, times in nanoseconds. */
 interface BenchResult {
@@ -16,6 +17,9 @@ interface BenchResult {
   name: string;
   results: { ok?: { n: number; avg: number; min: number; max: number; p75: number } }[];
 }
+
+/** New host processes timed for the cold-start row (after one that fills the stores). */
+const COLD_PROCESS_RUNS = 7;
 
 /** SSE chunks in one iteration of `provider_bench.ts` (2,000 text + 5,000 argument deltas). */
 const PROVIDER_CHUNKS = 7_000;
@@ -69,6 +73,26 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
   }
 }
 
+/** `cold_process.ts` run `runs` times, each in a new process: the times in ms, or why not. */
+async function runColdProcesses(runs: number): Promise<number[] | string> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", new URL("./cold_process.ts", import.meta.url).pathname],
+      cwd: new URL(".", import.meta.url).pathname,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const ms = Number(new TextDecoder().decode(output.stdout).trim());
+    if (!output.success || !Number.isFinite(ms)) {
+      const stderr = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
+      return `cold_process.ts failed: ${stderr}`;
+    }
+    times.push(ms);
+  }
+  return times;
+}
+
 /**
  * The sandbox rows, each next to its floor: warm calls and hooks (interleaved, medians)
  * against a raw pipe round trip of the same bytes, the hook at 10,000 messages against
@@ -77,6 +101,7 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
 function sandboxRows(
   interleaved: InterleavedRow[] | string,
   benches: BenchResult[] | string,
+  coldProcesses: number[] | string,
 ): CompareRow[] {
   const missing = typeof interleaved === "string" ? interleaved : "row not found";
   const row = (pattern: RegExp) =>
@@ -144,6 +169,21 @@ function sandboxRows(
         "again in one process (graph described, child cache warm); floor: a bare `deno run` " +
         "child answering one line",
     },
+    {
+      measure: "sandbox cold start in a new host process: loadPlugin + first call + dispose",
+      unit: "ms",
+      better: "lower",
+      tack: typeof coldProcesses === "string" ? { note: coldProcesses } : {
+        value: median(coldProcesses.slice(1)),
+        min: Math.min(...coldProcesses.slice(1)),
+        max: Math.max(...coldProcesses.slice(1)),
+      },
+      others: {},
+      floor: ms(bare),
+      note: `cold_process.ts in ${COLD_PROCESS_RUNS} new processes (median, min–max; one ` +
+        "run before them fills the stores: the described graph, the child's cache); floor: a " +
+        "bare `deno run` child answering one line",
+    },
   ];
 }
 
@@ -161,6 +201,7 @@ export async function externalRows(): Promise<CompareRow[]> {
   const provider = await runBench("./provider_bench.ts");
   const sandbox = await runBench("./sandbox_bench.ts");
   const interleaved = await runInterleaved();
+  const coldProcesses = await runColdProcesses(COLD_PROCESS_RUNS + 1);
   const why = (benches: BenchResult[] | string) =>
     typeof benches === "string" ? benches : "bench not found";
   const bare = find(provider, /^bare openai client/);
@@ -177,6 +218,6 @@ export async function externalRows(): Promise<CompareRow[]> {
         "parses SSE; Tack's openai() parses, maps to its event protocol and parses tool " +
         "arguments incrementally",
     },
-    ...sandboxRows(interleaved, sandbox),
+    ...sandboxRows(interleaved, sandbox, coldProcesses),
   ];
 }
