@@ -33,7 +33,7 @@ async function runBench(file: string): Promise<BenchResult[] | string> {
   }
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["bench", "-A", "--unstable-worker-options", "--json", path],
-    cwd: new URL("..", import.meta.url).pathname,
+    cwd: new URL(".", import.meta.url).pathname,
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -61,7 +61,7 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
       new URL("./sandbox_interleaved.ts", import.meta.url).pathname,
       "--json",
     ],
-    cwd: new URL("..", import.meta.url).pathname,
+    cwd: new URL(".", import.meta.url).pathname,
     stdout: "piped",
     stderr: "piped",
   }).output();
