@@ -1,0 +1,223 @@
+/**
+ * TypeBox for a sandbox child, prebuilt as one bundle. TypeBox is ~370 small npm modules,
+ * and a child loads every one of them on each start (~40 ms of a ~90 ms cold start);
+ * bundled with `deno bundle` (code splitting, so each of its modules exists once across
+ * the entry points the graph uses) it loads in ~9 ms.
+ *
+ * Only when nothing else could hold a second copy: the graph's npm packages must be TypeBox
+ * and re2js alone (neither imports the other), so every `typebox` import in the child goes
+ * through its import map to the bundle. Any other npm package, or a failed build, leaves
+ * the graph as it is. Bundles live in `DENO_DIR/tack_bundles/` (the host's, never mounted
+ * writable in a sandbox), one per set of entry points and Deno version.
+ *
+ * @module
+ */
+
+import type { ModuleGraph } from "./module_graph.ts";
+
+/** Bumped when the way a bundle is built changes. */
+const FORMAT = 1;
+/** How many bundles are kept (the most recently used). */
+const KEEP = 16;
+
+const ONLY_THESE_PACKAGES = /^(typebox|re2js)@[^_]+$/;
+const TYPEBOX_ENTRY = /^npm:\/?typebox@[^/]+(\/.*)?$/;
+
+/** A built bundle: its files, and the file each npm entry point maps to. */
+export interface NpmBundle {
+  /** Absolute paths of the bundle's files (to mount read-only). */
+  files: string[];
+  /** `npm:/typebox@1.4.3/compile` → `file:///…/tack_bundles/<key>/e1.js`. */
+  targets: Map<string, string>;
+}
+
+async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function granted(name: "read" | "write" | "run", path: string): boolean {
+  const descriptor = name === "run"
+    ? { name, command: Deno.execPath() } as const
+    : { name, path } as const;
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}
+
+/**
+ * The TypeBox entry points `graph` resolves, when it may be bundled: its npm packages are
+ * TypeBox and re2js alone. Sorted; empty when it may not.
+ *
+ * @param graph A described module graph.
+ * @returns The `npm:/typebox@…` specifiers its import map resolves to.
+ *
+ * @example A graph with another npm package is left alone
+ * ```ts
+ * import { bundleableEntries } from "./npm_bundle.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const scopes = { "file:///p.ts": { typebox: "npm:/typebox@1.4.3" } };
+ * const graph = { root: "file:///p.ts", localFiles: [], dynamicFiles: [], dataFiles: [],
+ *   cacheFiles: [], remoteHosts: [], importMap: { imports: {}, scopes } };
+ * deepEqual(bundleableEntries({ ...graph, npmPackages: ["typebox@1.4.3"] }), ["npm:/typebox@1.4.3"]);
+ * deepEqual(bundleableEntries({ ...graph, npmPackages: ["typebox@1.4.3", "zod@4.6.7"] }), []);
+ * ```
+ */
+export function bundleableEntries(graph: ModuleGraph): string[] {
+  if (!graph.npmPackages.every((id) => ONLY_THESE_PACKAGES.test(id))) return [];
+  const entries = new Set<string>();
+  for (const scope of Object.values(graph.importMap.scopes)) {
+    for (const target of Object.values(scope)) {
+      if (TYPEBOX_ENTRY.test(target)) entries.add(target);
+    }
+  }
+  return [...entries].sort();
+}
+
+/** A wrapper per entry point: its named exports and its default (undefined when it has none). */
+function wrapperSource(entry: string): string {
+  const specifier = JSON.stringify(entry.replace(/^npm:\/?/, "npm:"));
+  return `export * from ${specifier};\nimport * as all from ${specifier};\nexport default all.default;\n`;
+}
+
+async function filesOf(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isFile) files.push(`${dir}/${entry.name}`);
+  }
+  return files.sort();
+}
+
+async function build(entries: string[], dir: string, root: string): Promise<void> {
+  const work = `${root}/.build-${crypto.randomUUID()}`;
+  await Deno.mkdir(`${work}/out`, { recursive: true });
+  try {
+    const wrappers = entries.map((_, i) => `e${i}.js`);
+    await Promise.all(
+      entries.map((entry, i) => Deno.writeTextFile(`${work}/${wrappers[i]}`, wrapperSource(entry))),
+    );
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--no-config",
+        "--no-lock",
+        "--code-splitting",
+        "--platform=deno",
+        "--outdir=out",
+        ...wrappers,
+      ],
+      cwd: work,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+    await Deno.writeTextFile(`${work}/out/entries.json`, JSON.stringify(entries));
+    // Whole or not at all: a process reading at the same time sees no folder or all of it.
+    await Deno.rename(`${work}/out`, dir).catch(async (error) => {
+      if (!(await Deno.stat(`${dir}/entries.json`).then(() => true, () => false))) throw error;
+    });
+  } finally {
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
+async function prune(root: string, current: string): Promise<void> {
+  const entries: { path: string; used: number }[] = [];
+  for await (const entry of Deno.readDir(root)) {
+    if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+    const path = `${root}/${entry.name}`;
+    const used = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
+    if (used !== undefined && path !== current) entries.push({ path, used });
+  }
+  entries.sort((a, b) => b.used - a.used);
+  for (const { path } of entries.slice(KEEP - 1)) {
+    await Deno.remove(path, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * The bundle for `graph`'s TypeBox entry points, built on first use and reused after.
+ *
+ * @param graph The child's whole graph (the plugin's and the runner's).
+ * @param denoDir The host's Deno cache folder.
+ * @returns The bundle, or `undefined` when the graph may not be bundled, the host may not
+ * write `DENO_DIR` or run `deno`, or the build fails (the child then loads TypeBox from npm).
+ *
+ * @example A graph without TypeBox has no bundle
+ * ```ts
+ * import { npmBundleFor } from "./npm_bundle.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const graph = { root: "file:///p.ts", localFiles: [], dynamicFiles: [], dataFiles: [],
+ *   cacheFiles: [], npmPackages: [], remoteHosts: [], importMap: { imports: {}, scopes: {} } };
+ * equal(await npmBundleFor(graph, await Deno.makeTempDir()), undefined);
+ * ```
+ */
+export async function npmBundleFor(
+  graph: ModuleGraph,
+  denoDir: string,
+): Promise<NpmBundle | undefined> {
+  const entries = bundleableEntries(graph);
+  const root = `${denoDir}/tack_bundles`;
+  if (entries.length === 0) return undefined;
+  if (!granted("read", root) || !granted("write", root) || !granted("run", "")) return undefined;
+  try {
+    const key = await sha256Hex(`${FORMAT}\0${Deno.version.deno}\0${entries.join("\0")}`);
+    const dir = `${root}/${key.slice(0, 32)}`;
+    const built = await Deno.readTextFile(`${dir}/entries.json`).then(
+      (text) => JSON.stringify(JSON.parse(text)) === JSON.stringify(entries),
+      () => false,
+    );
+    if (!built) {
+      await Deno.mkdir(root, { recursive: true });
+      await build(entries, dir, root);
+      await prune(root, dir);
+    } else {
+      const now = new Date();
+      await Deno.utime(dir, now, now);
+    }
+    const targets = new Map(entries.map((entry, i) => [entry, `file://${dir}/e${i}.js`]));
+    return { files: await filesOf(dir), targets };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `graph` with its TypeBox entry points resolved to the bundle's files, which join the
+ * files to mount.
+ *
+ * @param graph The child's whole graph.
+ * @param bundle Its bundle.
+ * @returns The graph the child runs with.
+ *
+ * @example Remapped
+ * ```ts
+ * import { withNpmBundle } from "./npm_bundle.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const scopes = { "file:///p.ts": { typebox: "npm:/typebox@1.4.3" } };
+ * const graph = { root: "file:///p.ts", localFiles: ["/p.ts"], dynamicFiles: [], dataFiles: [],
+ *   cacheFiles: [], npmPackages: ["typebox@1.4.3"], remoteHosts: [], importMap: { imports: {}, scopes } };
+ * const bundle = { files: ["/b/e0.js"], targets: new Map([["npm:/typebox@1.4.3", "file:///b/e0.js"]]) };
+ * const out = withNpmBundle(graph, bundle);
+ * deepEqual(out.importMap.scopes, { "file:///p.ts": { typebox: "file:///b/e0.js" } });
+ * deepEqual(out.localFiles, ["/p.ts", "/b/e0.js"]);
+ * ```
+ */
+export function withNpmBundle(graph: ModuleGraph, bundle: NpmBundle): ModuleGraph {
+  const scopes: Record<string, Record<string, string>> = {};
+  for (const [scope, mappings] of Object.entries(graph.importMap.scopes)) {
+    scopes[scope] = Object.fromEntries(
+      Object.entries(mappings).map((
+        [bare, target],
+      ) => [bare, bundle.targets.get(target) ?? target]),
+    );
+  }
+  return {
+    ...graph,
+    localFiles: [...graph.localFiles, ...bundle.files],
+    importMap: { imports: graph.importMap.imports, scopes },
+  };
+}
