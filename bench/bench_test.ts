@@ -72,7 +72,7 @@ Deno.test("advantage and the 'Tack leads' column", () => {
     tack: { value: 4, min: 3.5, max: 5 },
     floor: { value: 2 },
   }]).split("\n");
-  equal(withFloor[0], "| # | Measure | Unit | Tack | Peer | Floor (minimal loop) | Tack leads |");
+  equal(withFloor[0], "| # | Measure | Unit | Tack | Peer | Floor | Tack leads |");
   equal(
     withFloor[2],
     "| 1 | m | u | 4.00 [3.50–5.00] | 8.00 (2.00×) | 2.00 (Tack at 2.00×) | yes |",

@@ -63,7 +63,7 @@ export function renderTable(rows: readonly CompareRow[]): string {
     "Unit",
     "Tack",
     ...columns,
-    ...(hasFloor ? ["Floor (minimal loop)"] : []),
+    ...(hasFloor ? ["Floor"] : []),
     "Tack leads",
   ];
   const lines = [
