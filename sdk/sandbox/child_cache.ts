@@ -7,10 +7,11 @@
  * @module
  */
 
+import { sha256Hex } from "./sha256_hex.ts";
+
+/** The first 16 hex digits of the SHA-256 of `text`. */
 async function shortHash(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest).slice(0, 8), (b) => b.toString(16).padStart(2, "0"))
-    .join("");
+  return (await sha256Hex(text)).slice(0, 16);
 }
 
 /** How many plugins' caches are kept whatever their age, and how long the others stay. */

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
 /** A graph description and the fingerprint of what it was made from. */
@@ -22,11 +23,6 @@ export interface StoredGraph {
 const FORMAT = 1;
 /** How many descriptions are kept (the most recently written). */
 const KEEP = 256;
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /** Whether the host may read and write `dir` without a permission prompt. */
 function mayUse(dir: string): boolean {

@@ -37,6 +37,7 @@ export interface ModuleGraph {
   lockFile?: string;
 }
 
+import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
@@ -55,13 +56,6 @@ interface InfoNpmPackage {
   dependencies?: string[];
   localPath?: string;
   name?: string;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
-  );
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 /**

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
 /** Bumped when the way a bundle is built changes. */
@@ -29,11 +30,6 @@ export interface NpmBundle {
   files: string[];
   /** `npm:/typebox@1.4.3/compile` → `file:///…/tack_bundles/<key>/e1.js`. */
   targets: Map<string, string>;
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function granted(name: "read" | "write" | "run", path: string): boolean {
