@@ -6,6 +6,7 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
+import { runDeno } from "./run_deno.ts";
 
 /** Reads an environment variable only when the host may: never a permission prompt. */
 function grantedEnv(name: string): string | undefined | null {
@@ -63,20 +64,7 @@ export function denoDirFromEnvironment(): string | undefined {
 }
 
 async function askDeno(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const decoder = new TextDecoder();
-  if (!output.success) {
-    throw new Error(
-      `Cannot prepare plugin: deno info failed: ${decoder.decode(output.stderr).trim()}`,
-    );
-  }
-  return JSON.parse(decoder.decode(output.stdout)).denoDir;
+  return JSON.parse(await runDeno(["info", "--json"], Deno.cwd())).denoDir;
 }
 
 let denoDir: Promise<string> | undefined;

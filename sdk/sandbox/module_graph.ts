@@ -41,6 +41,7 @@ import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
+import { runDeno } from "./run_deno.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 
 interface InfoModule {
@@ -103,24 +104,6 @@ async function cacheFilesOf(
     }
   }
   return { files: [...files], npm: [...seen] };
-}
-
-async function deno(args: string[], cwd: string): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).output();
-  const decoder = new TextDecoder();
-  if (!output.success) {
-    throw new Error(
-      `Cannot prepare plugin: deno ${args[0]} failed: ${decoder.decode(output.stderr).trim()}`,
-    );
-  }
-  return decoder.decode(output.stdout);
 }
 
 const CONFIG_NAMES = ["deno.json", "deno.jsonc"];
@@ -304,8 +287,8 @@ async function describeModuleGraph(
     : undefined;
   const config = own ?? findConfig(cwd);
   if (own !== undefined) cwd = own.dir;
-  await deno(["cache", "--quiet", specifier], cwd);
-  const info = JSON.parse(await deno(["info", "--json", specifier], cwd)) as {
+  await runDeno(["cache", "--quiet", specifier], cwd);
+  const info = JSON.parse(await runDeno(["info", "--json", specifier], cwd)) as {
     roots: string[];
     modules: InfoModule[];
     redirects?: Record<string, string>;

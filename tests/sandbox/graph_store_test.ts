@@ -31,10 +31,14 @@ console.log(JSON.stringify(graph.localFiles.map((file) => file.slice(file.lastIn
   return { dir, denoDir, script };
 }
 
-/** Describes the plugin in a new process; `run: false` denies it every subprocess. */
+/**
+ * Describes the plugin in a new process; `run: false` denies it every subprocess, `write`
+ * narrows its write grant (default: everything).
+ */
 async function describe(
   where: { dir: string; denoDir: string; script: string },
   run = true,
+  write = "--allow-write",
 ): Promise<{ files?: string[]; stderr: string }> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -42,7 +46,7 @@ async function describe(
       "--no-config",
       "--no-prompt",
       "--allow-read",
-      "--allow-write",
+      write,
       "--allow-env",
       ...(run ? ["--allow-run"] : []),
       where.script,
@@ -117,24 +121,8 @@ Deno.test("graph store: a stored file that is not a description is ignored, then
 Deno.test("graph store: a host that may not write DENO_DIR stores nothing and still describes", async () => {
   const where = await setup();
   try {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--no-config",
-        "--no-prompt",
-        "--allow-read",
-        `--allow-write=${where.dir}/elsewhere`,
-        "--allow-env",
-        "--allow-run",
-        where.script,
-      ],
-      cwd: where.dir,
-      env: childEnv({ DENO_DIR: where.denoDir }),
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    equal(output.success, true, new TextDecoder().decode(output.stderr));
-    deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), ["a.ts", "b.ts"]);
+    const described = await describe(where, true, `--allow-write=${where.dir}/elsewhere`);
+    deepEqual(described.files, ["a.ts", "b.ts"], described.stderr);
     equal(await Deno.stat(`${where.denoDir}/tack_graphs`).then(() => true, () => false), false);
   } finally {
     await Deno.remove(where.dir, { recursive: true });

@@ -59,7 +59,16 @@ Deno.test("a sandboxed hook sees the transcript whole, sent as deltas", async ()
   }
 });
 
-Deno.test("only the messages a sandbox has not seen cross the protocol", async () => {
+/**
+ * A connection to a fake child that records what the host sends it and answers every hook
+ * at once (a real child's protocol, without a process): what crosses is what is asserted.
+ */
+function recordingConnection(): {
+  sent: HostMessage[];
+  connection: SandboxConnection;
+  /** Ends the fake child, as if it was killed (its next start is a fresh child). */
+  exit: () => void;
+} {
   const sent: HostMessage[] = [];
   let exit = () => {};
   const connection = new SandboxConnection("fake", (handlers) => {
@@ -79,6 +88,11 @@ Deno.test("only the messages a sandbox has not seen cross the protocol", async (
       stderrTail: () => "",
     };
   });
+  return { sent, connection, exit: () => exit() };
+}
+
+Deno.test("only the messages a sandbox has not seen cross the protocol", async () => {
+  const { sent, connection, exit } = recordingConnection();
   const [a, b, c, x] = [{ n: "a" }, { n: "b" }, { n: "c" }, { n: "x" }];
   const hook = (messages: unknown[]) =>
     connection.hook("beforeToolCall", { context: { systemPrompt: "", messages, tools: [] } });
@@ -99,25 +113,7 @@ Deno.test("only the messages a sandbox has not seen cross the protocol", async (
 });
 
 Deno.test("only the tools a sandbox has not seen cross the protocol, as specs", async () => {
-  const sent: HostMessage[] = [];
-  let exit = () => {};
-  const connection = new SandboxConnection("fake", (handlers) => {
-    queueMicrotask(() =>
-      handlers.onMessage({ type: "manifest", manifest: { name: "fake", tools: [], hooks: [] } })
-    );
-    exit = () => handlers.onExit("killed");
-    return {
-      send(message) {
-        sent.push(message);
-        if (message.type === "hook") {
-          queueMicrotask(() => handlers.onMessage({ type: "hook_result", id: message.id }));
-        }
-      },
-      kill: () => exit(),
-      closed: Promise.resolve(),
-      stderrTail: () => "",
-    };
-  });
+  const { sent, connection, exit } = recordingConnection();
   const tool = (name: string): AgentTool => ({
     name,
     description: `The ${name} tool`,
