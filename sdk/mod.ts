@@ -5,14 +5,8 @@
  */
 
 export * from "../core/mod.ts";
-export {
-  defineTool,
-  type ParamsOf,
-  type Tool,
-  TOOL_NAME_PATTERN,
-  type ToolDefinition,
-  type ToolParameters,
-} from "./define_tool.ts";
+// The plugin API (definePlugin, defineTool, Type, permissions, limits), also importable alone.
+export * from "./plugin_api.ts";
 export {
   isStandardSchema,
   type StandardIssue,
@@ -24,18 +18,10 @@ export {
   type StandardSchemaV1,
   standardValidator,
 } from "./standard_schema.ts";
-export {
-  definePlugin,
-  type Plugin,
-  pluginNameProblem,
-  RESERVED_PLUGIN_NAMES,
-} from "./define_plugin.ts";
-export type { PluginHost } from "./plugin_host.ts";
 export { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 export { composePrepareTurn } from "./compose_prepare_turn.ts";
 export { canonicalJson } from "./canonical_json.ts";
-export { PERMISSION_NAMES, type PermissionGrant, type PluginPermissions } from "./permissions.ts";
-export { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "./plugin_limits.ts";
+export { resolveLimits } from "./plugin_limits.ts";
 export {
   composeAfterToolCall,
   composeBeforeToolCall,
