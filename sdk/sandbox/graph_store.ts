@@ -20,7 +20,7 @@ export interface StoredGraph {
 }
 
 /** Bumped when the stored shape or the way a graph is described changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** How many descriptions are kept (the most recently written). */
 const KEEP = 256;
 
@@ -50,6 +50,7 @@ function isStoredGraph(value: unknown): value is StoredGraph {
     isStrings(graph.dataFiles) && isStrings(graph.cacheFiles) &&
     isStrings(graph.npmPackages) && isStrings(graph.remoteHosts) &&
     (graph.lockFile === undefined || typeof graph.lockFile === "string") &&
+    (graph.directNpmImports === undefined || isStrings(graph.directNpmImports)) &&
     isRecord(graph.importMap) && isRecord(graph.importMap.imports) &&
     isRecord(graph.importMap.scopes);
 }

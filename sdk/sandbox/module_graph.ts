@@ -35,6 +35,11 @@ export interface ModuleGraph {
    * fetch.
    */
   lockFile?: string;
+  /**
+   * npm modules a module of the graph imports by their `npm:` specifier rather than a bare
+   * one (which no import map entry covers).
+   */
+  directNpmImports?: string[];
 }
 
 import { sha256Hex } from "./sha256_hex.ts";
@@ -312,12 +317,15 @@ async function describeModuleGraph(
   for (const root of info.roots) walk(follow(root), false);
   const remoteHosts = new Set<string>();
   const scopes: Record<string, Record<string, string>> = {};
+  const directNpmImports = new Set<string>();
   for (const module of info.modules) {
     if (/^https?:/.test(module.specifier)) remoteHosts.add(new URL(module.specifier).host);
     for (const dependency of module.dependencies ?? []) {
       const resolved = dependency.code?.specifier;
-      if (resolved === undefined || !isBare(dependency.specifier)) continue;
-      (scopes[module.specifier] ??= {})[dependency.specifier] = resolved;
+      if (resolved === undefined) continue;
+      if (isBare(dependency.specifier)) {
+        (scopes[module.specifier] ??= {})[dependency.specifier] = resolved;
+      } else if (resolved.startsWith("npm:")) directNpmImports.add(resolved);
     }
   }
   const local = (urls: Iterable<string>) =>
@@ -347,5 +355,6 @@ async function describeModuleGraph(
     remoteHosts: [...remoteHosts],
     importMap: { imports: {}, scopes },
     lockFile,
+    directNpmImports: [...directNpmImports],
   };
 }

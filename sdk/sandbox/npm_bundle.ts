@@ -5,8 +5,9 @@
  * the entry points the graph uses) it loads in ~9 ms.
  *
  * Only when nothing else could hold a second copy: the graph's npm packages must be TypeBox
- * and re2js alone (neither imports the other), so every `typebox` import in the child goes
- * through its import map to the bundle. Any other npm package, or a failed build, leaves
+ * and re2js alone (neither imports the other), and no module may import TypeBox by its
+ * `npm:` specifier, so every `typebox` import in the child goes through its import map to
+ * the bundle. Any other npm package, or a failed build, leaves
  * the graph as it is. Bundles live in `DENO_DIR/tack_bundles/` (the host's, never mounted
  * writable in a sandbox), one per set of entry points and Deno version.
  *
@@ -60,6 +61,8 @@ function granted(name: "read" | "write" | "run", path: string): boolean {
  */
 export function bundleableEntries(graph: ModuleGraph): string[] {
   if (!graph.npmPackages.every((id) => ONLY_THESE_PACKAGES.test(id))) return [];
+  // An `npm:typebox…` import the import map does not see would load a second copy.
+  if ((graph.directNpmImports ?? []).some((target) => TYPEBOX_ENTRY.test(target))) return [];
   const entries = new Set<string>();
   for (const scope of Object.values(graph.importMap.scopes)) {
     for (const target of Object.values(scope)) {
@@ -81,6 +84,22 @@ async function filesOf(dir: string): Promise<string[]> {
     if (entry.isFile) files.push(`${dir}/${entry.name}`);
   }
   return files.sort();
+}
+
+/** What a bundle folder holds: the entries it was built for and its files. */
+const CONTENTS = "bundle.json";
+
+/** The bundle's files when `dir` holds a whole bundle for `entries`, else `undefined`. */
+async function complete(dir: string, entries: string[]): Promise<string[] | undefined> {
+  try {
+    const made = JSON.parse(await Deno.readTextFile(`${dir}/${CONTENTS}`));
+    if (JSON.stringify(made.entries) !== JSON.stringify(entries)) return undefined;
+    const files = (made.files as string[]).map((name) => `${dir}/${name}`);
+    for (const file of files) if (!(await Deno.stat(file)).isFile) return undefined;
+    return files;
+  } catch {
+    return undefined;
+  }
 }
 
 async function build(entries: string[], dir: string, root: string): Promise<void> {
@@ -108,10 +127,14 @@ async function build(entries: string[], dir: string, root: string): Promise<void
       stderr: "piped",
     }).output();
     if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
-    await Deno.writeTextFile(`${work}/out/entries.json`, JSON.stringify(entries));
-    // Whole or not at all: a process reading at the same time sees no folder or all of it.
+    const files = (await filesOf(`${work}/out`)).map((file) =>
+      file.slice(file.lastIndexOf("/") + 1)
+    );
+    await Deno.writeTextFile(`${work}/out/${CONTENTS}`, JSON.stringify({ entries, files }));
+    // Whole or not at all: a process reading at the same time sees no folder or all of it
+    // (another process may have put the same bundle there first).
     await Deno.rename(`${work}/out`, dir).catch(async (error) => {
-      if (!(await Deno.stat(`${dir}/entries.json`).then(() => true, () => false))) throw error;
+      if (await complete(dir, entries) === undefined) throw error;
     });
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
@@ -161,20 +184,21 @@ export async function npmBundleFor(
   try {
     const key = await sha256Hex(`${FORMAT}\0${Deno.version.deno}\0${entries.join("\0")}`);
     const dir = `${root}/${key.slice(0, 32)}`;
-    const built = await Deno.readTextFile(`${dir}/entries.json`).then(
-      (text) => JSON.stringify(JSON.parse(text)) === JSON.stringify(entries),
-      () => false,
-    );
-    if (!built) {
+    let files = await complete(dir, entries);
+    if (files === undefined) {
+      // Missing, or broken (a file removed by hand): built again from the npm cache.
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
       await Deno.mkdir(root, { recursive: true });
       await build(entries, dir, root);
       await prune(root, dir);
+      files = await complete(dir, entries);
+      if (files === undefined) return undefined;
     } else {
       const now = new Date();
       await Deno.utime(dir, now, now);
     }
     const targets = new Map(entries.map((entry, i) => [entry, `file://${dir}/e${i}.js`]));
-    return { files: await filesOf(dir), targets };
+    return { files, targets };
   } catch {
     return undefined;
   }

@@ -242,6 +242,9 @@ export async function prepareSandbox(
     cacheFiles: [...new Set([...graph.cacheFiles, ...runner.cacheFiles])],
     npmPackages: [...new Set([...graph.npmPackages, ...runner.npmPackages])],
     remoteHosts: [...new Set([...graph.remoteHosts, ...runner.remoteHosts])],
+    directNpmImports: [
+      ...new Set([...graph.directNpmImports ?? [], ...runner.directNpmImports ?? []]),
+    ],
     importMap: {
       imports: {},
       scopes: { ...runner.importMap.scopes, ...graph.importMap.scopes },

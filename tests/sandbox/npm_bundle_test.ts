@@ -6,6 +6,8 @@ import { deepEqual, equal } from "node:assert/strict";
 import type { Plugin } from "@tack/agent";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { prepareModuleGraph } from "../../sdk/sandbox/module_graph.ts";
+import { npmBundleFor } from "../../sdk/sandbox/npm_bundle.ts";
 
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
 
@@ -58,5 +60,43 @@ Deno.test("npm bundle: next to another npm package, TypeBox loads from npm as th
     equal(seen.zod, true);
   } finally {
     await plugin.dispose?.();
+  }
+});
+
+Deno.test("npm bundle: a module importing TypeBox by its npm: specifier keeps TypeBox on npm", async () => {
+  const plugin = await loadPlugin(fixture("direct_npm_typebox_plugin.ts"), {
+    sandbox: true,
+    stderr: "capture",
+    onWarning: () => {},
+  });
+  try {
+    deepEqual(await probe(plugin, "direct_npm_probe"), {
+      resolved:
+        `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
+      checks: true,
+    });
+  } finally {
+    await plugin.dispose?.();
+  }
+});
+
+Deno.test("npm bundle: a bundle with a file removed is built again, not used broken", async () => {
+  // Its own store (a temp folder as DENO_DIR for the bundles; the npm cache stays the host's).
+  const store = await Deno.makeTempDir({ prefix: "tack-bundle-store-" });
+  try {
+    const graph = await prepareModuleGraph(`file://${fixture("typebox_plugin.ts")}`);
+    const first = await npmBundleFor(graph, store);
+    const chunk = first?.files.find((file) => /\/chunk-[^/]+\.js$/.test(file));
+    equal(typeof chunk, "string", JSON.stringify(first?.files));
+    await Deno.remove(chunk!);
+    const again = await npmBundleFor(graph, store);
+    deepEqual(again?.files, first?.files);
+    equal((await Deno.stat(chunk!)).isFile, true);
+    // The rebuilt bundle loads and works.
+    const compile = await import(again!.targets.get("npm:typebox@1.4.3/compile")!);
+    const type = await import(again!.targets.get("npm:typebox@1.4.3")!);
+    equal(compile.Compile(type.Type.String()).Check("x"), true);
+  } finally {
+    await Deno.remove(store, { recursive: true });
   }
 });
