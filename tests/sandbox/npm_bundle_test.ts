@@ -11,9 +11,13 @@ import { npmBundleFor } from "../../sdk/sandbox/npm_bundle.ts";
 
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
 
-async function probe(plugin: Plugin, tool: string): Promise<Record<string, unknown>> {
+async function probe(
+  plugin: Plugin,
+  tool: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
   const found = plugin.tools!.find((one) => one.name === tool)!;
-  const result = await found.execute({}, {
+  const result = await found.execute(args, {
     toolCallId: "p",
     signal: new AbortController().signal,
   });
@@ -98,5 +102,26 @@ Deno.test("npm bundle: a bundle with a file removed is built again, not used bro
     equal(compile.Compile(type.Type.String()).Check("x"), true);
   } finally {
     await Deno.remove(store, { recursive: true });
+  }
+});
+
+Deno.test("npm bundle: the plugin cannot change the bundle it loads, nor the host's graph store", async () => {
+  const plugin = await loadPlugin(fixture("typebox_plugin.ts"), {
+    sandbox: true,
+    stderr: "capture",
+  });
+  try {
+    const store = `${await denoCacheDir()}/tack_graphs`;
+    const bundle = new URL(String((await probe(plugin, "typebox_probe")).resolved));
+    const before = await Deno.readTextFile(bundle);
+    deepEqual(await probe(plugin, "typebox_tamper", { store }), {
+      writeBundle: "NotCapable",
+      removeBundle: "NotCapable",
+      writeStore: "NotCapable",
+    });
+    equal(await Deno.readTextFile(bundle), before);
+    equal(await Deno.stat(`${store}/forged.json`).then(() => true, () => false), false);
+  } finally {
+    await plugin.dispose?.();
   }
 });
