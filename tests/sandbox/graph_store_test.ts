@@ -208,3 +208,64 @@ Deno.test("deno dir: without env access it is not guessed (deno info is asked)",
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * Describes `plugin/mod.ts` (it imports the bare `dep`) in this process, then runs `edit`
+ * and describes it again: what `dep` resolves to each time.
+ */
+async function depBeforeAndAfter(
+  files: Record<string, string>,
+  edit: (dir: string) => Promise<void>,
+): Promise<[string, string]> {
+  const dir = await tempDir();
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.mkdir(`${dir}/${name}`.replace(/\/[^/]+$/, ""), { recursive: true });
+      await Deno.writeTextFile(`${dir}/${name}`, text);
+    }
+    const url = `file://${dir}/plugin/mod.ts`;
+    const dep = async () => {
+      const { prepareModuleGraph } = await import(MODULE_GRAPH);
+      const graph = await prepareModuleGraph(url, dir);
+      const target: string = graph.importMap.scopes[url].dep;
+      return target.slice(target.lastIndexOf("/") + 1);
+    };
+    const before = await dep();
+    await edit(dir);
+    return [before, await dep()];
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const PLUGIN = {
+  "plugin/mod.ts": `import { v } from "dep";\nexport default v;\n`,
+  "plugin/one.ts": `export const v = 1;\n`,
+  "plugin/two.ts": `export const v = 2;\n`,
+};
+
+Deno.test("graph store: an edit of the import map file the plugin's deno.json names is described again", async () => {
+  const resolved = await depBeforeAndAfter({
+    ...PLUGIN,
+    "plugin/deno.json": `{ "importMap": "./import_map.json" }\n`,
+    "plugin/import_map.json": `{ "imports": { "dep": "./one.ts" } }\n`,
+  }, (dir) =>
+    Deno.writeTextFile(
+      `${dir}/plugin/import_map.json`,
+      `{ "imports": { "dep": "./two.ts" } }\n`,
+    ));
+  deepEqual(resolved, ["one.ts", "two.ts"]);
+});
+
+Deno.test("graph store: an edit of the workspace root's deno.json above the plugin's is described again", async () => {
+  const resolved = await depBeforeAndAfter({
+    ...PLUGIN,
+    "deno.json": `{ "workspace": ["./plugin"], "imports": { "dep": "./plugin/one.ts" } }\n`,
+    "plugin/deno.json": `{ "name": "@x/plugin", "version": "0.1.0", "exports": "./mod.ts" }\n`,
+  }, (dir) =>
+    Deno.writeTextFile(
+      `${dir}/deno.json`,
+      `{ "workspace": ["./plugin"], "imports": { "dep": "./plugin/two.ts" } }\n`,
+    ));
+  deepEqual(resolved, ["one.ts", "two.ts"]);
+});
