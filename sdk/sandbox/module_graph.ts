@@ -254,9 +254,38 @@ function stamp(path: string): string {
 }
 
 /**
+ * The stamps of every config that can change how the graph resolves: each `deno.json(c)`
+ * from the resolving config's folder up to `/` (a workspace root above a member adds its
+ * `imports`), and the import map file each names in `importMap`. One that appears later
+ * changes the list.
+ */
+async function configStamps(config: { dir: string }): Promise<string[]> {
+  const stamps: string[] = [];
+  let dir = config.dir;
+  while (true) {
+    for (const name of CONFIG_NAMES) {
+      const file = `${dir === "/" ? "" : dir}/${name}`;
+      if (!isFile(file)) continue;
+      stamps.push(stamp(file));
+      let importMap: unknown;
+      try {
+        importMap = ((await parseConfig(await Deno.readTextFile(file))) as {
+          importMap?: unknown;
+        })?.importMap;
+      } catch {
+        importMap = undefined;
+      }
+      if (typeof importMap === "string") stamps.push(stamp(resolve(dir, importMap)));
+    }
+    if (dir === "/") return stamps;
+    dir = dirname(dir);
+  }
+}
+
+/**
  * What a described graph depends on: the size and mtime of each of its local files (an
- * edit that adds an import changes the importing file), the config that resolved it, and
- * the lockfile's content.
+ * edit that adds an import changes the importing file), the configs that resolve it
+ * ({@linkcode configStamps}), and the lockfile's content.
  */
 async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
   const config = graph.root.startsWith("file:")
@@ -275,7 +304,7 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
     ...graph.dynamicFiles.map(stamp),
     // The cache entries it mounts: a cleared or re-extracted cache is described again.
     ...graph.cacheFiles.map(stamp),
-    config === undefined ? "" : stamp(config.file),
+    ...(config === undefined ? [] : await configStamps(config)),
     lock,
   ].join("\n");
 }
