@@ -269,3 +269,74 @@ Deno.test("graph store: an edit of the workspace root's deno.json above the plug
     ));
   deepEqual(resolved, ["one.ts", "two.ts"]);
 });
+
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/**
+ * Loads the TypeBox fixture plugin sandboxed and calls it, in a new host process on a
+ * terminal (`script` gives it one, so Deno would prompt), with `flags`: the first
+ * permission prompt it shows (the process is killed then), or what it printed.
+ */
+async function loadOnTerminal(flags: string[]): Promise<{ prompt?: string; output: string }> {
+  const dir = await tempDir();
+  try {
+    const script = `${dir}/load.ts`;
+    await Deno.writeTextFile(
+      script,
+      `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/mod.ts`)};
+const plugin = await loadPlugin(${
+        JSON.stringify(`${ROOT}/tests/fixtures/sandbox/typebox_plugin.ts`)
+      }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+const probe = plugin.tools.find((tool) => tool.name === "typebox_probe");
+const result = await probe.execute({}, { toolCallId: "p", signal: new AbortController().signal });
+console.log("checks", JSON.parse(result.content[0].text).checks.join(","));
+await plugin.dispose();\n`,
+    );
+    const child = new Deno.Command("script", {
+      args: ["-qec", [Deno.execPath(), "run", ...flags, script].join(" "), "/dev/null"],
+      cwd: ROOT,
+      env: childEnv({ NO_COLOR: "1" }),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    let output = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stdout) {
+      output += decoder.decode(chunk, { stream: true });
+      const prompt = /Deno requests [^\r\n]*/.exec(output)?.[0];
+      if (prompt !== undefined) {
+        child.kill("SIGKILL");
+        await child.status;
+        await child.stdin.close().catch(() => {});
+        return { prompt, output };
+      }
+    }
+    await child.stdin.close();
+    await child.status;
+    return { output };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("graph store: a host without read access to DENO_DIR loads a sandboxed plugin with no permission prompt", async () => {
+  // The CLI's permission set reads only its folder; a host may also read its env but not DENO_DIR.
+  for (
+    const flags of [
+      ["-P=cli", `--config=${ROOT}/deno.json`],
+      [
+        `--config=${ROOT}/deno.json`,
+        `--allow-read=${ROOT}`,
+        "--allow-write=/tmp",
+        "--allow-env",
+        "--allow-run",
+      ],
+    ]
+  ) {
+    const { prompt, output } = await loadOnTerminal(flags);
+    equal(prompt, undefined, `${flags.join(" ")}: ${prompt}`);
+    match(output, /checks true,false/, flags.join(" "));
+  }
+});
