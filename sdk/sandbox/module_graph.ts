@@ -244,7 +244,17 @@ export async function prepareModuleGraph(
 /** Graphs already described in this process, with the fingerprint of what they came from. */
 const graphs = new Map<string, StoredGraph>();
 
+/** Whether the host may read `path` (asked, so that a host without the grant gets no prompt). */
+function readable(path: string): boolean {
+  return Deno.permissions.querySync({ name: "read", path }).state === "granted";
+}
+
+/**
+ * A file's size and mtime; `unreadable` when the host may not read it (a host without read
+ * access to `DENO_DIR`, as the CLI's permission set, notices no change in the cache entries).
+ */
 function stamp(path: string): string {
+  if (!readable(path)) return `${path}:unreadable`;
   try {
     const info = Deno.statSync(path);
     return `${path}:${info.size}:${info.mtime?.getTime() ?? 0}`;
@@ -265,7 +275,7 @@ async function configStamps(config: { dir: string }): Promise<string[]> {
   while (true) {
     for (const name of CONFIG_NAMES) {
       const file = `${dir === "/" ? "" : dir}/${name}`;
-      if (!isFile(file)) continue;
+      if (!readable(file) || !isFile(file)) continue;
       stamps.push(stamp(file));
       let importMap: unknown;
       try {
@@ -292,7 +302,8 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
     ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
     : findConfig(cwd);
   let lock = "";
-  if (graph.lockFile !== undefined) {
+  if (graph.lockFile !== undefined && !readable(graph.lockFile)) lock = "unreadable";
+  else if (graph.lockFile !== undefined) {
     try {
       lock = await sha256Hex(await Deno.readTextFile(graph.lockFile));
     } catch {
