@@ -100,6 +100,22 @@ Deno.test("graph store: an edited module is described again (a new import is mou
   }
 });
 
+Deno.test("graph store: a description of files changed while it was made is not kept", async () => {
+  const where = await setup();
+  try {
+    // An edit that lands between `deno info` reading b.ts and the fingerprint's stat would
+    // pair the old description with the new file's stamp. Stood in for by an mtime that is
+    // not before the description began (set ahead, so no timing is involved).
+    const ahead = new Date(Date.now() + 10 * 60 * 1000);
+    await Deno.utime(`${where.dir}/b.ts`, ahead, ahead);
+    deepEqual((await describe(where)).files, ["a.ts", "b.ts"]);
+    // Not reused: without subprocesses it fails.
+    equal((await describe(where, false)).files, undefined);
+  } finally {
+    await Deno.remove(where.dir, { recursive: true });
+  }
+});
+
 Deno.test("graph store: a stored file that is not a description is ignored, then replaced", async () => {
   const where = await setup();
   try {
