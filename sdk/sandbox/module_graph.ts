@@ -234,8 +234,11 @@ export async function prepareModuleGraph(
     graphs.set(key, cached);
     return cached.graph;
   }
+  const since = Date.now();
   const graph = await describeModuleGraph(specifier, cwd, denoDir);
   const described = { graph, fingerprint: await fingerprintOf(graph, cwd) };
+  // A file changed while it was described: the next load describes it again.
+  if (await changedSince(graph, cwd, since)) return graph;
   graphs.set(key, described);
   await writeStoredGraph(denoDir, key, described);
   return graph;
@@ -264,19 +267,22 @@ function stamp(path: string): string {
 }
 
 /**
- * The stamps of every config that can change how the graph resolves: each `deno.json(c)`
- * from the resolving config's folder up to `/` (a workspace root above a member adds its
- * `imports`), and the import map file each names in `importMap`. One that appears later
- * changes the list.
+ * Every config that can change how the graph resolves: each `deno.json(c)` from the
+ * resolving config's folder up to `/` (a workspace root above a member adds its `imports`),
+ * and the import map file each names in `importMap`. One that appears later changes the
+ * list. Those the host may not read are left out (no permission prompt).
  */
-async function configStamps(config: { dir: string }): Promise<string[]> {
-  const stamps: string[] = [];
-  let dir = config.dir;
-  while (true) {
+async function configFiles(graph: ModuleGraph, cwd: string): Promise<string[]> {
+  const config = graph.root.startsWith("file:")
+    ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
+    : findConfig(cwd);
+  const files: string[] = [];
+  let dir = config?.dir;
+  while (dir !== undefined) {
     for (const name of CONFIG_NAMES) {
       const file = `${dir === "/" ? "" : dir}/${name}`;
       if (!readable(file) || !isFile(file)) continue;
-      stamps.push(stamp(file));
+      files.push(file);
       let importMap: unknown;
       try {
         importMap = ((await parseConfig(await Deno.readTextFile(file))) as {
@@ -285,22 +291,19 @@ async function configStamps(config: { dir: string }): Promise<string[]> {
       } catch {
         importMap = undefined;
       }
-      if (typeof importMap === "string") stamps.push(stamp(resolve(dir, importMap)));
+      if (typeof importMap === "string") files.push(resolve(dir, importMap));
     }
-    if (dir === "/") return stamps;
-    dir = dirname(dir);
+    dir = dir === "/" ? undefined : dirname(dir);
   }
+  return files;
 }
 
 /**
  * What a described graph depends on: the size and mtime of each of its local files (an
- * edit that adds an import changes the importing file), the configs that resolve it
- * ({@linkcode configStamps}), and the lockfile's content.
+ * edit that adds an import changes the importing file), of its configs
+ * ({@linkcode configFiles}) and of the cache entries it mounts, and the lockfile's content.
  */
 async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
-  const config = graph.root.startsWith("file:")
-    ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
-    : findConfig(cwd);
   let lock = "";
   if (graph.lockFile !== undefined && !readable(graph.lockFile)) lock = "unreadable";
   else if (graph.lockFile !== undefined) {
@@ -315,9 +318,37 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
     ...graph.dynamicFiles.map(stamp),
     // The cache entries it mounts: a cleared or re-extracted cache is described again.
     ...graph.cacheFiles.map(stamp),
-    ...(config === undefined ? [] : await configStamps(config)),
+    ...(await configFiles(graph, cwd)).map(stamp),
     lock,
   ].join("\n");
+}
+
+/**
+ * How long before a description began a file's last change must lie for the description
+ * to be kept: file times can trail the clock by a timer tick.
+ */
+const SETTLED_MS = 1000;
+
+/**
+ * Whether one of the graph's own files (modules, configs, lockfile) changed after
+ * `since`, when its description began: `deno info` may have read it before the change and
+ * the fingerprint after, so the description must not be kept.
+ */
+async function changedSince(graph: ModuleGraph, cwd: string, since: number): Promise<boolean> {
+  const files = [
+    ...graph.localFiles,
+    ...graph.dynamicFiles,
+    ...(graph.lockFile === undefined ? [] : [graph.lockFile]),
+    ...await configFiles(graph, cwd),
+  ];
+  return files.some((file) => {
+    if (!readable(file)) return false;
+    try {
+      return (Deno.statSync(file).mtime?.getTime() ?? 0) > since - SETTLED_MS;
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function describeModuleGraph(

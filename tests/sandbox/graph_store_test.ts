@@ -12,6 +12,15 @@ async function tempDir(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-graph-store-" }));
 }
 
+/**
+ * Dates `files` a minute back: a description of files changed while (or just before) it
+ * was made is not kept, and these stand for files nobody is editing.
+ */
+async function settle(files: string[]): Promise<void> {
+  const past = new Date(Date.now() - 60_000);
+  for (const file of files) await Deno.utime(file, past, past);
+}
+
 /** A folder with a plugin (`a.ts` importing `./b.ts`), a script describing it, and a DENO_DIR. */
 async function setup(): Promise<{ dir: string; denoDir: string; script: string }> {
   const dir = await tempDir();
@@ -19,6 +28,7 @@ async function setup(): Promise<{ dir: string; denoDir: string; script: string }
   await Deno.mkdir(denoDir);
   await Deno.writeTextFile(`${dir}/a.ts`, `import { b } from "./b.ts";\nexport default b;\n`);
   await Deno.writeTextFile(`${dir}/b.ts`, `export const b = { name: "b" };\n`);
+  await settle([`${dir}/a.ts`, `${dir}/b.ts`]);
   const script = `${dir}/describe.ts`;
   await Deno.writeTextFile(
     script,
@@ -239,6 +249,7 @@ async function depBeforeAndAfter(
       await Deno.mkdir(`${dir}/${name}`.replace(/\/[^/]+$/, ""), { recursive: true });
       await Deno.writeTextFile(`${dir}/${name}`, text);
     }
+    await settle(Object.keys(files).map((name) => `${dir}/${name}`));
     const url = `file://${dir}/plugin/mod.ts`;
     const dep = async () => {
       const { prepareModuleGraph } = await import(MODULE_GRAPH);
