@@ -300,25 +300,18 @@ Deno.test("graph store: an edit of the workspace root's deno.json above the plug
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
 /**
- * Loads the TypeBox fixture plugin sandboxed and calls it, in a new host process on a
- * terminal (`script` gives it one, so Deno would prompt), with `flags`: the first
- * permission prompt it shows (the process is killed then), or what it printed.
+ * Runs `source` in a new host process on a terminal (`script` gives it one, so Deno would
+ * prompt), with `flags`: the first permission prompt it shows (the process is killed
+ * then), or what it printed.
  */
-async function loadOnTerminal(flags: string[]): Promise<{ prompt?: string; output: string }> {
+async function onTerminal(
+  source: string,
+  flags: string[],
+): Promise<{ prompt?: string; output: string }> {
   const dir = await tempDir();
   try {
-    const script = `${dir}/load.ts`;
-    await Deno.writeTextFile(
-      script,
-      `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/mod.ts`)};
-const plugin = await loadPlugin(${
-        JSON.stringify(`${ROOT}/tests/fixtures/sandbox/typebox_plugin.ts`)
-      }, { sandbox: true, stderr: "capture", onWarning: () => {} });
-const probe = plugin.tools.find((tool) => tool.name === "typebox_probe");
-const result = await probe.execute({}, { toolCallId: "p", signal: new AbortController().signal });
-console.log("checks", JSON.parse(result.content[0].text).checks.join(","));
-await plugin.dispose();\n`,
-    );
+    const script = `${dir}/host.ts`;
+    await Deno.writeTextFile(script, source);
     const child = new Deno.Command("script", {
       args: ["-qec", [Deno.execPath(), "run", ...flags, script].join(" "), "/dev/null"],
       cwd: ROOT,
@@ -348,6 +341,21 @@ await plugin.dispose();\n`,
   }
 }
 
+/** Loads the TypeBox fixture plugin sandboxed and calls it, {@linkcode onTerminal}. */
+function loadOnTerminal(flags: string[]): Promise<{ prompt?: string; output: string }> {
+  return onTerminal(
+    `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/mod.ts`)};
+const plugin = await loadPlugin(${
+      JSON.stringify(`${ROOT}/tests/fixtures/sandbox/typebox_plugin.ts`)
+    }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+const probe = plugin.tools.find((tool) => tool.name === "typebox_probe");
+const result = await probe.execute({}, { toolCallId: "p", signal: new AbortController().signal });
+console.log("checks", JSON.parse(result.content[0].text).checks.join(","));
+await plugin.dispose();\n`,
+    flags,
+  );
+}
+
 Deno.test("graph store: a host without read access to DENO_DIR loads a sandboxed plugin with no permission prompt", async () => {
   // The CLI's permission set reads only its folder; a host may also read its env but not DENO_DIR.
   for (
@@ -365,5 +373,23 @@ Deno.test("graph store: a host without read access to DENO_DIR loads a sandboxed
     const { prompt, output } = await loadOnTerminal(flags);
     equal(prompt, undefined, `${flags.join(" ")}: ${prompt}`);
     match(output, /checks true,false/, flags.join(" "));
+  }
+});
+
+Deno.test("child cache: a host that may write DENO_DIR but not read it makes its child cache in the sandbox's temp folder with no permission prompt", async () => {
+  const denoDir = await tempDir();
+  try {
+    const { prompt, output } = await onTerminal(
+      `import { childCacheDir } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/child_cache.ts`)};
+console.log("made", await childCacheDir("file:///new.ts", ${JSON.stringify(denoDir)}, ${
+        JSON.stringify(`${denoDir}/temp`)
+      }));\n`,
+      [`--allow-read=${ROOT}`, "--allow-write"],
+    );
+    equal(prompt, undefined, prompt);
+    // It could not bound the shared folder: the sandbox's own temporary one.
+    match(output, new RegExp(`made ${denoDir}/temp/deno_dir`));
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
   }
 });
