@@ -43,7 +43,7 @@ async function pruneChildCaches(root: string, current: string): Promise<void> {
 
 /**
  * The cache folder for a plugin's sandbox: `<DENO_DIR>/tack_sandbox/<hash of its URL>` when
- * the host may create it (later starts, in this process or another, reuse it), else a
+ * the host may create and list it (later starts, in this process or another, reuse it), else a
  * folder in the sandbox's temporary folder (its restarts reuse it).
  *
  * Only Deno itself writes there: the plugin's code has no write permission on it, and
@@ -71,9 +71,12 @@ export async function childCacheDir(url: string, denoDir: string, temp: string):
   const root = `${denoDir}/tack_sandbox`;
   const shared = `${root}/${await shortHash(url)}`;
   try {
-    // Asked first, so a host without the grant gets no permission prompt.
-    if (Deno.permissions.querySync({ name: "write", path: root }).state !== "granted") {
-      throw new Deno.errors.NotCapable(root);
+    // Asked first, so a host without the grants gets no permission prompt (the prune lists
+    // the folder: read).
+    for (const name of ["write", "read"] as const) {
+      if (Deno.permissions.querySync({ name, path: root }).state !== "granted") {
+        throw new Deno.errors.NotCapable(root);
+      }
     }
     await Deno.mkdir(root, { recursive: true });
     const created = await Deno.mkdir(shared).then(() => true, (error) => {

@@ -14,7 +14,9 @@ function grantedEnv(name: string): string | undefined | null {
   return Deno.env.get(name);
 }
 
+/** Whether `path` is a folder; `false` when the host may not read it (no permission prompt). */
 function isDirectory(path: string): boolean {
+  if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return false;
   try {
     return Deno.statSync(path).isDirectory;
   } catch {
@@ -26,8 +28,8 @@ function isDirectory(path: string): boolean {
  * Deno's own rule (deno_dir's resolution): `DENO_DIR` (relative to the cwd), else the
  * platform's cache folder plus `deno` (`$XDG_CACHE_HOME` when set, relative to the cwd,
  * else `$HOME/.cache` on Linux; `$HOME/Library/Caches` on macOS). `undefined` when a variable
- * it needs may not be read, on other systems, or when the folder does not exist: the
- * caller then asks `deno info`, which is always right.
+ * it needs or the folder may not be read, on other systems, or when the folder does not
+ * exist: the caller then asks `deno info`, which is always right.
  *
  * @returns The cache folder's absolute path, or `undefined`.
  *

@@ -15,6 +15,8 @@ export const RESERVED_DATA_MB = 640;
 const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"];
 
 function usable(path: string): boolean {
+  // Asked first: a host that may not read it gets no permission prompt (and no prlimit).
+  if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return false;
   try {
     return Deno.statSync(path).isFile &&
       Deno.permissions.querySync({ name: "run", command: path }).state === "granted";

@@ -234,8 +234,11 @@ export async function prepareModuleGraph(
     graphs.set(key, cached);
     return cached.graph;
   }
+  const since = Date.now();
   const graph = await describeModuleGraph(specifier, cwd, denoDir);
   const described = { graph, fingerprint: await fingerprintOf(graph, cwd) };
+  // A file changed while it was described: the next load describes it again.
+  if (await changedSince(graph, cwd, since)) return graph;
   graphs.set(key, described);
   await writeStoredGraph(denoDir, key, described);
   return graph;
@@ -244,7 +247,17 @@ export async function prepareModuleGraph(
 /** Graphs already described in this process, with the fingerprint of what they came from. */
 const graphs = new Map<string, StoredGraph>();
 
+/** Whether the host may read `path` (asked, so that a host without the grant gets no prompt). */
+function readable(path: string): boolean {
+  return Deno.permissions.querySync({ name: "read", path }).state === "granted";
+}
+
+/**
+ * A file's size and mtime; `unreadable` when the host may not read it (a host without read
+ * access to `DENO_DIR`, as the CLI's permission set, notices no change in the cache entries).
+ */
 function stamp(path: string): string {
+  if (!readable(path)) return `${path}:unreadable`;
   try {
     const info = Deno.statSync(path);
     return `${path}:${info.size}:${info.mtime?.getTime() ?? 0}`;
@@ -254,16 +267,46 @@ function stamp(path: string): string {
 }
 
 /**
- * What a described graph depends on: the size and mtime of each of its local files (an
- * edit that adds an import changes the importing file), the config that resolved it, and
- * the lockfile's content.
+ * Every config that can change how the graph resolves: each `deno.json(c)` from the
+ * resolving config's folder up to `/` (a workspace root above a member adds its `imports`),
+ * and the import map file each names in `importMap`. One that appears later changes the
+ * list. Those the host may not read are left out (no permission prompt).
  */
-async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
+async function configFiles(graph: ModuleGraph, cwd: string): Promise<string[]> {
   const config = graph.root.startsWith("file:")
     ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
     : findConfig(cwd);
+  const files: string[] = [];
+  let dir = config?.dir;
+  while (dir !== undefined) {
+    for (const name of CONFIG_NAMES) {
+      const file = `${dir === "/" ? "" : dir}/${name}`;
+      if (!readable(file) || !isFile(file)) continue;
+      files.push(file);
+      let importMap: unknown;
+      try {
+        importMap = ((await parseConfig(await Deno.readTextFile(file))) as {
+          importMap?: unknown;
+        })?.importMap;
+      } catch {
+        importMap = undefined;
+      }
+      if (typeof importMap === "string") files.push(resolve(dir, importMap));
+    }
+    dir = dir === "/" ? undefined : dirname(dir);
+  }
+  return files;
+}
+
+/**
+ * What a described graph depends on: the size and mtime of each of its local files (an
+ * edit that adds an import changes the importing file), of its configs
+ * ({@linkcode configFiles}) and of the cache entries it mounts, and the lockfile's content.
+ */
+async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
   let lock = "";
-  if (graph.lockFile !== undefined) {
+  if (graph.lockFile !== undefined && !readable(graph.lockFile)) lock = "unreadable";
+  else if (graph.lockFile !== undefined) {
     try {
       lock = await sha256Hex(await Deno.readTextFile(graph.lockFile));
     } catch {
@@ -275,9 +318,37 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
     ...graph.dynamicFiles.map(stamp),
     // The cache entries it mounts: a cleared or re-extracted cache is described again.
     ...graph.cacheFiles.map(stamp),
-    config === undefined ? "" : stamp(config.file),
+    ...(await configFiles(graph, cwd)).map(stamp),
     lock,
   ].join("\n");
+}
+
+/**
+ * How long before a description began a file's last change must lie for the description
+ * to be kept: file times can trail the clock by a timer tick.
+ */
+const SETTLED_MS = 1000;
+
+/**
+ * Whether one of the graph's own files (modules, configs, lockfile) changed after
+ * `since`, when its description began: `deno info` may have read it before the change and
+ * the fingerprint after, so the description must not be kept.
+ */
+async function changedSince(graph: ModuleGraph, cwd: string, since: number): Promise<boolean> {
+  const files = [
+    ...graph.localFiles,
+    ...graph.dynamicFiles,
+    ...(graph.lockFile === undefined ? [] : [graph.lockFile]),
+    ...await configFiles(graph, cwd),
+  ];
+  return files.some((file) => {
+    if (!readable(file)) return false;
+    try {
+      return (Deno.statSync(file).mtime?.getTime() ?? 0) > since - SETTLED_MS;
+    } catch {
+      return false;
+    }
+  });
 }
 
 async function describeModuleGraph(

@@ -18,7 +18,7 @@ import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
 /** Bumped when the way a bundle is built changes. */
-const FORMAT = 1;
+const FORMAT = 2;
 /** How many bundles are kept (the most recently used). */
 const KEEP = 16;
 
@@ -72,10 +72,35 @@ export function bundleableEntries(graph: ModuleGraph): string[] {
   return [...entries].sort();
 }
 
-/** A wrapper per entry point: its named exports and its default (undefined when it has none). */
-function wrapperSource(entry: string): string {
-  const specifier = JSON.stringify(entry.replace(/^npm:\/?/, "npm:"));
-  return `export * from ${specifier};\nimport * as all from ${specifier};\nexport default all.default;\n`;
+const npmSpecifier = (entry: string) => JSON.stringify(entry.replace(/^npm:\/?/, "npm:"));
+
+/**
+ * A wrapper per entry point: its named exports, and its default export when it has one (a
+ * module without one must not gain one: `import T from "typebox/type"` fails on npm).
+ */
+function wrapperSource(entry: string, hasDefault: boolean): string {
+  const specifier = npmSpecifier(entry);
+  return `export * from ${specifier};\n` +
+    (hasDefault ? `export { default } from ${specifier};\n` : "");
+}
+
+/** Which entry points have a default export, as Deno itself loads them (a `deno run`). */
+async function defaultExports(entries: string[], work: string): Promise<boolean[]> {
+  await Deno.writeTextFile(
+    `${work}/exports.js`,
+    `console.log(JSON.stringify(await Promise.all([${
+      entries.map((entry) => `import(${npmSpecifier(entry)})`).join(", ")
+    }].map(async (module) => "default" in await module))));\n`,
+  );
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-config", "--no-lock", "--no-prompt", "exports.js"],
+    cwd: work,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+  return JSON.parse(new TextDecoder().decode(output.stdout));
 }
 
 async function filesOf(dir: string): Promise<string[]> {
@@ -107,8 +132,11 @@ async function build(entries: string[], dir: string, root: string): Promise<void
   await Deno.mkdir(`${work}/out`, { recursive: true });
   try {
     const wrappers = entries.map((_, i) => `e${i}.js`);
+    const defaults = await defaultExports(entries, work);
     await Promise.all(
-      entries.map((entry, i) => Deno.writeTextFile(`${work}/${wrappers[i]}`, wrapperSource(entry))),
+      entries.map((entry, i) =>
+        Deno.writeTextFile(`${work}/${wrappers[i]}`, wrapperSource(entry, defaults[i]))
+      ),
     );
     const output = await new Deno.Command(Deno.execPath(), {
       args: [

@@ -12,6 +12,15 @@ async function tempDir(): Promise<string> {
   return await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-graph-store-" }));
 }
 
+/**
+ * Dates `files` a minute back: a description of files changed while (or just before) it
+ * was made is not kept, and these stand for files nobody is editing.
+ */
+async function settle(files: string[]): Promise<void> {
+  const past = new Date(Date.now() - 60_000);
+  for (const file of files) await Deno.utime(file, past, past);
+}
+
 /** A folder with a plugin (`a.ts` importing `./b.ts`), a script describing it, and a DENO_DIR. */
 async function setup(): Promise<{ dir: string; denoDir: string; script: string }> {
   const dir = await tempDir();
@@ -19,6 +28,7 @@ async function setup(): Promise<{ dir: string; denoDir: string; script: string }
   await Deno.mkdir(denoDir);
   await Deno.writeTextFile(`${dir}/a.ts`, `import { b } from "./b.ts";\nexport default b;\n`);
   await Deno.writeTextFile(`${dir}/b.ts`, `export const b = { name: "b" };\n`);
+  await settle([`${dir}/a.ts`, `${dir}/b.ts`]);
   const script = `${dir}/describe.ts`;
   await Deno.writeTextFile(
     script,
@@ -95,6 +105,22 @@ Deno.test("graph store: an edited module is described again (a new import is mou
     // Without subprocesses the stale description is not used: it fails instead.
     equal((await describe(where, false)).files, undefined);
     deepEqual((await describe(where)).files, ["a.ts", "b.ts", "c.ts"]);
+  } finally {
+    await Deno.remove(where.dir, { recursive: true });
+  }
+});
+
+Deno.test("graph store: a description of files changed while it was made is not kept", async () => {
+  const where = await setup();
+  try {
+    // An edit that lands between `deno info` reading b.ts and the fingerprint's stat would
+    // pair the old description with the new file's stamp. Stood in for by an mtime that is
+    // not before the description began (set ahead, so no timing is involved).
+    const ahead = new Date(Date.now() + 10 * 60 * 1000);
+    await Deno.utime(`${where.dir}/b.ts`, ahead, ahead);
+    deepEqual((await describe(where)).files, ["a.ts", "b.ts"]);
+    // Not reused: without subprocesses it fails.
+    equal((await describe(where, false)).files, undefined);
   } finally {
     await Deno.remove(where.dir, { recursive: true });
   }
@@ -206,5 +232,164 @@ Deno.test("deno dir: without env access it is not guessed (deno info is asked)",
     equal(deno, `${dir}/home/.cache/deno`);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * Describes `plugin/mod.ts` (it imports the bare `dep`) in this process, then runs `edit`
+ * and describes it again: what `dep` resolves to each time.
+ */
+async function depBeforeAndAfter(
+  files: Record<string, string>,
+  edit: (dir: string) => Promise<void>,
+): Promise<[string, string]> {
+  const dir = await tempDir();
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      await Deno.mkdir(`${dir}/${name}`.replace(/\/[^/]+$/, ""), { recursive: true });
+      await Deno.writeTextFile(`${dir}/${name}`, text);
+    }
+    await settle(Object.keys(files).map((name) => `${dir}/${name}`));
+    const url = `file://${dir}/plugin/mod.ts`;
+    const dep = async () => {
+      const { prepareModuleGraph } = await import(MODULE_GRAPH);
+      const graph = await prepareModuleGraph(url, dir);
+      const target: string = graph.importMap.scopes[url].dep;
+      return target.slice(target.lastIndexOf("/") + 1);
+    };
+    const before = await dep();
+    await edit(dir);
+    return [before, await dep()];
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const PLUGIN = {
+  "plugin/mod.ts": `import { v } from "dep";\nexport default v;\n`,
+  "plugin/one.ts": `export const v = 1;\n`,
+  "plugin/two.ts": `export const v = 2;\n`,
+};
+
+Deno.test("graph store: an edit of the import map file the plugin's deno.json names is described again", async () => {
+  const resolved = await depBeforeAndAfter({
+    ...PLUGIN,
+    "plugin/deno.json": `{ "importMap": "./import_map.json" }\n`,
+    "plugin/import_map.json": `{ "imports": { "dep": "./one.ts" } }\n`,
+  }, (dir) =>
+    Deno.writeTextFile(
+      `${dir}/plugin/import_map.json`,
+      `{ "imports": { "dep": "./two.ts" } }\n`,
+    ));
+  deepEqual(resolved, ["one.ts", "two.ts"]);
+});
+
+Deno.test("graph store: an edit of the workspace root's deno.json above the plugin's is described again", async () => {
+  const resolved = await depBeforeAndAfter({
+    ...PLUGIN,
+    "deno.json": `{ "workspace": ["./plugin"], "imports": { "dep": "./plugin/one.ts" } }\n`,
+    "plugin/deno.json": `{ "name": "@x/plugin", "version": "0.1.0", "exports": "./mod.ts" }\n`,
+  }, (dir) =>
+    Deno.writeTextFile(
+      `${dir}/deno.json`,
+      `{ "workspace": ["./plugin"], "imports": { "dep": "./plugin/two.ts" } }\n`,
+    ));
+  deepEqual(resolved, ["one.ts", "two.ts"]);
+});
+
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/**
+ * Runs `source` in a new host process on a terminal (`script` gives it one, so Deno would
+ * prompt), with `flags`: the first permission prompt it shows (the process is killed
+ * then), or what it printed.
+ */
+async function onTerminal(
+  source: string,
+  flags: string[],
+): Promise<{ prompt?: string; output: string }> {
+  const dir = await tempDir();
+  try {
+    const script = `${dir}/host.ts`;
+    await Deno.writeTextFile(script, source);
+    const child = new Deno.Command("script", {
+      args: ["-qec", [Deno.execPath(), "run", ...flags, script].join(" "), "/dev/null"],
+      cwd: ROOT,
+      env: childEnv({ NO_COLOR: "1" }),
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    let output = "";
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stdout) {
+      output += decoder.decode(chunk, { stream: true });
+      const prompt = /Deno requests [^\r\n]*/.exec(output)?.[0];
+      if (prompt !== undefined) {
+        child.kill("SIGKILL");
+        await child.status;
+        await child.stdin.close().catch(() => {});
+        return { prompt, output };
+      }
+    }
+    await child.stdin.close();
+    await child.status;
+    return { output };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/** Loads the TypeBox fixture plugin sandboxed and calls it, {@linkcode onTerminal}. */
+function loadOnTerminal(flags: string[]): Promise<{ prompt?: string; output: string }> {
+  return onTerminal(
+    `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/mod.ts`)};
+const plugin = await loadPlugin(${
+      JSON.stringify(`${ROOT}/tests/fixtures/sandbox/typebox_plugin.ts`)
+    }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+const probe = plugin.tools.find((tool) => tool.name === "typebox_probe");
+const result = await probe.execute({}, { toolCallId: "p", signal: new AbortController().signal });
+console.log("checks", JSON.parse(result.content[0].text).checks.join(","));
+await plugin.dispose();\n`,
+    flags,
+  );
+}
+
+Deno.test("graph store: a host without read access to DENO_DIR loads a sandboxed plugin with no permission prompt", async () => {
+  // The CLI's permission set reads only its folder; a host may also read its env but not DENO_DIR.
+  for (
+    const flags of [
+      ["-P=cli", `--config=${ROOT}/deno.json`],
+      [
+        `--config=${ROOT}/deno.json`,
+        `--allow-read=${ROOT}`,
+        "--allow-write=/tmp",
+        "--allow-env",
+        "--allow-run",
+      ],
+    ]
+  ) {
+    const { prompt, output } = await loadOnTerminal(flags);
+    equal(prompt, undefined, `${flags.join(" ")}: ${prompt}`);
+    match(output, /checks true,false/, flags.join(" "));
+  }
+});
+
+Deno.test("child cache: a host that may write DENO_DIR but not read it makes its child cache in the sandbox's temp folder with no permission prompt", async () => {
+  const denoDir = await tempDir();
+  try {
+    const { prompt, output } = await onTerminal(
+      `import { childCacheDir } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/child_cache.ts`)};
+console.log("made", await childCacheDir("file:///new.ts", ${JSON.stringify(denoDir)}, ${
+        JSON.stringify(`${denoDir}/temp`)
+      }));\n`,
+      [`--allow-read=${ROOT}`, "--allow-write"],
+    );
+    equal(prompt, undefined, prompt);
+    // It could not bound the shared folder: the sandbox's own temporary one.
+    match(output, new RegExp(`made ${denoDir}/temp/deno_dir`));
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
   }
 });

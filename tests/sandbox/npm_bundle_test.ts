@@ -42,6 +42,7 @@ for (const confine of [true, false]) {
         oneType: true,
         oneCompile: true,
         checks: [true, false],
+        typeModule: [false, "function"],
       });
     } finally {
       await plugin.dispose?.();
