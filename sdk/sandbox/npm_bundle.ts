@@ -114,17 +114,25 @@ async function filesOf(dir: string): Promise<string[]> {
 /** What a bundle folder holds: the entries it was built for and its files. */
 const CONTENTS = "bundle.json";
 
-/** The bundle's files when `dir` holds a whole bundle for `entries`, else `undefined`. */
-async function complete(dir: string, entries: string[]): Promise<string[] | undefined> {
+/**
+ * The bundle's files when `dir` holds a whole bundle for `entries`; `"missing"` when there
+ * is no bundle list there (no folder yet); `"broken"` when there is one but it is for other
+ * entries or a file it lists is gone.
+ */
+async function complete(dir: string, entries: string[]): Promise<string[] | "missing" | "broken"> {
+  let made: { entries?: unknown; files?: unknown };
   try {
-    const made = JSON.parse(await Deno.readTextFile(`${dir}/${CONTENTS}`));
-    if (JSON.stringify(made.entries) !== JSON.stringify(entries)) return undefined;
-    const files = (made.files as string[]).map((name) => `${dir}/${name}`);
-    for (const file of files) if (!(await Deno.stat(file)).isFile) return undefined;
-    return files;
-  } catch {
-    return undefined;
+    made = JSON.parse(await Deno.readTextFile(`${dir}/${CONTENTS}`));
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound ? "missing" : "broken";
   }
+  if (JSON.stringify(made.entries) !== JSON.stringify(entries)) return "broken";
+  if (!Array.isArray(made.files)) return "broken";
+  const files = made.files.map((name) => `${dir}/${name}`);
+  for (const file of files) {
+    if (!(await Deno.stat(file).then((info) => info.isFile, () => false))) return "broken";
+  }
+  return files;
 }
 
 async function build(entries: string[], dir: string, root: string): Promise<void> {
@@ -162,7 +170,7 @@ async function build(entries: string[], dir: string, root: string): Promise<void
     // Whole or not at all: a process reading at the same time sees no folder or all of it
     // (another process may have put the same bundle there first).
     await Deno.rename(`${work}/out`, dir).catch(async (error) => {
-      if (await complete(dir, entries) === undefined) throw error;
+      if (!Array.isArray(await complete(dir, entries))) throw error;
     });
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
@@ -171,11 +179,16 @@ async function build(entries: string[], dir: string, root: string): Promise<void
 
 async function prune(root: string, current: string): Promise<void> {
   const entries: { path: string; used: number }[] = [];
+  const stale = Date.now() - 60 * 60 * 1000;
   for await (const entry of Deno.readDir(root)) {
-    if (!entry.isDirectory || entry.name.startsWith(".")) continue;
+    if (!entry.isDirectory) continue;
     const path = `${root}/${entry.name}`;
     const used = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
-    if (used !== undefined && path !== current) entries.push({ path, used });
+    if (used === undefined || path === current) continue;
+    // A build folder an interrupted host left behind (a live build takes a second).
+    if (entry.name.startsWith(".build-")) {
+      if (used < stale) await Deno.remove(path, { recursive: true }).catch(() => {});
+    } else entries.push({ path, used });
   }
   entries.sort((a, b) => b.used - a.used);
   for (const { path } of entries.slice(KEEP - 1)) {
@@ -213,14 +226,15 @@ export async function npmBundleFor(
     const key = await sha256Hex(`${FORMAT}\0${Deno.version.deno}\0${entries.join("\0")}`);
     const dir = `${root}/${key.slice(0, 32)}`;
     let files = await complete(dir, entries);
-    if (files === undefined) {
-      // Missing, or broken (a file removed by hand): built again from the npm cache.
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    if (!Array.isArray(files)) {
+      // Broken (a file removed by hand): removed, then built again. Missing: built; if
+      // another host puts a whole one there first, `build` loses the rename and uses it.
+      if (files === "broken") await Deno.remove(dir, { recursive: true }).catch(() => {});
       await Deno.mkdir(root, { recursive: true });
       await build(entries, dir, root);
       await prune(root, dir);
       files = await complete(dir, entries);
-      if (files === undefined) return undefined;
+      if (!Array.isArray(files)) return undefined;
     } else {
       const now = new Date();
       await Deno.utime(dir, now, now);

@@ -85,7 +85,7 @@ Deno.test("npm bundle: a module importing TypeBox by its npm: specifier keeps Ty
   }
 });
 
-Deno.test("npm bundle: a bundle with a file removed is built again, not used broken", async () => {
+Deno.test("npm bundle: a bundle with a file removed is built again, not used broken; stale build folders go", async () => {
   // Its own store (a temp folder as DENO_DIR for the bundles; the npm cache stays the host's).
   const store = await Deno.makeTempDir({ prefix: "tack-bundle-store-" });
   try {
@@ -94,7 +94,14 @@ Deno.test("npm bundle: a bundle with a file removed is built again, not used bro
     const chunk = first?.files.find((file) => /\/chunk-[^/]+\.js$/.test(file));
     equal(typeof chunk, "string", JSON.stringify(first?.files));
     await Deno.remove(chunk!);
+    // A build folder an interrupted host left an hour ago goes; one being built now stays.
+    const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await Deno.mkdir(`${store}/tack_bundles/.build-interrupted`);
+    await Deno.utime(`${store}/tack_bundles/.build-interrupted`, hourAgo, hourAgo);
+    await Deno.mkdir(`${store}/tack_bundles/.build-live`);
     const again = await npmBundleFor(graph, store);
+    equal(await Deno.stat(`${store}/tack_bundles/.build-interrupted`).then(() => 1, () => 0), 0);
+    equal(await Deno.stat(`${store}/tack_bundles/.build-live`).then(() => 1, () => 0), 1);
     deepEqual(again?.files, first?.files);
     equal((await Deno.stat(chunk!)).isFile, true);
     // The rebuilt bundle loads and works.
