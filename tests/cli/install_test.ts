@@ -27,6 +27,11 @@ Deno.test("the installed tack works in any folder on that folder's files, config
     }).output();
     equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
     const tack = join(root, "bin", "tack");
+    // Deno's default cache folder is writable, so sandboxes keep their stores and caches.
+    match(
+      await Deno.readTextFile(tack),
+      new RegExp(`--allow-write=\\.,/tmp,${Deno.env.get("HOME")}/\\.cache/deno `),
+    );
 
     const project = join(root, "project");
     const elsewhere = join(root, "elsewhere");
