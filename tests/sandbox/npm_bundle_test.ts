@@ -25,64 +25,54 @@ async function probe(
   return JSON.parse(block.type === "text" ? block.text : "{}");
 }
 
+/** What `tool` of the sandboxed fixture `name` reports (the sandbox is disposed after). */
+async function probeSandboxed(
+  name: string,
+  tool: string,
+  options: { confine?: boolean; args?: Record<string, unknown> } = {},
+): Promise<Record<string, unknown>> {
+  const plugin = await loadPlugin(fixture(name), {
+    sandbox: true,
+    confine: options.confine,
+    stderr: "capture",
+    onWarning: () => {},
+  });
+  try {
+    return await probe(plugin, tool, options.args);
+  } finally {
+    await plugin.dispose?.();
+  }
+}
+
 for (const confine of [true, false]) {
   Deno.test(`npm bundle: TypeBox loads from the bundle, one copy for Tack and the plugin (${confine ? "bubblewrap" : "no OS layer"})`, async () => {
-    const plugin = await loadPlugin(fixture("typebox_plugin.ts"), {
-      sandbox: true,
-      confine,
-      stderr: "capture",
-      onWarning: () => {},
+    const seen = await probeSandboxed("typebox_plugin.ts", "typebox_probe", { confine });
+    const resolved = String(seen.resolved);
+    equal(resolved.startsWith(`file://${await denoCacheDir()}/tack_bundles/`), true, resolved);
+    deepEqual({ ...seen, resolved: "" }, {
+      resolved: "",
+      oneType: true,
+      oneCompile: true,
+      checks: [true, false],
+      typeModule: [false, "function"],
     });
-    try {
-      const seen = await probe(plugin, "typebox_probe");
-      const resolved = String(seen.resolved);
-      equal(resolved.startsWith(`file://${await denoCacheDir()}/tack_bundles/`), true, resolved);
-      deepEqual({ ...seen, resolved: "" }, {
-        resolved: "",
-        oneType: true,
-        oneCompile: true,
-        checks: [true, false],
-        typeModule: [false, "function"],
-      });
-    } finally {
-      await plugin.dispose?.();
-    }
   });
 }
 
 Deno.test("npm bundle: next to another npm package, TypeBox loads from npm as the host resolved it", async () => {
-  const plugin = await loadPlugin(fixture("zod_typebox_plugin.ts"), {
-    sandbox: true,
-    stderr: "capture",
-    onWarning: () => {},
-  });
-  try {
-    const seen = await probe(plugin, "zod_typebox_probe");
-    equal(
-      seen.resolved,
-      `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
-    );
-    equal(seen.zod, true);
-  } finally {
-    await plugin.dispose?.();
-  }
+  const seen = await probeSandboxed("zod_typebox_plugin.ts", "zod_typebox_probe");
+  equal(
+    seen.resolved,
+    `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
+  );
+  equal(seen.zod, true);
 });
 
 Deno.test("npm bundle: a module importing TypeBox by its npm: specifier keeps TypeBox on npm", async () => {
-  const plugin = await loadPlugin(fixture("direct_npm_typebox_plugin.ts"), {
-    sandbox: true,
-    stderr: "capture",
-    onWarning: () => {},
+  deepEqual(await probeSandboxed("direct_npm_typebox_plugin.ts", "direct_npm_probe"), {
+    resolved: `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
+    checks: true,
   });
-  try {
-    deepEqual(await probe(plugin, "direct_npm_probe"), {
-      resolved:
-        `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
-      checks: true,
-    });
-  } finally {
-    await plugin.dispose?.();
-  }
 });
 
 Deno.test("npm bundle: a bundle with a file removed is built again, not used broken; stale build folders go", async () => {
