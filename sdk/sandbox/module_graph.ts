@@ -46,6 +46,7 @@ import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
+import { CONFIG_NAMES, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
 import { runDeno } from "./run_deno.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 
@@ -109,93 +110,6 @@ async function cacheFilesOf(
     }
   }
   return { files: [...files], npm: [...seen] };
-}
-
-const CONFIG_NAMES = ["deno.json", "deno.jsonc"];
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The folder whose Deno config resolves a module: the nearest folder at or above `start`
- * with a `deno.json(c)`.
- *
- * @param start An absolute folder.
- * @returns The folder and its config file, or `undefined` when none is found.
- *
- * @example The repository's own config
- * ```ts
- * import { findConfig } from "./module_graph.ts";
- * import { equal } from "node:assert/strict";
- *
- * const found = findConfig(new URL(".", import.meta.url).pathname);
- * equal(found?.file.endsWith("/deno.json"), true);
- * ```
- */
-export function findConfig(start: string): { dir: string; file: string } | undefined {
-  let dir = start.replace(/\/+$/, "") || "/";
-  while (true) {
-    for (const name of CONFIG_NAMES) {
-      const file = `${dir === "/" ? "" : dir}/${name}`;
-      if (isFile(file)) return { dir, file };
-    }
-    if (dir === "/") return undefined;
-    dir = dir.slice(0, dir.lastIndexOf("/")) || "/";
-  }
-}
-
-/**
- * A config's text as an object: JSON first, JSONC (comments, trailing commas) only when
- * that fails, so the JSONC parser is loaded only by a host that needs it (never by a
- * sandbox child importing `@tack/agent`).
- */
-async function parseConfig(text: string): Promise<unknown> {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const { parse } = await import("@std/jsonc");
-    return parse(text);
-  }
-}
-
-/**
- * The lockfile a config uses: its `lock` field (a path or `{ path }`), `deno.lock` beside
- * it by default, none when `lock` is `false` or the file does not exist.
- *
- * @param config The config's folder and file.
- * @returns The lockfile's absolute path, or `undefined`.
- *
- * @example The repository's lockfile
- * ```ts
- * import { findConfig, lockFileOf } from "./module_graph.ts";
- * import { equal } from "node:assert/strict";
- *
- * const config = findConfig(new URL(".", import.meta.url).pathname)!;
- * equal((await lockFileOf(config))?.endsWith("/deno.lock"), true);
- * ```
- */
-export async function lockFileOf(
-  config: { dir: string; file: string },
-): Promise<string | undefined> {
-  let lock: unknown;
-  try {
-    lock = ((await parseConfig(Deno.readTextFileSync(config.file))) as { lock?: unknown })?.lock;
-  } catch {
-    lock = undefined;
-  }
-  if (lock === false) return undefined;
-  const named = typeof lock === "string"
-    ? lock
-    : typeof (lock as { path?: unknown })?.path === "string"
-    ? (lock as { path: string }).path
-    : "deno.lock";
-  const path = resolve(config.dir, named);
-  return isFile(path) ? path : undefined;
 }
 
 function isBare(specifier: string): boolean {
@@ -285,7 +199,7 @@ async function configFiles(graph: ModuleGraph, cwd: string): Promise<string[]> {
       files.push(file);
       let importMap: unknown;
       try {
-        importMap = ((await parseConfig(await Deno.readTextFile(file))) as {
+        importMap = ((await parseDenoConfig(await Deno.readTextFile(file))) as {
           importMap?: unknown;
         })?.importMap;
       } catch {
