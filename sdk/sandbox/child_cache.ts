@@ -7,6 +7,7 @@
  * @module
  */
 
+import { hostMayUse } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 
 /** The first 16 hex digits of the SHA-256 of `text`. */
@@ -73,11 +74,7 @@ export async function childCacheDir(url: string, denoDir: string, temp: string):
   try {
     // Asked first, so a host without the grants gets no permission prompt (the prune lists
     // the folder: read).
-    for (const name of ["write", "read"] as const) {
-      if (Deno.permissions.querySync({ name, path: root }).state !== "granted") {
-        throw new Deno.errors.NotCapable(root);
-      }
-    }
+    if (!hostMayUse(root)) throw new Deno.errors.NotCapable(root);
     await Deno.mkdir(root, { recursive: true });
     const created = await Deno.mkdir(shared).then(() => true, (error) => {
       if (error instanceof Deno.errors.AlreadyExists) return false;

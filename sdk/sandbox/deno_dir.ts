@@ -5,18 +5,19 @@
  * @module
  */
 
+import { hostMay } from "./host_may.ts";
 import { isAbsolute, resolve } from "node:path";
 import { runDeno } from "./run_deno.ts";
 
 /** Reads an environment variable only when the host may: never a permission prompt. */
 function grantedEnv(name: string): string | undefined | null {
-  if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") return null;
+  if (!hostMay({ name: "env", variable: name })) return null;
   return Deno.env.get(name);
 }
 
 /** Whether `path` is a folder; `false` when the host may not read it (no permission prompt). */
 function isDirectory(path: string): boolean {
-  if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return false;
+  if (!hostMay({ name: "read", path })) return false;
   try {
     return Deno.statSync(path).isDirectory;
   } catch {

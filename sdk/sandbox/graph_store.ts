@@ -10,6 +10,7 @@
  * @module
  */
 
+import { hostMayUse } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
@@ -23,12 +24,6 @@ export interface StoredGraph {
 const FORMAT = 2;
 /** How many descriptions are kept (the most recently written). */
 const KEEP = 256;
-
-/** Whether the host may read and write `dir` without a permission prompt. */
-function mayUse(dir: string): boolean {
-  return Deno.permissions.querySync({ name: "read", path: dir }).state === "granted" &&
-    Deno.permissions.querySync({ name: "write", path: dir }).state === "granted";
-}
 
 async function fileFor(denoDir: string, key: string): Promise<string> {
   return `${denoDir}/tack_graphs/${await sha256Hex(
@@ -76,7 +71,7 @@ export async function readStoredGraph(
   denoDir: string,
   key: string,
 ): Promise<StoredGraph | undefined> {
-  if (!mayUse(`${denoDir}/tack_graphs`)) return undefined;
+  if (!hostMayUse(`${denoDir}/tack_graphs`)) return undefined;
   try {
     const stored: unknown = JSON.parse(await Deno.readTextFile(await fileFor(denoDir, key)));
     return isStoredGraph(stored) ? stored : undefined;
@@ -112,7 +107,7 @@ export async function writeStoredGraph(
   stored: StoredGraph,
 ): Promise<void> {
   const dir = `${denoDir}/tack_graphs`;
-  if (!mayUse(dir)) return;
+  if (!hostMayUse(dir)) return;
   try {
     await Deno.mkdir(dir, { recursive: true });
     const file = await fileFor(denoDir, key);

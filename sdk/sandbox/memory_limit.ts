@@ -5,6 +5,8 @@
  * @module
  */
 
+import { hostMay } from "./host_may.ts";
+
 /**
  * What Deno 2.9 reserves at start that Linux counts against `RLIMIT_DATA` (V8's code
  * range and thread stacks, ~560 MB measured: below that `deno run` does not start), on
@@ -16,10 +18,10 @@ const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"];
 
 function usable(path: string): boolean {
   // Asked first: a host that may not read it gets no permission prompt (and no prlimit).
-  if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") return false;
+  if (!hostMay({ name: "read", path })) return false;
   try {
     return Deno.statSync(path).isFile &&
-      Deno.permissions.querySync({ name: "run", command: path }).state === "granted";
+      hostMay({ name: "run", command: path });
   } catch {
     return false;
   }

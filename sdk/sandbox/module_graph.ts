@@ -42,6 +42,7 @@ export interface ModuleGraph {
   directNpmImports?: string[];
 }
 
+import { hostMay } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -162,9 +163,7 @@ export async function prepareModuleGraph(
 const graphs = new Map<string, StoredGraph>();
 
 /** Whether the host may read `path` (asked, so that a host without the grant gets no prompt). */
-function readable(path: string): boolean {
-  return Deno.permissions.querySync({ name: "read", path }).state === "granted";
-}
+const readable = (path: string): boolean => hostMay({ name: "read", path });
 
 /**
  * A file's size and mtime; `unreadable` when the host may not read it (a host without read

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { hostMay, hostMayUse } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
@@ -31,13 +32,6 @@ export interface NpmBundle {
   files: string[];
   /** `npm:/typebox@1.4.3/compile` → `file:///…/tack_bundles/<key>/e1.js`. */
   targets: Map<string, string>;
-}
-
-function granted(name: "read" | "write" | "run", path: string): boolean {
-  const descriptor = name === "run"
-    ? { name, command: Deno.execPath() } as const
-    : { name, path } as const;
-  return Deno.permissions.querySync(descriptor).state === "granted";
 }
 
 /**
@@ -221,7 +215,7 @@ export async function npmBundleFor(
   const entries = bundleableEntries(graph);
   const root = `${denoDir}/tack_bundles`;
   if (entries.length === 0) return undefined;
-  if (!granted("read", root) || !granted("write", root) || !granted("run", "")) return undefined;
+  if (!hostMayUse(root) || !hostMay({ name: "run", command: Deno.execPath() })) return undefined;
   try {
     const key = await sha256Hex(`${FORMAT}\0${Deno.version.deno}\0${entries.join("\0")}`);
     const dir = `${root}/${key.slice(0, 32)}`;

@@ -1,0 +1,43 @@
+/**
+ * What the host may do, asked of Deno before it is tried, so that a host without a grant
+ * never sees a permission prompt (its preparation then takes the slower path).
+ *
+ * @module
+ */
+
+/**
+ * Whether this process holds `descriptor` already (a grant it would have to be prompted
+ * for counts as not held).
+ *
+ * @param descriptor What to ask about.
+ * @returns `true` when granted.
+ *
+ * @example Asking before reading
+ * ```ts
+ * import { hostMay } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof hostMay({ name: "read", path: "/" }), "boolean");
+ * ```
+ */
+export function hostMay(descriptor: Deno.PermissionDescriptor): boolean {
+  return Deno.permissions.querySync(descriptor).state === "granted";
+}
+
+/**
+ * Whether the host may both read and write under `folder` (a store it keeps).
+ *
+ * @param folder An absolute folder.
+ * @returns `true` when both are granted.
+ *
+ * @example A store folder
+ * ```ts
+ * import { hostMayUse } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof hostMayUse("/tmp/store"), "boolean");
+ * ```
+ */
+export function hostMayUse(folder: string): boolean {
+  return hostMay({ name: "read", path: folder }) && hostMay({ name: "write", path: folder });
+}
