@@ -9,6 +9,7 @@
 
 import { hostMayUse } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
+import { pruneStore } from "./prune_store.ts";
 
 /** The first 16 hex digits of the SHA-256 of `text`. */
 async function shortHash(text: string): Promise<string> {
@@ -18,29 +19,6 @@ async function shortHash(text: string): Promise<string> {
 /** How many plugins' caches are kept whatever their age, and how long the others stay. */
 const KEEP_NEWEST = 16;
 const KEEP_FOR_MS = 60 * 60 * 1000;
-
-/**
- * Bounds the caches (each holds a few MB): beyond the 16 most recently used, a cache
- * unused for an hour is removed (a plugin in a temp folder leaves one behind). Failures
- * are ignored: this is housekeeping.
- */
-async function pruneChildCaches(root: string, current: string): Promise<void> {
-  const entries: { path: string; used: number }[] = [];
-  for await (const entry of Deno.readDir(root)) {
-    if (!entry.isDirectory) continue;
-    const path = `${root}/${entry.name}`;
-    const used = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
-    if (used !== undefined) entries.push({ path, used });
-  }
-  if (entries.length <= KEEP_NEWEST) return;
-  entries.sort((a, b) => b.used - a.used);
-  const stale = Date.now() - KEEP_FOR_MS;
-  for (const { path, used } of entries.slice(KEEP_NEWEST)) {
-    if (used < stale && path !== current) {
-      await Deno.remove(path, { recursive: true }).catch(() => {});
-    }
-  }
-}
 
 /**
  * The cache folder for a plugin's sandbox: `<DENO_DIR>/tack_sandbox/<hash of its URL>` when
@@ -83,7 +61,9 @@ export async function childCacheDir(url: string, denoDir: string, temp: string):
     const now = new Date();
     await Deno.utime(shared, now, now);
     // Only a new cache can take the count over the bound.
-    if (created) await pruneChildCaches(root, shared);
+    if (created) {
+      await pruneStore(root, { keep: KEEP_NEWEST, unusedForMs: KEEP_FOR_MS, except: shared });
+    }
     return shared;
   } catch {
     const own = `${temp}/deno_dir`;

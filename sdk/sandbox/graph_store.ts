@@ -11,6 +11,7 @@
  */
 
 import { hostMayUse } from "./host_may.ts";
+import { pruneStore } from "./prune_store.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
@@ -114,21 +115,8 @@ export async function writeStoredGraph(
     const temp = `${file}.${crypto.randomUUID()}.tmp`;
     await Deno.writeTextFile(temp, JSON.stringify(stored));
     await Deno.rename(temp, file);
-    await prune(dir);
+    await pruneStore(dir, { keep: KEEP, except: file });
   } catch {
     // Housekeeping only: the next process describes the graph again.
   }
-}
-
-async function prune(dir: string): Promise<void> {
-  const entries: { path: string; written: number }[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (!entry.isFile) continue;
-    const path = `${dir}/${entry.name}`;
-    const written = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
-    if (written !== undefined) entries.push({ path, written });
-  }
-  if (entries.length <= KEEP) return;
-  entries.sort((a, b) => b.written - a.written);
-  for (const { path } of entries.slice(KEEP)) await Deno.remove(path).catch(() => {});
 }

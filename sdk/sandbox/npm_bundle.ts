@@ -15,6 +15,7 @@
  */
 
 import { hostMay, hostMayUse } from "./host_may.ts";
+import { pruneStore } from "./prune_store.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
@@ -171,25 +172,6 @@ async function build(entries: string[], dir: string, root: string): Promise<void
   }
 }
 
-async function prune(root: string, current: string): Promise<void> {
-  const entries: { path: string; used: number }[] = [];
-  const stale = Date.now() - 60 * 60 * 1000;
-  for await (const entry of Deno.readDir(root)) {
-    if (!entry.isDirectory) continue;
-    const path = `${root}/${entry.name}`;
-    const used = (await Deno.stat(path).catch(() => undefined))?.mtime?.getTime();
-    if (used === undefined || path === current) continue;
-    // A build folder an interrupted host left behind (a live build takes a second).
-    if (entry.name.startsWith(".build-")) {
-      if (used < stale) await Deno.remove(path, { recursive: true }).catch(() => {});
-    } else entries.push({ path, used });
-  }
-  entries.sort((a, b) => b.used - a.used);
-  for (const { path } of entries.slice(KEEP - 1)) {
-    await Deno.remove(path, { recursive: true }).catch(() => {});
-  }
-}
-
 /**
  * The bundle for `graph`'s TypeBox entry points, built on first use and reused after.
  *
@@ -226,7 +208,17 @@ export async function npmBundleFor(
       if (files === "broken") await Deno.remove(dir, { recursive: true }).catch(() => {});
       await Deno.mkdir(root, { recursive: true });
       await build(entries, dir, root);
-      await prune(root, dir);
+      await pruneStore(root, {
+        keep: KEEP,
+        except: dir,
+        only: (name) => !name.startsWith("."),
+      });
+      // Build folders an interrupted host left behind (a live build takes a second).
+      await pruneStore(root, {
+        keep: 0,
+        unusedForMs: 60 * 60 * 1000,
+        only: (name) => name.startsWith(".build-"),
+      });
       files = await complete(dir, entries);
       if (!Array.isArray(files)) return undefined;
     } else {
