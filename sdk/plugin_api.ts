@@ -5,7 +5,7 @@
  *
  * It is `@tack/agent` without the agent, the loop, the providers, the sandbox loader and
  * telemetry: a sandboxed plugin's child loads every module its plugin imports, so a plugin
- * importing this starts faster (~20 ms less, measured in bench/sandbox_bench.ts). Whatever
+ * importing this starts faster (55 against 77 ms in bench/sandbox_bench.ts's cold-start rows). Whatever
  * it exports is the same object `@tack/agent` exports.
  *
  * @example A plugin with one tool

@@ -22,7 +22,7 @@ export interface StoredGraph {
 }
 
 /** Bumped when the stored shape or the way a graph is described changes. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** How many descriptions are kept (the most recently written). */
 const KEEP = 256;
 
@@ -47,6 +47,7 @@ function isStoredGraph(value: unknown): value is StoredGraph {
     isStrings(graph.npmPackages) && isStrings(graph.remoteHosts) &&
     (graph.lockFile === undefined || typeof graph.lockFile === "string") &&
     (graph.directNpmImports === undefined || isStrings(graph.directNpmImports)) &&
+    (graph.npmDependedOn === undefined || isStrings(graph.npmDependedOn)) &&
     isRecord(graph.importMap) && isRecord(graph.importMap.imports) &&
     isRecord(graph.importMap.scopes);
 }

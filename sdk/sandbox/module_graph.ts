@@ -40,6 +40,8 @@ export interface ModuleGraph {
    * one (which no import map entry covers).
    */
   directNpmImports?: string[];
+  /** The npm packages among `npmPackages` that other npm packages of the graph depend on. */
+  npmDependedOn?: string[];
 }
 
 import { hostMay } from "./host_may.ts";
@@ -340,5 +342,8 @@ async function describeModuleGraph(
     importMap: { imports: {}, scopes },
     lockFile,
     directNpmImports: [...directNpmImports],
+    npmDependedOn: [
+      ...new Set(cache.npm.flatMap((id) => info.npmPackages?.[id]?.dependencies ?? [])),
+    ],
   };
 }

@@ -4,10 +4,10 @@
  * bundled with `deno bundle` (code splitting, so each of its modules exists once across
  * the entry points the graph uses) it loads in ~9 ms.
  *
- * Only when nothing else could hold a second copy: the graph's npm packages must be TypeBox
- * and re2js alone (neither imports the other), and no module may import TypeBox by its
- * `npm:` specifier, so every `typebox` import in the child goes through its import map to
- * the bundle. Any other npm package, or a failed build, leaves
+ * Only when nothing else could hold a second copy: no npm package of the graph may depend on
+ * TypeBox (its imports resolve inside npm, not through the import map), and no module may
+ * import TypeBox by its `npm:` specifier, so every `typebox` import in the child goes
+ * through its import map to the bundle. Otherwise, or when the build fails, it leaves
  * the graph as it is. Bundles live in `DENO_DIR/tack_bundles/` (the host's, never mounted
  * writable in a sandbox), one per set of entry points and Deno version.
  *
@@ -24,7 +24,6 @@ const FORMAT = 2;
 /** How many bundles are kept (the most recently used). */
 const KEEP = 16;
 
-const ONLY_THESE_PACKAGES = /^(typebox|re2js)@[^_]+$/;
 const TYPEBOX_ENTRY = /^npm:\/?typebox@[^/]+(\/.*)?$/;
 
 /** A built bundle: its files, and the file each npm entry point maps to. */
@@ -36,13 +35,14 @@ export interface NpmBundle {
 }
 
 /**
- * The TypeBox entry points `graph` resolves, when it may be bundled: its npm packages are
- * TypeBox and re2js alone. Sorted; empty when it may not.
+ * The TypeBox entry points `graph` resolves, when it may be bundled: no npm package of it
+ * depends on TypeBox and no module imports it by `npm:` specifier. Sorted;
+ * empty when it may not.
  *
  * @param graph A described module graph.
  * @returns The `npm:/typebox@…` specifiers its import map resolves to.
  *
- * @example A graph with another npm package is left alone
+ * @example A graph where another npm package depends on TypeBox is left alone
  * ```ts
  * import { bundleableEntries } from "./npm_bundle.ts";
  * import { deepEqual } from "node:assert/strict";
@@ -50,12 +50,16 @@ export interface NpmBundle {
  * const scopes = { "file:///p.ts": { typebox: "npm:/typebox@1.4.3" } };
  * const graph = { root: "file:///p.ts", localFiles: [], dynamicFiles: [], dataFiles: [],
  *   cacheFiles: [], remoteHosts: [], importMap: { imports: {}, scopes } };
- * deepEqual(bundleableEntries({ ...graph, npmPackages: ["typebox@1.4.3"] }), ["npm:/typebox@1.4.3"]);
- * deepEqual(bundleableEntries({ ...graph, npmPackages: ["typebox@1.4.3", "zod@4.6.7"] }), []);
+ * const npmPackages = ["typebox@1.4.3", "zod@4.6.7", "schemas@1.0.0"];
+ * deepEqual(bundleableEntries({ ...graph, npmPackages, npmDependedOn: [] }), ["npm:/typebox@1.4.3"]);
+ * deepEqual(bundleableEntries({ ...graph, npmPackages, npmDependedOn: ["typebox@1.4.3"] }), []);
  * ```
  */
 export function bundleableEntries(graph: ModuleGraph): string[] {
-  if (!graph.npmPackages.every((id) => ONLY_THESE_PACKAGES.test(id))) return [];
+  // A package importing TypeBox gets npm's copy (its imports resolve inside npm). A graph
+  // described without the dependency list is not bundled.
+  if (graph.npmDependedOn === undefined) return [];
+  if (graph.npmDependedOn.some((id) => /^typebox@/.test(id))) return [];
   // An `npm:typebox…` import the import map does not see would load a second copy.
   if ((graph.directNpmImports ?? []).some((target) => TYPEBOX_ENTRY.test(target))) return [];
   const entries = new Set<string>();

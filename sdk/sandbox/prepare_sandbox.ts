@@ -245,6 +245,7 @@ export async function prepareSandbox(
     directNpmImports: [
       ...new Set([...graph.directNpmImports ?? [], ...runner.directNpmImports ?? []]),
     ],
+    npmDependedOn: [...new Set([...graph.npmDependedOn ?? [], ...runner.npmDependedOn ?? []])],
     importMap: {
       imports: {},
       scopes: { ...runner.importMap.scopes, ...graph.importMap.scopes },

@@ -7,7 +7,7 @@ import type { Plugin } from "@tack/agent";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { prepareModuleGraph } from "../../sdk/sandbox/module_graph.ts";
-import { npmBundleFor } from "../../sdk/sandbox/npm_bundle.ts";
+import { bundleableEntries, npmBundleFor } from "../../sdk/sandbox/npm_bundle.ts";
 
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
 
@@ -59,13 +59,17 @@ for (const confine of [true, false]) {
   });
 }
 
-Deno.test("npm bundle: next to another npm package, TypeBox loads from npm as the host resolved it", async () => {
+Deno.test("npm bundle: another npm package that does not depend on TypeBox (zod) leaves it bundled", async () => {
   const seen = await probeSandboxed("zod_typebox_plugin.ts", "zod_typebox_probe");
-  equal(
-    seen.resolved,
-    `file://${await denoCacheDir()}/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs`,
-  );
+  const resolved = String(seen.resolved);
+  equal(resolved.startsWith(`file://${await denoCacheDir()}/tack_bundles/`), true, resolved);
   equal(seen.zod, true);
+});
+
+Deno.test("npm bundle: a plugin importing all of @tack/agent (whose graph names openai and the MCP SDK) gets the bundle", async () => {
+  const graph = await prepareModuleGraph(`file://${fixture("root_import_plugin.ts")}`);
+  equal(graph.npmPackages.some((id) => id.startsWith("openai@")), true);
+  deepEqual(bundleableEntries(graph), ["npm:typebox@1.4.3", "npm:typebox@1.4.3/compile"]);
 });
 
 Deno.test("npm bundle: a module importing TypeBox by its npm: specifier keeps TypeBox on npm", async () => {
