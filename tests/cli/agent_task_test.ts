@@ -1,0 +1,92 @@
+// `deno task agent` runs the CLI with the `cli` permission set plus read and write grants on
+// Deno's default cache folder (`$HOME/.cache/deno`), which a permission set cannot name. With
+// them the host keeps a sandboxed plugin's described module graph between processes. Run here
+// with the task's own flags, taken from deno.json, in a real process whose `$HOME/.cache/deno`
+// is this test's Deno cache (a symlink, so nothing is downloaded).
+import { equal, match } from "node:assert/strict";
+import { childEnv } from "../support/child_env.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** The `deno run` flags of the `agent` task, with `$HOME` replaced by `home`. */
+async function agentTaskFlags(home: string): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const task: string = config.tasks.agent;
+  const words = task.split(/\s+/);
+  equal(words.slice(0, 2).join(" "), "deno run", task);
+  equal(words.at(-1), "cli/main.ts", task);
+  return words.slice(2, -1).map((word) => word.replaceAll("$HOME", home));
+}
+
+/** Where this process's Deno keeps its cache (`deno info`). */
+async function denoDir(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
+}
+
+async function storedGraphs(cache: string): Promise<Set<string>> {
+  const names = new Set<string>();
+  try {
+    for await (const entry of Deno.readDir(`${cache}/tack_graphs`)) names.add(entry.name);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return names;
+}
+
+Deno.test({
+  name: "deno task agent's grants let a sandboxed plugin's module graph be kept in Deno's cache",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const cache = await denoDir();
+    const home = await Deno.makeTempDir({ prefix: "tack-agent-home-" });
+    // The set's read and write paths are relative to the repository: the plugin and host live there.
+    const plugin = await Deno.makeTempFile({ dir: ROOT, prefix: ".tack-agent-", suffix: ".ts" });
+    const host = await Deno.makeTempFile({ dir: ROOT, prefix: ".tack-agent-host-", suffix: ".ts" });
+    try {
+      await Deno.mkdir(`${home}/.cache`);
+      await Deno.symlink(cache, `${home}/.cache/deno`);
+      // A plugin no earlier run described (its own id), dated back: a description of files
+      // being edited is not kept.
+      await Deno.writeTextFile(
+        plugin,
+        `export default { name: "kept_${crypto.randomUUID().slice(0, 8)}", tools: [] };\n`,
+      );
+      const past = new Date(Date.now() - 60_000);
+      await Deno.utime(plugin, past, past);
+      await Deno.writeTextFile(
+        host,
+        `import { loadPlugin } from "./sdk/sandbox/mod.ts";
+const plugin = await loadPlugin(${
+          JSON.stringify(plugin)
+        }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+console.log("loaded", plugin.name);
+await plugin.dispose?.();\n`,
+      );
+      const before = await storedGraphs(cache);
+      const env = childEnv({ HOME: home, NO_COLOR: "1" });
+      delete env.DENO_DIR; // Deno's default cache folder: $HOME/.cache/deno
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", ...await agentTaskFlags(home), host],
+        cwd: ROOT,
+        env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(output.stderr);
+      equal(output.code, 0, stderr);
+      match(new TextDecoder().decode(output.stdout), /^loaded kept_/);
+      const added = [...await storedGraphs(cache)].filter((name) => !before.has(name));
+      equal(added.length, 1, `new descriptions: ${added.join(", ")}; stderr: ${stderr}`);
+    } finally {
+      await Deno.remove(plugin);
+      await Deno.remove(host);
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
