@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { pruneLock } from "./prune_lock.ts";
 import { npmBundleFor, withNpmBundle } from "./npm_bundle.ts";
+import { bundleIntact, keepChildCache } from "./restart_stores.ts";
 import { denoCacheDir } from "./deno_dir.ts";
 import { type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
 import {
@@ -257,9 +258,21 @@ export async function prepareSandbox(
   ]);
   // TypeBox's ~370 modules load from one prebuilt bundle when nothing else could hold a
   // second copy (~40 ms of each start).
+  const plain = graph;
   const bundle = await npmBundleFor(graph, denoDir);
   if (bundle !== undefined) graph = withNpmBundle(graph, bundle);
   const importMapPath = `${dir}/import_map.json`;
+  let plainImportMapPath: string | undefined;
+  // A restart checks the bundle is still there (another host's housekeeping may have
+  // removed it) and runs without it, from npm, when it is not.
+  const current = (): { graph: ModuleGraph; importMapPath: string } => {
+    if (bundle === undefined || bundleIntact(bundle.files)) return { graph, importMapPath };
+    if (plainImportMapPath === undefined) {
+      plainImportMapPath = `${dir}/import_map_npm.json`;
+      Deno.writeTextFileSync(plainImportMapPath, JSON.stringify(plain.importMap));
+    }
+    return { graph: plain, importMapPath: plainImportMapPath };
+  };
   // JavaScript, not TypeScript: a .ts entry is new to the cache every time, and Deno, failing
   // to write its transpiled copy into the read-only cache, retries for ~150 ms on each start.
   const entryPath = `${dir}/entry.js`;
@@ -283,20 +296,25 @@ export async function prepareSandbox(
     dataFiles: graph.dataFiles,
     spawnFor(grants, limits = { ...DEFAULT_LIMITS }) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
-      return spawnProcess(sandboxCommand({
-        label: specifier,
-        grants,
-        graph,
-        importMapPath,
-        lockPath,
-        entryPath,
-        layer: netLayer,
-        denoDir,
-        cacheDir,
-        stderr: options.stderr,
-        limits,
-        config: { ...base(grants), confined: layer === "bwrap" },
-      }));
+      // Each start (the first and every restart) looks at the stores as they are now.
+      return (handlers) => {
+        if (cacheDir !== undefined) keepChildCache(cacheDir);
+        const { graph, importMapPath } = current();
+        return spawnProcess(sandboxCommand({
+          label: specifier,
+          grants,
+          graph,
+          importMapPath,
+          lockPath,
+          entryPath,
+          layer: netLayer,
+          denoDir,
+          cacheDir,
+          stderr: options.stderr,
+          limits,
+          config: { ...base(grants), confined: layer === "bwrap" },
+        }))(handlers);
+      };
     },
     cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
   };

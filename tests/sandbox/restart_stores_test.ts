@@ -1,0 +1,108 @@
+// A long-running host restarts a crashed sandbox child after another host's housekeeping
+// removed the child's cache folder and the TypeBox bundle it was prepared with: the
+// restart makes a new cache and loads TypeBox from npm. A real host process with its own
+// stores: a DENO_DIR holding copies of the npm packages the sandbox mounts (TypeBox and
+// re2js) and links to this test's other cached packages, so nothing is downloaded.
+import { deepEqual, equal } from "node:assert/strict";
+import { childEnv } from "../support/child_env.ts";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Where this process's Deno keeps its cache (`deno info`). */
+async function denoDir(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+  }).output();
+  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
+}
+
+const HOST = `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+const denoDir = Deno.env.get("DENO_DIR"); // resolved URLs start with "file://" + denoDir
+const plugin = await loadPlugin(${
+  JSON.stringify(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
+}, { sandbox: true, stderr: "capture", onWarning: () => {} });
+const run = async (name) => {
+  const tool = plugin.tools.find((one) => one.name === name);
+  try {
+    const result = await tool.execute({}, { toolCallId: name, signal: new AbortController().signal });
+    return { text: result.content[0].text, isError: false };
+  } catch (error) {
+    return { text: error.message, isError: true };
+  }
+};
+const first = JSON.parse((await run("typebox_probe")).text);
+const crashed = await run("typebox_crash");
+// Another host's housekeeping, while this one still runs the plugin.
+await Deno.remove(denoDir + "/tack_bundles", { recursive: true });
+await Deno.remove(denoDir + "/tack_sandbox", { recursive: true });
+const again = await run("typebox_probe");
+if (again.isError) { console.log(JSON.stringify({ error: again.text })); Deno.exit(0); }
+const after = JSON.parse(again.text);
+console.log(JSON.stringify({
+  first: first.resolved.slice(7 + denoDir.length),
+  crashed: crashed.isError,
+  again: after.resolved.slice(7 + denoDir.length),
+  checks: after.checks,
+  oneType: after.oneType,
+  cache: Deno.statSync(denoDir + "/tack_sandbox").isDirectory,
+}));
+await plugin.dispose();
+`;
+
+Deno.test({
+  name:
+    "restart: a child restarted after housekeeping removed its cache and its TypeBox bundle loads TypeBox from npm",
+  ignore: skipWithoutBwrap("restart after housekeeping"),
+  async fn() {
+    const shared = await denoDir();
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
+    try {
+      const stores = `${dir}/deno_dir`;
+      await Deno.mkdir(stores);
+      await Deno.symlink(`${shared}/remote`, `${stores}/remote`);
+      const registry = "npm/registry.npmjs.org";
+      await Deno.mkdir(`${stores}/${registry}`, { recursive: true });
+      for await (const entry of Deno.readDir(`${shared}/${registry}`)) {
+        const from = `${shared}/${registry}/${entry.name}`;
+        const to = `${stores}/${registry}/${entry.name}`;
+        // The sandbox mounts these by their real paths: real copies, not links.
+        if (entry.name === "typebox" || entry.name === "re2js") await copyTree(from, to);
+        else await Deno.symlink(from, to);
+      }
+      const host = `${dir}/host.js`;
+      await Deno.writeTextFile(host, HOST);
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
+        env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
+        clearEnv: true,
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(output.stderr);
+      equal(output.code, 0, stderr);
+      const seen = JSON.parse(new TextDecoder().decode(output.stdout));
+      equal(seen.first?.startsWith("/tack_bundles/"), true, JSON.stringify(seen));
+      deepEqual({ ...seen, first: "" }, {
+        first: "",
+        crashed: true,
+        again: "/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs",
+        checks: [true, false],
+        oneType: true,
+        cache: true,
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
