@@ -4,7 +4,8 @@
  *
  * Every row is measured in this run, every contender on the same scripted workload
  * (`workload.ts`): warm-up runs first, then interleaved rounds (each contender once per
- * round, a forced GC before each run), and the table shows medians with the ratio to Tack.
+ * round, a forced GC before each run but in the rows marked "GC left to V8"), and the table
+ * shows medians with the ratio to Tack.
  *
  * Flags: `--quick` (fewer runs and no 10,000-turn row: a smoke test, not a result),
  * `--only=tack,pi` (some frameworks), `--write` (also write `bench/RESULTS.md`),
@@ -58,6 +59,11 @@ const GC_REGIME = canCollect
   ? "a full GC forced before every measured run (--expose-gc), so no run pays for the last one's garbage"
   : "GC not forced (run without --expose-gc): runs may pay for each other's garbage";
 
+/** The regime of the steady-state rows, for their title and note. */
+const STEADY_TITLE = "GC left to V8";
+const STEADY_NOTE =
+  "GC not forced: V8 collects when it decides, as in a long-running process (the steady state; a forced full GC also resets the JIT's inline caches, which short runs then pay for)";
+
 /** The two API levels the loop rows compare. */
 type Level = "agent" | "loop";
 
@@ -75,6 +81,11 @@ async function loopRows(
   // A column only for frameworks that have this API level.
   const frameworks = all.filter((f) => level === "agent" || f.loop || !f.run);
   const sizes = options.quick || level === "loop" ? [200, 2_000] : [200, 2_000, 10_000];
+  // The forced-GC sizes, then 2,000 turns again with the GC left to V8.
+  const runsOf = [
+    ...sizes.map((turns) => ({ turns, collect: true })),
+    ...(options.quick ? [] : [{ turns: 2_000, collect: false }]),
+  ];
   const runnable = frameworks.filter((f) => runnerOf(f));
   const perCall = new Map<string, Map<number, number>>(runnable.map((f) => [f.key, new Map()]));
   const skipped = new Map<string, string>();
@@ -83,8 +94,9 @@ async function loopRows(
   for (let i = 0; i < (options.quick ? 1 : 3); i++) {
     for (const f of runnable) checkOutcome(f.label, 50, await runnerOf(f)!(50));
   }
-  for (const turns of sizes) {
+  for (const { turns, collect } of runsOf) {
     const contenders = runnable.filter((f) => {
+      if (!collect) return perCall.get(f.key)!.has(turns);
       const previous = perCall.get(f.key)!;
       const last = [...previous.entries()].at(-1);
       if (!last) return true;
@@ -122,12 +134,16 @@ async function loopRows(
         budgetMs: options.quick ? 2_000 : 20_000,
         minTotalMs: options.quick ? 0 : 1_500,
         maxRuns: 60,
+        collect,
       },
     );
     const spread = new Map<string, { min: number; max: number }>();
     const toPerCall = (ms: number) => ms * 1000 / (turns * CALLS_PER_TURN);
+    const medians = new Map<string, number>();
     for (const [key, durations] of times) {
-      perCall.get(key)!.set(turns, toPerCall(median(durations)));
+      medians.set(key, toPerCall(median(durations)));
+      // The growth rows compare the forced-GC sizes only.
+      if (collect) perCall.get(key)!.set(turns, medians.get(key)!);
       spread.set(key, {
         min: toPerCall(Math.min(...durations)),
         max: toPerCall(Math.max(...durations)),
@@ -137,18 +153,18 @@ async function loopRows(
     rows.push({
       measure: `${LEVEL_TITLE[level]}: overhead per tool call, ${
         turns.toLocaleString("en")
-      } turns × ${CALLS_PER_TURN}`,
+      } turns × ${CALLS_PER_TURN}${collect ? "" : `, ${STEADY_TITLE}`}`,
       unit: "µs/call",
       better: "lower",
       ...cellsOf(frameworks, (f) => {
-        const value = perCall.get(f.key)?.get(turns);
+        const value = medians.get(f.key);
         return value === undefined
           ? { note: skipped.get(f.key) ?? "not run" }
           : { value, ...spread.get(f.key) };
       }),
       note: `median of runs (${runsNote}) after warm-up; total time ÷ ${
         (turns * CALLS_PER_TURN).toLocaleString("en")
-      } calls; an asynchronous tool on every side; ${GC_REGIME}`,
+      } calls; an asynchronous tool on every side; ${collect ? GC_REGIME : STEADY_NOTE}`,
     });
   }
   const first = sizes[0];

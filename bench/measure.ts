@@ -53,12 +53,14 @@ export interface MeasureOptions {
   minTotalMs?: number;
   /** Cap on rounds when `minTotalMs` asks for more (default 4 × `runs`). */
   maxRuns?: number;
+  /** Force a full GC before every measured run (default `true`, when `--expose-gc` allows). */
+  collect?: boolean;
 }
 
 /**
  * Runs every contender `warmup` times, then rounds in which each contender still wanting
  * runs runs once (interleaved, so drift and load hit everyone alike), forcing a GC before
- * every measured run when possible. A contender wants runs until it has `runs` of them
+ * every measured run when possible (unless `collect` is `false`). A contender wants runs until it has `runs` of them
  * (at least `minRuns` whatever the budget, no more once it spent `budgetMs`) and, if
  * `minTotalMs` is set, until they add up to that long (at most `maxRuns`).
  *
@@ -92,7 +94,7 @@ export async function measureInterleaved(
     for (const contender of contenders) {
       if (!wants(contender.name)) continue;
       const own = times.get(contender.name)!;
-      collectGarbage();
+      if (options.collect !== false) collectGarbage();
       const start = performance.now();
       await contender.run();
       const elapsed = performance.now() - start;
