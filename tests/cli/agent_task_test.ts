@@ -5,6 +5,7 @@
 // is this test's Deno cache (a symlink, so nothing is downloaded).
 import { equal, match } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -16,15 +17,6 @@ async function agentTaskFlags(home: string): Promise<string[]> {
   equal(words.slice(0, 2).join(" "), "deno run", task);
   equal(words.at(-1), "cli/main.ts", task);
   return words.slice(2, -1).map((word) => word.replaceAll("$HOME", home));
-}
-
-/** Where this process's Deno keeps its cache (`deno info`). */
-async function denoDir(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
 }
 
 async function storedGraphs(cache: string): Promise<Set<string>> {
@@ -41,7 +33,7 @@ Deno.test({
   name: "deno task agent's grants let a sandboxed plugin's module graph be kept in Deno's cache",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    const cache = await denoDir();
+    const cache = await denoCacheDir();
     const home = await Deno.makeTempDir({ prefix: "tack-agent-home-" });
     // The set's read and write paths are relative to the repository: the plugin and host live there.
     const plugin = await Deno.makeTempFile({ dir: ROOT, prefix: ".tack-agent-", suffix: ".ts" });

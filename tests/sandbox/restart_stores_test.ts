@@ -6,17 +6,9 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-/** Where this process's Deno keeps its cache (`deno info`). */
-async function denoDir(): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json"],
-    stdout: "piped",
-  }).output();
-  return JSON.parse(new TextDecoder().decode(output.stdout)).denoDir;
-}
 
 async function copyTree(from: string, to: string): Promise<void> {
   await Deno.mkdir(to, { recursive: true });
@@ -64,7 +56,7 @@ Deno.test({
     "restart: a child restarted after housekeeping removed its cache and its TypeBox bundle loads TypeBox from npm",
   ignore: skipWithoutBwrap("restart after housekeeping"),
   async fn() {
-    const shared = await denoDir();
+    const shared = await denoCacheDir();
     const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
     try {
       const stores = `${dir}/deno_dir`;
