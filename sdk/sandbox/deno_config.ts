@@ -5,7 +5,9 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
+import { hostMay } from "./host_may.ts";
+import { isWorkspaceMember, workspaceMembers } from "./workspace_member.ts";
 
 /** The names Deno looks for a config under, in its order. */
 export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
@@ -34,7 +36,8 @@ export function isFile(path: string): boolean {
 
 /**
  * The folder whose Deno config resolves a module: the nearest folder at or above `start`
- * with a `deno.json(c)`.
+ * with a `deno.json(c)`. Inside a `node_modules` folder Deno looks from the folder above
+ * it (a package's own config is not the project's), and so does this.
  *
  * @param start An absolute folder.
  * @returns The folder and its config file, or `undefined` when none is found.
@@ -49,7 +52,7 @@ export function isFile(path: string): boolean {
  * ```
  */
 export function findConfig(start: string): { dir: string; file: string } | undefined {
-  let dir = start.replace(/\/+$/, "") || "/";
+  let dir = start.replace(/\/+$/, "").replace(/\/node_modules(\/.*)?$/, "") || "/";
   while (true) {
     for (const name of CONFIG_NAMES) {
       const file = `${dir === "/" ? "" : dir}/${name}`;
@@ -86,9 +89,55 @@ export async function parseDenoConfig(text: string): Promise<unknown> {
   }
 }
 
+/** A config's parsed text; `undefined` when it cannot be read or parsed. */
+async function readConfig(file: string): Promise<unknown> {
+  try {
+    return await parseDenoConfig(Deno.readTextFileSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The lockfile a config uses: its `lock` field (a path or `{ path }`), `deno.lock` beside
- * it by default, none when `lock` is `false` or the file does not exist.
+ * The config whose `lock` Deno uses for a config: the workspace root's when the config is
+ * a member of one, else its own. Like Deno, it looks up from the config's parent folder
+ * for the nearest config with a `workspace` field (one without goes on up): a config it
+ * lists (a path, a glob) is its member; one it does not list is a project of its own
+ * (Deno warns and ignores that parent). A config with a `workspace` field is a root
+ * itself. A parent config the host may not read is passed over (no permission prompt).
+ *
+ * @param config A config's folder and file.
+ * @returns The workspace root's folder and file, or `config`.
+ *
+ * @example Not in a workspace: the config itself
+ * ```ts
+ * import { findConfig, workspaceRootOf } from "./deno_config.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const config = findConfig(new URL(".", import.meta.url).pathname)!;
+ * deepEqual(await workspaceRootOf(config), config);
+ * ```
+ */
+export async function workspaceRootOf(
+  config: { dir: string; file: string },
+): Promise<{ dir: string; file: string }> {
+  if (workspaceMembers(await readConfig(config.file)) !== undefined) return config;
+  for (let dir = config.dir; dir !== "/";) {
+    dir = dirname(dir);
+    const file = CONFIG_NAMES.map((name) => `${dir === "/" ? "" : dir}/${name}`)
+      .find((file) => hostMay({ name: "read", path: file }) && isFile(file));
+    if (file === undefined) continue;
+    const members = workspaceMembers(await readConfig(file));
+    if (members === undefined) continue;
+    return isWorkspaceMember(dir, members, config.dir) ? { dir, file } : config;
+  }
+  return config;
+}
+
+/**
+ * The lockfile Deno uses for a config: its workspace root's ({@linkcode workspaceRootOf};
+ * a member's own `lock` is ignored) `lock` field (a path or `{ path }`), `deno.lock` beside
+ * that root by default, none when `lock` is `false` or the file does not exist.
  *
  * @param config The config's folder and file.
  * @returns The lockfile's absolute path, or `undefined`.
@@ -105,19 +154,14 @@ export async function parseDenoConfig(text: string): Promise<unknown> {
 export async function lockFileOf(
   config: { dir: string; file: string },
 ): Promise<string | undefined> {
-  let lock: unknown;
-  try {
-    lock = ((await parseDenoConfig(Deno.readTextFileSync(config.file))) as { lock?: unknown })
-      ?.lock;
-  } catch {
-    lock = undefined;
-  }
+  const root = await workspaceRootOf(config);
+  const lock = (await readConfig(root.file) as { lock?: unknown } | undefined)?.lock;
   if (lock === false) return undefined;
   const named = typeof lock === "string"
     ? lock
     : typeof (lock as { path?: unknown })?.path === "string"
     ? (lock as { path: string }).path
     : "deno.lock";
-  const path = resolve(config.dir, named);
+  const path = resolve(root.dir, named);
   return isFile(path) ? path : undefined;
 }
