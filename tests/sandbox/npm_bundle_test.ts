@@ -55,6 +55,7 @@ for (const confine of [true, false]) {
       oneCompile: true,
       checks: [true, false],
       typeModule: [false, "function"],
+      patterns: ["defined", "not RE2"],
     });
   });
 }
