@@ -3,7 +3,7 @@
 // them the host keeps a sandboxed plugin's described module graph between processes. Run here
 // with the task's own flags, taken from deno.json, in a real process whose `$HOME/.cache/deno`
 // is this test's Deno cache (a symlink, so nothing is downloaded).
-import { equal, match } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
@@ -81,4 +81,17 @@ await plugin.dispose?.();\n`,
       await Deno.remove(home, { recursive: true });
     }
   },
+});
+
+Deno.test("deno task agent's --allow-read and --allow-write are the cli set's lists plus Deno's cache folder", async () => {
+  // A flag replaces the set's list: a path added to the set alone would do nothing there.
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const flags = await agentTaskFlags("$HOME");
+  const list = (name: string) => {
+    const found = flags.filter((flag) => flag.startsWith(`--allow-${name}=`));
+    equal(found.length, 1, `--allow-${name} in ${flags.join(" ")}`);
+    return found[0].slice(`--allow-${name}=`.length).split(",");
+  };
+  deepEqual(list("read"), [...config.permissions.cli.read, "$HOME/.cache/deno"]);
+  deepEqual(list("write"), [...config.permissions.cli.write, "$HOME/.cache/deno"]);
 });
