@@ -3,9 +3,11 @@
 // restart makes a new cache and loads TypeBox from npm. A real host process with its own
 // stores: a DENO_DIR holding copies of the npm packages the sandbox mounts (TypeBox and
 // re2js) and links to this test's other cached packages, so nothing is downloaded.
+// Also: the cache a restart keeps is marked used (docs/sandbox.md says so).
 import { deepEqual, equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { keepChildCache } from "../../sdk/sandbox/restart_stores.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -97,4 +99,24 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("restart: keepChildCache marks an old child cache used now, and leaves a folder it cannot make to the spawn", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack-keep-" });
+  try {
+    // A cache last used two hours ago: housekeeping removes those unused for an hour.
+    const cache = `${dir}/cache`;
+    await Deno.mkdir(cache);
+    const past = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await Deno.utime(cache, past, past);
+    const before = Date.now();
+    keepChildCache(cache);
+    equal(Deno.statSync(cache).mtime!.getTime() >= before - 1000, true, "marked used");
+    // Under a file: no folder can be made there, and nothing is thrown.
+    await Deno.writeTextFile(`${dir}/file`, "");
+    keepChildCache(`${dir}/file/cache`);
+    equal(Deno.statSync(`${dir}/file`).isFile, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
