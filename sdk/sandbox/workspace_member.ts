@@ -45,7 +45,8 @@ function globRegExp(pattern: string): RegExp {
  * Whether `dir` is a member of the workspace whose root config is in `root`. A plain path
  * names one folder. An entry with `*` or `?`, or starting with `!`, is a pattern: a folder
  * is a member when a pattern matches it and no `!` entry does (whatever their order).
- * `[…]` and `{…}` are not patterns.
+ * `[…]` and `{…}` are not patterns; a glob with a `..` segment matches nothing (a `!` plain
+ * path with one is resolved).
  *
  * @param root The workspace root's folder (absolute).
  * @param members Its `workspace` entries ({@linkcode workspaceMembers}).
@@ -69,6 +70,7 @@ export function isWorkspaceMember(root: string, members: readonly string[], dir:
   const path = relative(root, dir);
   if (path === "" || path.startsWith("..")) return false;
   const matches = (entry: string) =>
+    !(/[*?]/.test(entry) && entry.split("/").includes("..")) &&
     globRegExp(relative(root, resolve(root, entry))).test(`/${path}`);
   return members.some((entry) => !entry.startsWith("!") && isPattern(entry) && matches(entry)) &&
     !members.some((entry) => entry.startsWith("!") && matches(entry.slice(1)));
