@@ -68,7 +68,8 @@ export function isWorkspaceMember(root: string, members: readonly string[], dir:
   const isPattern = (entry: string) => entry.startsWith("!") || /[*?]/.test(entry);
   if (members.some((entry) => !isPattern(entry) && resolve(root, entry) === dir)) return true;
   const path = relative(root, dir);
-  if (path === "" || path.startsWith("..")) return false;
+  // The root itself, or a folder outside it (`..` or `../…`; `..x` is a name inside it).
+  if (path === "" || path === ".." || path.startsWith("../")) return false;
   const matches = (entry: string) =>
     !(/[*?]/.test(entry) && entry.split("/").includes("..")) &&
     globRegExp(relative(root, resolve(root, entry))).test(`/${path}`);

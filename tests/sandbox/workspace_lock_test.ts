@@ -223,6 +223,12 @@ const CASES: Case[] = [
     lock: "a/member/deno.lock",
   },
   {
+    name: "a glob lists a member under a folder whose name starts with ..",
+    files: { "deno.json": `{ "workspace": ["./..x/*"] }`, "..x/member/deno.json": MEMBER },
+    plugin: "..x/member",
+    lock: "deno.lock",
+  },
+  {
     name: "an empty workspace lists nothing",
     files: { "deno.json": `{ "workspace": [] }`, "member/deno.json": MEMBER },
     plugin: "member",
