@@ -30,15 +30,20 @@ export function workspaceMembers(config: unknown): string[] | undefined {
 }
 
 /**
- * A glob over a path relative to the root as a regular expression: `*` and `?` within one
- * segment, `**` for any number of segments; none of them matches a leading `.`.
+ * One segment of a glob as a regular expression (with its leading `/`): `**` any number of
+ * folders, else `*` (any characters) and `?` (one) within the folder's name. None of them
+ * matches a name's leading `.`; a segment that starts with one names it.
  */
+function segmentRegExp(segment: string): string {
+  if (segment === "**") return "(?:/(?!\\.)[^/]+)*";
+  const noLeadingDot = /^[*?]/.test(segment) ? "(?!\\.)" : "";
+  const literal = segment.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return "/" + noLeadingDot + literal.replaceAll("*", "[^/]*").replaceAll("?", "[^/]");
+}
+
+/** A glob over a path relative to the root (`packages/*`) as a regular expression on `/<path>`. */
 function globRegExp(pattern: string): RegExp {
-  const segments = pattern.split("/").map((segment) =>
-    segment === "**" ? "(?:/(?!\\.)[^/]+)*" : "/" + (/^[*?]/.test(segment) ? "(?!\\.)" : "") +
-      segment.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", "[^/]*").replaceAll("?", "[^/]")
-  );
-  return new RegExp(`^${segments.join("")}$`);
+  return new RegExp(`^${pattern.split("/").map(segmentRegExp).join("")}$`);
 }
 
 /**
