@@ -134,7 +134,10 @@ Deno.test({
   name:
     "restart: a child restarted after housekeeping removed its cache and its TypeBox bundle loads TypeBox from npm",
   ignore: skipWithoutBwrap("restart after housekeeping"),
-  fn: () => restartAfterHousekeeping(async () => `${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`),
+  fn: () =>
+    restartAfterHousekeeping(() =>
+      Promise.resolve(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
+    ),
 });
 
 // The restart runs with the lock copy made for the bundled graph, frozen: it must name TypeBox.
