@@ -13,10 +13,11 @@ import { isWorkspaceMember, workspaceMembers } from "./workspace_member.ts";
 export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
 
 /**
- * Whether `path` is a file (a missing or unreadable path is not).
+ * Whether `path` is a file (a missing or unreadable path is not). A path the host may not
+ * read is not looked at: a host on a terminal gets no permission prompt.
  *
  * @param path A path.
- * @returns `true` for a file.
+ * @returns `true` for a file the host may read.
  *
  * @example A folder is not a file
  * ```ts
@@ -27,6 +28,7 @@ export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
  * ```
  */
 export function isFile(path: string): boolean {
+  if (!hostMay({ name: "read", path })) return false;
   try {
     return Deno.statSync(path).isFile;
   } catch {
@@ -125,7 +127,7 @@ export async function workspaceRootOf(
   for (let dir = config.dir; dir !== "/";) {
     dir = dirname(dir);
     const file = CONFIG_NAMES.map((name) => `${dir === "/" ? "" : dir}/${name}`)
-      .find((file) => hostMay({ name: "read", path: file }) && isFile(file));
+      .find(isFile);
     if (file === undefined) continue;
     const members = workspaceMembers(await readConfig(file));
     if (members === undefined) continue;

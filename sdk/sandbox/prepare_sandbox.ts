@@ -258,7 +258,7 @@ export async function prepareSandbox(
   ]);
   // TypeBox's ~370 modules load from one prebuilt bundle when nothing else could hold a
   // second copy (~40 ms of each start).
-  const plain = graph;
+  const plain = graph; // without the bundle: TypeBox from npm
   const bundle = await npmBundleFor(graph, denoDir);
   if (bundle !== undefined) graph = withNpmBundle(graph, bundle);
   const importMapPath = `${dir}/import_map.json`;
@@ -299,12 +299,12 @@ export async function prepareSandbox(
       // Each start (the first and every restart) looks at the stores as they are now.
       return (handlers) => {
         if (cacheDir !== undefined) keepChildCache(cacheDir);
-        const { graph, importMapPath } = current();
+        const now = current();
         return spawnProcess(sandboxCommand({
           label: specifier,
           grants,
-          graph,
-          importMapPath,
+          graph: now.graph,
+          importMapPath: now.importMapPath,
           lockPath,
           entryPath,
           layer: netLayer,

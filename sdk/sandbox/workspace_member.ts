@@ -30,22 +30,28 @@ export function workspaceMembers(config: unknown): string[] | undefined {
 }
 
 /**
- * A glob over a path relative to the root as a regular expression: `*` and `?` within one
- * segment, `**` for any number of segments; none of them matches a leading `.`.
+ * One segment of a glob as a regular expression (with its leading `/`): `**` any number of
+ * folders, else `*` (any characters) and `?` (one) within the folder's name. None of them
+ * matches a name's leading `.`; a segment that starts with one names it.
  */
+function segmentRegExp(segment: string): string {
+  if (segment === "**") return "(?:/(?!\\.)[^/]+)*";
+  const noLeadingDot = /^[*?]/.test(segment) ? "(?!\\.)" : "";
+  const literal = segment.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  return "/" + noLeadingDot + literal.replaceAll("*", "[^/]*").replaceAll("?", "[^/]");
+}
+
+/** A glob over a path relative to the root (`packages/*`) as a regular expression on `/<path>`. */
 function globRegExp(pattern: string): RegExp {
-  const segments = pattern.split("/").map((segment) =>
-    segment === "**" ? "(?:/(?!\\.)[^/]+)*" : "/" + (/^[*?]/.test(segment) ? "(?!\\.)" : "") +
-      segment.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", "[^/]*").replaceAll("?", "[^/]")
-  );
-  return new RegExp(`^${segments.join("")}$`);
+  return new RegExp(`^${pattern.split("/").map(segmentRegExp).join("")}$`);
 }
 
 /**
  * Whether `dir` is a member of the workspace whose root config is in `root`. A plain path
  * names one folder. An entry with `*` or `?`, or starting with `!`, is a pattern: a folder
  * is a member when a pattern matches it and no `!` entry does (whatever their order).
- * `[…]` and `{…}` are not patterns.
+ * `[…]` and `{…}` are not patterns; a glob with a `..` segment matches nothing (a `!` plain
+ * path with one is resolved).
  *
  * @param root The workspace root's folder (absolute).
  * @param members Its `workspace` entries ({@linkcode workspaceMembers}).
@@ -67,8 +73,10 @@ export function isWorkspaceMember(root: string, members: readonly string[], dir:
   const isPattern = (entry: string) => entry.startsWith("!") || /[*?]/.test(entry);
   if (members.some((entry) => !isPattern(entry) && resolve(root, entry) === dir)) return true;
   const path = relative(root, dir);
-  if (path === "" || path.startsWith("..")) return false;
+  // The root itself, or a folder outside it (`..` or `../…`; `..x` is a name inside it).
+  if (path === "" || path === ".." || path.startsWith("../")) return false;
   const matches = (entry: string) =>
+    !(/[*?]/.test(entry) && entry.split("/").includes("..")) &&
     globRegExp(relative(root, resolve(root, entry))).test(`/${path}`);
   return members.some((entry) => !entry.startsWith("!") && isPattern(entry) && matches(entry)) &&
     !members.some((entry) => entry.startsWith("!") && matches(entry.slice(1)));

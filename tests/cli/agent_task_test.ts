@@ -3,7 +3,8 @@
 // them the host keeps a sandboxed plugin's described module graph between processes. Run here
 // with the task's own flags, taken from deno.json, in a real process whose `$HOME/.cache/deno`
 // is this test's Deno cache (a symlink, so nothing is downloaded).
-import { equal, match } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
+import { pathToFileURL } from "node:url";
 import { childEnv } from "../support/child_env.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
@@ -73,17 +74,34 @@ await plugin.dispose?.();\n`,
       const stderr = new TextDecoder().decode(output.stderr);
       equal(output.code, 0, stderr);
       match(new TextDecoder().decode(output.stdout), /^loaded kept_/);
-      // Other tests may store descriptions meanwhile: this plugin's is the one whose root it is.
-      const roots = await Promise.all(
-        [...await storedGraphs(cache)].filter((name) => !before.has(name)).map(async (name) =>
-          JSON.parse(await Deno.readTextFile(`${cache}/tack_graphs/${name}`)).graph.root
-        ),
-      );
-      equal(roots.includes(`file://${plugin}`), true, `new: ${roots.join(", ")}; ${stderr}`);
+      // Tests running in parallel add descriptions of their own plugins: this plugin's is the one.
+      const added = [...await storedGraphs(cache)].filter((name) => !before.has(name));
+      const roots = await Promise.all(added.map(async (name) => {
+        try {
+          return JSON.parse(await Deno.readTextFile(`${cache}/tack_graphs/${name}`)).graph.root;
+        } catch {
+          return undefined; // pruned meanwhile
+        }
+      }));
+      const ours = roots.filter((root) => root === pathToFileURL(plugin).href);
+      equal(ours.length, 1, `new descriptions of: ${roots.join(", ")}; stderr: ${stderr}`);
     } finally {
       await Deno.remove(plugin);
       await Deno.remove(host);
       await Deno.remove(home, { recursive: true });
     }
   },
+});
+
+Deno.test("deno task agent's --allow-read and --allow-write are the cli set's lists plus Deno's cache folder", async () => {
+  // A flag replaces the set's list: a path added to the set alone would do nothing there.
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const flags = await agentTaskFlags("$HOME");
+  const list = (name: string) => {
+    const found = flags.filter((flag) => flag.startsWith(`--allow-${name}=`));
+    equal(found.length, 1, `--allow-${name} in ${flags.join(" ")}`);
+    return found[0].slice(`--allow-${name}=`.length).split(",");
+  };
+  deepEqual(list("read"), [...config.permissions.cli.read, "$HOME/.cache/deno"]);
+  deepEqual(list("write"), [...config.permissions.cli.write, "$HOME/.cache/deno"]);
 });

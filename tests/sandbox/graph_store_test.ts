@@ -4,6 +4,7 @@
 // process here is a real `deno run` with its own empty DENO_DIR.
 import { deepEqual, equal, match } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
+import { onTerminal } from "../support/on_terminal.ts";
 
 const MODULE_GRAPH = new URL("../../sdk/sandbox/module_graph.ts", import.meta.url).href;
 const DENO_DIR_MODULE = new URL("../../sdk/sandbox/deno_dir.ts", import.meta.url).href;
@@ -298,48 +299,6 @@ Deno.test("graph store: an edit of the workspace root's deno.json above the plug
 });
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
-
-/**
- * Runs `source` in a new host process on a terminal (`script` gives it one, so Deno would
- * prompt), with `flags`: the first permission prompt it shows (the process is killed
- * then), or what it printed.
- */
-async function onTerminal(
-  source: string,
-  flags: string[],
-): Promise<{ prompt?: string; output: string }> {
-  const dir = await tempDir();
-  try {
-    const script = `${dir}/host.ts`;
-    await Deno.writeTextFile(script, source);
-    const child = new Deno.Command("script", {
-      args: ["-qec", [Deno.execPath(), "run", ...flags, script].join(" "), "/dev/null"],
-      cwd: ROOT,
-      env: childEnv({ NO_COLOR: "1" }),
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    let output = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stdout) {
-      output += decoder.decode(chunk, { stream: true });
-      const prompt = /Deno requests [^\r\n]*/.exec(output)?.[0];
-      if (prompt !== undefined) {
-        child.kill("SIGKILL");
-        await child.status;
-        await child.stdin.close().catch(() => {});
-        return { prompt, output };
-      }
-    }
-    await child.stdin.close();
-    await child.status;
-    return { output };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 /** Loads the TypeBox fixture plugin sandboxed and calls it, {@linkcode onTerminal}. */
 function loadOnTerminal(flags: string[]): Promise<{ prompt?: string; output: string }> {

@@ -3,9 +3,11 @@
 // restart makes a new cache and loads TypeBox from npm. A real host process with its own
 // stores: a DENO_DIR holding copies of the npm packages the sandbox mounts (TypeBox and
 // re2js) and links to this test's other cached packages, so nothing is downloaded.
+// Also: the cache a restart keeps is marked used (docs/sandbox.md says so).
 import { deepEqual, equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { keepChildCache } from "../../sdk/sandbox/restart_stores.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -18,11 +20,13 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
-const HOST = `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+/** A host that loads `plugin`, crashes its child, removes the stores and calls it again. */
+const hostSource = (plugin: string) =>
+  `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
 const denoDir = Deno.env.get("DENO_DIR"); // resolved URLs start with "file://" + denoDir
 const plugin = await loadPlugin(${
-  JSON.stringify(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
-}, { sandbox: true, stderr: "capture", onWarning: () => {} });
+    JSON.stringify(plugin)
+  }, { sandbox: true, stderr: "capture", onWarning: () => {} });
 const run = async (name) => {
   const tool = plugin.tools.find((one) => one.name === name);
   try {
@@ -51,50 +55,121 @@ console.log(JSON.stringify({
 await plugin.dispose();
 `;
 
+/**
+ * Runs {@linkcode hostSource} on the plugin `plugin(dir)` makes, in a real host process with its
+ * own stores in `dir`, and checks the restart loaded TypeBox from npm.
+ */
+async function restartAfterHousekeeping(plugin: (dir: string) => Promise<string>): Promise<void> {
+  const shared = await denoCacheDir();
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
+  try {
+    const stores = `${dir}/deno_dir`;
+    await Deno.mkdir(stores);
+    await Deno.symlink(`${shared}/remote`, `${stores}/remote`);
+    const registry = "npm/registry.npmjs.org";
+    await Deno.mkdir(`${stores}/${registry}`, { recursive: true });
+    for await (const entry of Deno.readDir(`${shared}/${registry}`)) {
+      const from = `${shared}/${registry}/${entry.name}`;
+      const to = `${stores}/${registry}/${entry.name}`;
+      // The sandbox mounts these by their real paths: real copies, not links.
+      if (entry.name === "typebox" || entry.name === "re2js") await copyTree(from, to);
+      else await Deno.symlink(from, to);
+    }
+    const host = `${dir}/host.js`;
+    await Deno.writeTextFile(host, hostSource(await plugin(dir)));
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
+      env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
+      clearEnv: true,
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    equal(output.code, 0, stderr);
+    const seen = JSON.parse(new TextDecoder().decode(output.stdout));
+    equal(seen.first?.startsWith("/tack_bundles/"), true, JSON.stringify(seen));
+    deepEqual({ ...seen, first: "" }, {
+      first: "",
+      crashed: true,
+      again: "/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs",
+      checks: [true, false],
+      oneType: true,
+      cache: true,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * A copy of the TypeBox fixture in a project of its own (its own config, and its own lock
+ * unless `lock` is false), importing Tack's plugin API by path.
+ */
+function ownProject(lock: boolean): (dir: string) => Promise<string> {
+  return async (dir) => {
+    await Deno.mkdir(`${dir}/project`);
+    await Deno.writeTextFile(
+      `${dir}/project/deno.json`,
+      JSON.stringify({
+        ...(lock ? {} : { lock: false }),
+        imports: {
+          "@tack/agent/plugin": `${ROOT}sdk/plugin_api.ts`,
+          "typebox": "npm:typebox@1.4.3",
+          "typebox/": "npm:/typebox@1.4.3/",
+          "re2js": "npm:re2js@2.10.0",
+        },
+      }),
+    );
+    const plugin = `${dir}/project/plugin.ts`;
+    await Deno.copyFile(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`, plugin);
+    // Files nobody is editing: a description of files changed just now is not kept.
+    const past = new Date(Date.now() - 60_000);
+    for (const file of [plugin, `${dir}/project/deno.json`]) await Deno.utime(file, past, past);
+    return plugin;
+  };
+}
+
 Deno.test({
   name:
     "restart: a child restarted after housekeeping removed its cache and its TypeBox bundle loads TypeBox from npm",
   ignore: skipWithoutBwrap("restart after housekeeping"),
-  async fn() {
-    const shared = await denoCacheDir();
-    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
-    try {
-      const stores = `${dir}/deno_dir`;
-      await Deno.mkdir(stores);
-      await Deno.symlink(`${shared}/remote`, `${stores}/remote`);
-      const registry = "npm/registry.npmjs.org";
-      await Deno.mkdir(`${stores}/${registry}`, { recursive: true });
-      for await (const entry of Deno.readDir(`${shared}/${registry}`)) {
-        const from = `${shared}/${registry}/${entry.name}`;
-        const to = `${stores}/${registry}/${entry.name}`;
-        // The sandbox mounts these by their real paths: real copies, not links.
-        if (entry.name === "typebox" || entry.name === "re2js") await copyTree(from, to);
-        else await Deno.symlink(from, to);
-      }
-      const host = `${dir}/host.js`;
-      await Deno.writeTextFile(host, HOST);
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
-        env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
-        clearEnv: true,
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stderr = new TextDecoder().decode(output.stderr);
-      equal(output.code, 0, stderr);
-      const seen = JSON.parse(new TextDecoder().decode(output.stdout));
-      equal(seen.first?.startsWith("/tack_bundles/"), true, JSON.stringify(seen));
-      deepEqual({ ...seen, first: "" }, {
-        first: "",
-        crashed: true,
-        again: "/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs",
-        checks: [true, false],
-        oneType: true,
-        cache: true,
-      });
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+  fn: () =>
+    restartAfterHousekeeping(() =>
+      Promise.resolve(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
+    ),
+});
+
+// The restart runs with the lock copy made for the bundled graph, frozen: it must name TypeBox.
+Deno.test({
+  name:
+    "restart: a plugin in a project with its own lock loads TypeBox from npm, frozen to that lock",
+  ignore: skipWithoutBwrap("restart after housekeeping"),
+  fn: () => restartAfterHousekeeping(ownProject(true)),
+});
+
+Deno.test({
+  name: "restart: a plugin in a project without a lock loads TypeBox from npm",
+  ignore: skipWithoutBwrap("restart after housekeeping"),
+  fn: () => restartAfterHousekeeping(ownProject(false)),
+});
+
+Deno.test("restart: keepChildCache marks an old child cache used now, and leaves a folder it cannot make to the spawn", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack-keep-" });
+  try {
+    // A cache last used two hours ago: housekeeping removes those unused for an hour.
+    const cache = `${dir}/cache`;
+    await Deno.mkdir(cache);
+    const past = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await Deno.utime(cache, past, past);
+    const before = Date.now();
+    keepChildCache(cache);
+    equal(Deno.statSync(cache).mtime!.getTime() >= before - 1000, true, "marked used");
+    // Under a file: no folder can be made there, and nothing is thrown.
+    await Deno.writeTextFile(`${dir}/file`, "");
+    keepChildCache(`${dir}/file/cache`);
+    equal(Deno.statSync(`${dir}/file`).isFile, true);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -199,6 +199,36 @@ const CASES: Case[] = [
     lock: "deno.lock",
   },
   {
+    name: "a glob with a .. segment matches nothing",
+    files: { "deno.json": `{ "workspace": ["./a/../a/*"] }`, "a/member/deno.json": MEMBER },
+    plugin: "a/member",
+    lock: "a/member/deno.lock",
+  },
+  {
+    name: "a ! glob with a .. segment excludes nothing",
+    files: {
+      "deno.json": `{ "workspace": ["./a/*", "!./b/../a/*"] }`,
+      "a/member/deno.json": MEMBER,
+    },
+    plugin: "a/member",
+    lock: "deno.lock",
+  },
+  {
+    name: "a ! plain path with a .. segment still excludes",
+    files: {
+      "deno.json": `{ "workspace": ["./a/*", "!./b/../a/member"] }`,
+      "a/member/deno.json": MEMBER,
+    },
+    plugin: "a/member",
+    lock: "a/member/deno.lock",
+  },
+  {
+    name: "a glob lists a member under a folder whose name starts with ..",
+    files: { "deno.json": `{ "workspace": ["./..x/*"] }`, "..x/member/deno.json": MEMBER },
+    plugin: "..x/member",
+    lock: "deno.lock",
+  },
+  {
     name: "an empty workspace lists nothing",
     files: { "deno.json": `{ "workspace": [] }`, "member/deno.json": MEMBER },
     plugin: "member",

@@ -1,7 +1,7 @@
 // A plugin in a Deno workspace member, as the sandbox prepares and runs it: its graph names
 // the workspace root's lockfile (an edit of it describes the graph again), the sandboxed
 // child runs with a pruned copy of that lock, frozen, and a host that may not read the
-// root's config finds none (said in docs/sandbox.md).
+// root's config finds none, or the member's own stale lock (said in docs/sandbox.md).
 import { deepEqual, equal, match, notEqual } from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,7 +26,7 @@ async function write(dir: string, files: Record<string, string>): Promise<void> 
   }
 }
 
-Deno.test("workspace member: a host that may not read the workspace root's config finds no lock for a member", async () => {
+Deno.test("workspace member: a host that may not read the workspace root's config finds the member's own lock, if any, not the root's", async () => {
   const dir = await tempDir();
   try {
     await write(dir, {
@@ -56,6 +56,11 @@ console.log(await lockFileOf(findConfig(${JSON.stringify(`${dir}/member`)})!) ??
     equal(await probe(dir), `${dir}/deno.lock`);
     // Deno (with its own permissions) used the root's lock; the host cannot know: none.
     equal(await probe(`${dir}/member`), "none");
+    // A lock the member kept from before it joined the workspace (Deno ignores it): the host
+    // that cannot see the root takes it for the member's (said in docs/sandbox.md).
+    await Deno.writeTextFile(`${dir}/member/deno.lock`, `{ "version": "5" }`);
+    equal(await probe(dir), `${dir}/deno.lock`);
+    equal(await probe(`${dir}/member`), `${dir}/member/deno.lock`);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
