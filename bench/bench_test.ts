@@ -4,6 +4,7 @@ import { loadFrameworks } from "./frameworks.ts";
 import { measureInterleaved, median } from "./measure.ts";
 import { renderTable } from "./render_table.ts";
 import { checkOutcome, messagesOfRun, turnsForMessages } from "./workload.ts";
+import { freshDenoDir } from "./first_load.ts";
 
 Deno.test("median takes the middle, or the mean of the two middle values", () => {
   equal(median([5, 1, 3]), 3);
@@ -90,4 +91,31 @@ Deno.test("every adapter does the whole workload", async () => {
   deepEqual(frameworks.filter((f) => f.loop).map((f) => f.key), ["tack", "pi", "floor"]);
   // The floor comes along whatever --only says.
   deepEqual((await loadFrameworks(["pi"])).map((f) => f.key), ["pi", "floor"]);
+});
+
+Deno.test("freshDenoDir: the packages a sandbox mounts are real copies, the others links, and no store comes along", async () => {
+  const shared = await Deno.makeTempDir();
+  const registry = `${shared}/npm/registry.npmjs.org`;
+  for (const name of ["typebox/1.4.3", "re2js/2.10.0", "zod/4.0.0"]) {
+    await Deno.mkdir(`${registry}/${name}`, { recursive: true });
+    await Deno.writeTextFile(`${registry}/${name}/index.js`, "export {};");
+  }
+  await Deno.mkdir(`${shared}/tack_graphs`);
+  const fresh = await freshDenoDir(shared);
+  try {
+    const kind = async (name: string) =>
+      (await Deno.lstat(`${fresh}/npm/registry.npmjs.org/${name}`)).isSymlink ? "link" : "copy";
+    deepEqual(
+      [await kind("typebox"), await kind("re2js"), await kind("zod")],
+      ["copy", "copy", "link"],
+    );
+    equal(
+      await Deno.readTextFile(`${fresh}/npm/registry.npmjs.org/typebox/1.4.3/index.js`),
+      "export {};",
+    );
+    equal(await Deno.stat(`${fresh}/tack_graphs`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(fresh, { recursive: true });
+    await Deno.remove(shared, { recursive: true });
+  }
 });

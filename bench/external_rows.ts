@@ -9,6 +9,7 @@
 
 import type { CompareCell, CompareRow } from "./compare_row.ts";
 import type { InterleavedRow } from "./sandbox_interleaved.ts";
+import { firstLoads } from "./first_load.ts";
 import { median } from "./measure.ts";
 
 /** One bench of `deno bench --json`, times in nanoseconds. */
@@ -20,6 +21,9 @@ interface BenchResult {
 
 /** New host processes timed for the cold-start row (after one that fills the stores). */
 const COLD_PROCESS_RUNS = 7;
+
+/** First loads timed, each in a new process with a fresh Deno cache. */
+const FIRST_LOAD_RUNS = 3;
 
 /** SSE chunks in one iteration of `provider_bench.ts` (2,000 text + 5,000 argument deltas). */
 const PROVIDER_CHUNKS = 7_000;
@@ -102,6 +106,7 @@ function sandboxRows(
   interleaved: InterleavedRow[] | string,
   benches: BenchResult[] | string,
   coldProcesses: number[] | string,
+  first: number[] | string,
 ): CompareRow[] {
   const missing = typeof interleaved === "string" ? interleaved : "row not found";
   const row = (pattern: RegExp) =>
@@ -184,6 +189,19 @@ function sandboxRows(
         "run before them fills the stores: the described graph, the child's cache); floor: a " +
         "bare `deno run` child answering one line",
     },
+    {
+      measure: "sandbox first load ever: a new host process, an empty Deno cache",
+      unit: "ms",
+      better: "lower",
+      tack: typeof first === "string"
+        ? { note: first }
+        : { value: median(first), min: Math.min(...first), max: Math.max(...first) },
+      others: {},
+      floor: ms(bare),
+      note: `first_load.ts: cold_process.ts in ${FIRST_LOAD_RUNS} new processes, each with a ` +
+        "fresh DENO_DIR (no graph description, no TypeBox bundle, no child cache, no emit " +
+        "cache) holding this run's npm packages, so nothing is downloaded (median, min–max)",
+    },
   ];
 }
 
@@ -202,6 +220,7 @@ export async function externalRows(): Promise<CompareRow[]> {
   const sandbox = await runBench("./sandbox_bench.ts");
   const interleaved = await runInterleaved();
   const coldProcesses = await runColdProcesses(COLD_PROCESS_RUNS + 1);
+  const first = await firstLoads(FIRST_LOAD_RUNS);
   const why = (benches: BenchResult[] | string) =>
     typeof benches === "string" ? benches : "bench not found";
   const bare = find(provider, /^bare openai client/);
@@ -218,6 +237,6 @@ export async function externalRows(): Promise<CompareRow[]> {
         "parses SSE; Tack's openai() parses, maps to its event protocol and parses tool " +
         "arguments incrementally",
     },
-    ...sandboxRows(interleaved, sandbox, coldProcesses),
+    ...sandboxRows(interleaved, sandbox, coldProcesses, first),
   ];
 }
