@@ -11,6 +11,7 @@ import type { CompareCell, CompareRow } from "./compare_row.ts";
 import type { InterleavedRow } from "./sandbox_interleaved.ts";
 import { firstLoads } from "./first_load.ts";
 import { median } from "./measure.ts";
+import { runColdProcess } from "./run_cold_process.ts";
 
 /** One bench of `deno bench --json`, times in nanoseconds. */
 interface BenchResult {
@@ -81,17 +82,8 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
 async function runColdProcesses(runs: number): Promise<number[] | string> {
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("./cold_process.ts", import.meta.url).pathname],
-      cwd: new URL(".", import.meta.url).pathname,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const ms = Number(new TextDecoder().decode(output.stdout).trim());
-    if (!output.success || !Number.isFinite(ms)) {
-      const stderr = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
-      return `cold_process.ts failed: ${stderr}`;
-    }
+    const ms = await runColdProcess();
+    if (typeof ms === "string") return ms;
     times.push(ms);
   }
   return times;

@@ -12,6 +12,7 @@
  */
 
 import { denoCacheDir } from "../sdk/sandbox/deno_dir.ts";
+import { runColdProcess } from "./run_cold_process.ts";
 
 /** The npm packages a sandbox child of the fixture plugin mounts. */
 const MOUNTED = new Set(["typebox", "re2js"]);
@@ -60,23 +61,8 @@ export async function firstLoads(runs: number): Promise<number[] | string> {
   for (let i = 0; i < runs; i++) {
     const dir = await freshDenoDir(shared);
     try {
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "-A",
-          "--cached-only",
-          new URL("./cold_process.ts", import.meta.url).pathname,
-        ],
-        cwd: new URL(".", import.meta.url).pathname,
-        env: { DENO_DIR: dir },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const ms = Number(new TextDecoder().decode(output.stdout).trim());
-      if (!output.success || !Number.isFinite(ms)) {
-        const stderr = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
-        return `first_load.ts failed: ${stderr}`;
-      }
+      const ms = await runColdProcess({ DENO_DIR: dir });
+      if (typeof ms === "string") return ms;
       times.push(ms);
     } finally {
       await Deno.remove(dir, { recursive: true });
