@@ -7,8 +7,11 @@ import type { Plugin } from "@tack/agent";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { prepareModuleGraph } from "../../sdk/sandbox/module_graph.ts";
-import { bundleableEntries, npmBundleFor } from "../../sdk/sandbox/npm_bundle.ts";
+import { bundleableEntries, npmBundleFor, npmBundlesBuilt } from "../../sdk/sandbox/npm_bundle.ts";
+import { childEnv } from "../support/child_env.ts";
+import { freshDenoDir } from "../support/fresh_deno_dir.ts";
 
+const ROOT = new URL("../../", import.meta.url).pathname;
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
 
 async function probe(
@@ -25,18 +28,25 @@ async function probe(
   return JSON.parse(block.type === "text" ? block.text : "{}");
 }
 
+/**
+ * The sandboxed fixture `name`, loaded after its bundle is built: a first load starts the
+ * build when the bundle is missing (on an empty cache), and does not wait for it.
+ */
+async function loadBundled(name: string, confine?: boolean): Promise<Plugin> {
+  const load = () =>
+    loadPlugin(fixture(name), { sandbox: true, confine, stderr: "capture", onWarning: () => {} });
+  await (await load()).dispose?.();
+  await npmBundlesBuilt();
+  return await load();
+}
+
 /** What `tool` of the sandboxed fixture `name` reports (the sandbox is disposed after). */
 async function probeSandboxed(
   name: string,
   tool: string,
   options: { confine?: boolean; args?: Record<string, unknown> } = {},
 ): Promise<Record<string, unknown>> {
-  const plugin = await loadPlugin(fixture(name), {
-    sandbox: true,
-    confine: options.confine,
-    stderr: "capture",
-    onWarning: () => {},
-  });
+  const plugin = await loadBundled(name, options.confine);
   try {
     return await probe(plugin, tool, options.args);
   } finally {
@@ -80,11 +90,14 @@ Deno.test("npm bundle: a module importing TypeBox by its npm: specifier keeps Ty
   });
 });
 
-Deno.test("npm bundle: a bundle with a file removed is built again, not used broken; stale build folders go", async () => {
+Deno.test("npm bundle: a missing bundle is built in the background, a broken one built again; stale build folders go", async () => {
   // Its own store (a temp folder as DENO_DIR for the bundles; the npm cache stays the host's).
   const store = await Deno.makeTempDir({ prefix: "tack-bundle-store-" });
   try {
     const graph = await prepareModuleGraph(`file://${fixture("typebox_plugin.ts")}`);
+    // Not built yet: this start goes without (TypeBox from npm), the build runs meanwhile.
+    equal(await npmBundleFor(graph, store), undefined);
+    await npmBundlesBuilt();
     const first = await npmBundleFor(graph, store);
     const chunk = first?.files.find((file) => /\/chunk-[^/]+\.js$/.test(file));
     equal(typeof chunk, "string", JSON.stringify(first?.files));
@@ -94,6 +107,9 @@ Deno.test("npm bundle: a bundle with a file removed is built again, not used bro
     await Deno.mkdir(`${store}/tack_bundles/.build-interrupted`);
     await Deno.utime(`${store}/tack_bundles/.build-interrupted`, hourAgo, hourAgo);
     await Deno.mkdir(`${store}/tack_bundles/.build-live`);
+    // Broken: not used, built again.
+    equal(await npmBundleFor(graph, store), undefined);
+    await npmBundlesBuilt();
     const again = await npmBundleFor(graph, store);
     equal(await Deno.stat(`${store}/tack_bundles/.build-interrupted`).then(() => 1, () => 0), 0);
     equal(await Deno.stat(`${store}/tack_bundles/.build-live`).then(() => 1, () => 0), 1);
@@ -108,14 +124,60 @@ Deno.test("npm bundle: a bundle with a file removed is built again, not used bro
   }
 });
 
+Deno.test({
+  name:
+    "npm bundle: the first start on an empty cache does not wait for the bundle (TypeBox from npm); the next start loads it",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-first-start-" }));
+    try {
+      const stores = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
+      const host = `${dir}/host.js`;
+      await Deno.writeTextFile(
+        host,
+        `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+import { npmBundlesBuilt } from ${JSON.stringify(`${ROOT}sdk/sandbox/npm_bundle.ts`)};
+const denoDir = Deno.env.get("DENO_DIR");
+const resolved = async () => {
+  const plugin = await loadPlugin(${
+          JSON.stringify(fixture("typebox_plugin.ts"))
+        }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+  const tool = plugin.tools.find((one) => one.name === "typebox_probe");
+  const result = await tool.execute({}, { toolCallId: "p", signal: new AbortController().signal });
+  await plugin.dispose();
+  const seen = JSON.parse(result.content[0].text);
+  return [seen.resolved.slice(7 + denoDir.length).replace(/[0-9a-f]{32}/, "<key>"), seen.checks];
+};
+const first = await resolved();
+await npmBundlesBuilt();
+console.log(JSON.stringify([first, await resolved()]));
+`,
+      );
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
+        env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
+        clearEnv: true,
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), [
+        ["/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs", [true, false]],
+        ["/tack_bundles/<key>/e1.js", [true, false]],
+      ]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("npm bundle: the plugin cannot change the bundle it loads, nor the host's graph store", async () => {
-  const plugin = await loadPlugin(fixture("typebox_plugin.ts"), {
-    sandbox: true,
-    stderr: "capture",
-  });
+  const plugin = await loadBundled("typebox_plugin.ts");
   try {
     const store = `${await denoCacheDir()}/tack_graphs`;
     const bundle = new URL(String((await probe(plugin, "typebox_probe")).resolved));
+    equal(bundle.pathname.startsWith(`${await denoCacheDir()}/tack_bundles/`), true);
     const before = await Deno.readTextFile(bundle);
     deepEqual(await probe(plugin, "typebox_tamper", { store }), {
       writeBundle: "NotCapable",

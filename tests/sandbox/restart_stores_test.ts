@@ -9,24 +9,25 @@ import { childEnv } from "../support/child_env.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 import { keepChildCache } from "../../sdk/sandbox/restart_stores.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
+import { freshDenoDir } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyTree(`${from}/${entry.name}`, `${to}/${entry.name}`);
-    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
-  }
-}
-
-/** A host that loads `plugin`, crashes its child, removes the stores and calls it again. */
+/**
+ * A host that loads `plugin` (once to start the bundle's build on its empty stores, then with
+ * the bundle), crashes its child, removes the stores and calls it again.
+ */
 const hostSource = (plugin: string) =>
   `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+import { npmBundlesBuilt } from ${JSON.stringify(`${ROOT}sdk/sandbox/npm_bundle.ts`)};
 const denoDir = Deno.env.get("DENO_DIR"); // resolved URLs start with "file://" + denoDir
-const plugin = await loadPlugin(${
+const load = () => loadPlugin(${
     JSON.stringify(plugin)
   }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+// The first load on empty stores starts the bundle's build; the next one uses it.
+await (await load()).dispose();
+await npmBundlesBuilt();
+const plugin = await load();
 const run = async (name) => {
   const tool = plugin.tools.find((one) => one.name === name);
   try {
@@ -63,18 +64,7 @@ async function restartAfterHousekeeping(plugin: (dir: string) => Promise<string>
   const shared = await denoCacheDir();
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
   try {
-    const stores = `${dir}/deno_dir`;
-    await Deno.mkdir(stores);
-    await Deno.symlink(`${shared}/remote`, `${stores}/remote`);
-    const registry = "npm/registry.npmjs.org";
-    await Deno.mkdir(`${stores}/${registry}`, { recursive: true });
-    for await (const entry of Deno.readDir(`${shared}/${registry}`)) {
-      const from = `${shared}/${registry}/${entry.name}`;
-      const to = `${stores}/${registry}/${entry.name}`;
-      // The sandbox mounts these by their real paths: real copies, not links.
-      if (entry.name === "typebox" || entry.name === "re2js") await copyTree(from, to);
-      else await Deno.symlink(from, to);
-    }
+    const stores = await freshDenoDir(shared, `${dir}/deno_dir`);
     const host = `${dir}/host.js`;
     await Deno.writeTextFile(host, hostSource(await plugin(dir)));
     const output = await new Deno.Command(Deno.execPath(), {
