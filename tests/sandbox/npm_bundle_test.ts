@@ -8,8 +8,7 @@ import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { prepareModuleGraph } from "../../sdk/sandbox/module_graph.ts";
 import { bundleableEntries, npmBundleFor, npmBundlesBuilt } from "../../sdk/sandbox/npm_bundle.ts";
-import { childEnv } from "../support/child_env.ts";
-import { freshDenoDir } from "../support/fresh_deno_dir.ts";
+import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
@@ -153,16 +152,7 @@ await npmBundlesBuilt();
 console.log(JSON.stringify([first, await resolved()]));
 `,
       );
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
-        env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
-        clearEnv: true,
-        cwd: ROOT,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      equal(output.code, 0, new TextDecoder().decode(output.stderr));
-      deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), [
+      deepEqual(await runHostWith(host, stores), [
         ["/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs", [true, false]],
         ["/tack_bundles/<key>/e1.js", [true, false]],
       ]);

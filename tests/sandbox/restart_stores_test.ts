@@ -5,11 +5,10 @@
 // re2js) and links to this test's other cached packages, so nothing is downloaded.
 // Also: the cache a restart keeps is marked used (docs/sandbox.md says so).
 import { deepEqual, equal } from "node:assert/strict";
-import { childEnv } from "../support/child_env.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 import { keepChildCache } from "../../sdk/sandbox/restart_stores.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
-import { freshDenoDir } from "../support/fresh_deno_dir.ts";
+import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -67,17 +66,7 @@ async function restartAfterHousekeeping(plugin: (dir: string) => Promise<string>
     const stores = await freshDenoDir(shared, `${dir}/deno_dir`);
     const host = `${dir}/host.js`;
     await Deno.writeTextFile(host, hostSource(await plugin(dir)));
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--cached-only", `--config=${ROOT}deno.json`, host],
-      env: childEnv({ DENO_DIR: stores, NO_COLOR: "1" }),
-      clearEnv: true,
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stderr = new TextDecoder().decode(output.stderr);
-    equal(output.code, 0, stderr);
-    const seen = JSON.parse(new TextDecoder().decode(output.stdout));
+    const seen = await runHostWith(host, stores) as Record<string, unknown> & { first?: string };
     equal(seen.first?.startsWith("/tack_bundles/"), true, JSON.stringify(seen));
     deepEqual({ ...seen, first: "" }, {
       first: "",

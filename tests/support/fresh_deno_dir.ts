@@ -6,6 +6,8 @@
  * @module
  */
 
+import { childEnv } from "./child_env.ts";
+
 /** The npm packages a sandbox child of the fixture plugins mounts. */
 const MOUNTED = new Set(["typebox", "re2js"]);
 
@@ -43,4 +45,31 @@ export async function freshDenoDir(shared: string, dir?: string): Promise<string
     else await Deno.symlink(from, to);
   }
   return dir;
+}
+
+/**
+ * Runs the host script `host` in a new process with `denoDir` as its `DENO_DIR` (and the
+ * repository's config), and returns what it printed; it must exit with 0.
+ *
+ * @param host A script's path.
+ * @param denoDir Its `DENO_DIR` (e.g. one {@linkcode freshDenoDir} made).
+ * @returns Its stdout, parsed as JSON.
+ * @throws {Error} When it exits with another code (with its stderr).
+ */
+export async function runHostWith(host: string, denoDir: string): Promise<unknown> {
+  const root = new URL("../../", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--cached-only", `--config=${root}deno.json`, host],
+    env: childEnv({ DENO_DIR: denoDir, NO_COLOR: "1" }),
+    clearEnv: true,
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (output.code !== 0) {
+    throw new Error(
+      `The host exited with ${output.code}: ${new TextDecoder().decode(output.stderr)}`,
+    );
+  }
+  return JSON.parse(new TextDecoder().decode(output.stdout));
 }
