@@ -93,7 +93,7 @@ Deno.test("every adapter does the whole workload", async () => {
   deepEqual((await loadFrameworks(["pi"])).map((f) => f.key), ["pi", "floor"]);
 });
 
-Deno.test("freshDenoDir: the packages a sandbox mounts are real copies, the others links, and no store comes along", async () => {
+Deno.test("freshDenoDir: the npm packages are there as real files, and no store comes along", async () => {
   const shared = await Deno.makeTempDir();
   const registry = `${shared}/npm/registry.npmjs.org`;
   for (const name of ["typebox/1.4.3", "re2js/2.10.0", "zod/4.0.0"]) {
@@ -103,16 +103,11 @@ Deno.test("freshDenoDir: the packages a sandbox mounts are real copies, the othe
   await Deno.mkdir(`${shared}/tack_graphs`);
   const fresh = await freshDenoDir(shared);
   try {
-    const kind = async (name: string) =>
-      (await Deno.lstat(`${fresh}/npm/registry.npmjs.org/${name}`)).isSymlink ? "link" : "copy";
-    deepEqual(
-      [await kind("typebox"), await kind("re2js"), await kind("zod")],
-      ["copy", "copy", "link"],
-    );
-    equal(
-      await Deno.readTextFile(`${fresh}/npm/registry.npmjs.org/typebox/1.4.3/index.js`),
-      "export {};",
-    );
+    for (const name of ["typebox/1.4.3", "re2js/2.10.0", "zod/4.0.0"]) {
+      const path = `${fresh}/npm/registry.npmjs.org/${name}`;
+      equal((await Deno.lstat(path)).isSymlink, false, name);
+      equal(await Deno.readTextFile(`${path}/index.js`), "export {};");
+    }
     equal(await Deno.stat(`${fresh}/tack_graphs`).then(() => true, () => false), false);
   } finally {
     await Deno.remove(fresh, { recursive: true });

@@ -2,7 +2,7 @@
  * A sandbox's first load ever, as a new host process on a machine that never loaded the
  * plugin sees it: `cold_process.ts` in a fresh `DENO_DIR` (no graph description, no TypeBox
  * bundle, no child cache), whose npm packages come from this run's cache, so nothing is
- * downloaded (`tests/support/fresh_deno_dir.ts`).
+ * downloaded (`tests/support/fresh_deno_dir.ts`: hard links to this run's packages).
  *
  *   cd bench && deno run -A first_load.ts
  *

@@ -9,6 +9,7 @@ import denoJson from "../deno.json" with { type: "json" };
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { Message } from "../core/messages.ts";
 import { openai } from "../sdk/providers/openai/mod.ts";
+import { npmBundlesBuilt } from "../sdk/sandbox/mod.ts";
 import { HELP_TEXT, parseCliArgs } from "./args.ts";
 import { createTerminalAsk } from "./ask.ts";
 import { buildAgent } from "./build_agent.ts";
@@ -297,5 +298,8 @@ if (import.meta.main) {
     writeAllSync(Deno.stderr, `tack: ${(error as Error)?.stack ?? error}\n`);
     code = 1;
   }
+  // A sandboxed plugin's first start on this machine started its TypeBox bundle's build
+  // (it does not wait for it): finish it, or the next run would start it again.
+  await npmBundlesBuilt();
   Deno.exit(code);
 }

@@ -37,3 +37,4 @@ export {
 export type { ProxiedHook } from "./protocol.ts";
 export { effectiveEffects, grantedEffects } from "./granted_effects.ts";
 export { bwrapAvailable } from "./bwrap.ts";
+export { npmBundlesBuilt } from "./npm_bundle.ts";

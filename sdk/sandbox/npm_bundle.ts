@@ -256,10 +256,11 @@ function buildInBackground(entries: string[], dir: string, root: string, broken:
  *
  * @returns When no build of this process is running.
  *
- * @example Nothing being built
+ * @example Before a host ends with `Deno.exit`
  * ```ts
- * import { npmBundlesBuilt } from "./npm_bundle.ts";
+ * import { npmBundlesBuilt } from "@tack/agent/sdk/sandbox";
  *
+ * // … the run, then:
  * await npmBundlesBuilt();
  * ```
  */

@@ -19,10 +19,26 @@ async function copyTree(from: string, to: string): Promise<void> {
   }
 }
 
+/** Hard-links the tree `from` to `to` (`cp -al`): real files, no copy. */
+async function linkTree(from: string, to: string): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command("cp", {
+      args: ["-al", from, to],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Makes the folder. The packages a sandbox mounts (TypeBox, re2js) are copied, because
- * the child mounts them by their paths in the new folder; the others, which only the host
- * loads, are linked.
+ * Makes the folder. Its npm packages are hard links to the shared ones (real files: the
+ * sandbox mounts them by their paths in the new folder, and Deno loads a package it
+ * imports dynamically only from inside its `DENO_DIR`). Across file systems, where links
+ * cannot be made, the packages a sandbox mounts (TypeBox, re2js) are copied and the others
+ * linked symbolically (enough for a host that imports them statically).
  *
  * @param shared The Deno cache folder to take the packages from.
  * @param dir Where to make it (a new temp folder when left out).
@@ -36,6 +52,8 @@ export async function freshDenoDir(shared: string, dir?: string): Promise<string
   } catch {
     // No remote modules cached.
   }
+  if (await linkTree(`${shared}/npm`, `${dir}/npm`)) return dir;
+  await Deno.remove(`${dir}/npm`, { recursive: true }).catch(() => {});
   const registry = "npm/registry.npmjs.org";
   await Deno.mkdir(`${dir}/${registry}`, { recursive: true });
   for await (const entry of Deno.readDir(`${shared}/${registry}`)) {

@@ -1,0 +1,71 @@
+// A one-shot `tack` run that loads a sandboxed plugin on a machine without the TypeBox
+// bundle starts its build (the first start does not wait for it): the CLI waits for that
+// build before it exits, so the next run has the bundle. Without the wait its `Deno.exit`
+// cut the build short on every run. A real CLI process, a fresh DENO_DIR (nothing
+// downloaded), the fake OpenAI server on loopback.
+import { equal } from "node:assert/strict";
+import { childEnv } from "../support/child_env.ts";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { freshDenoDir } from "../support/fresh_deno_dir.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+async function builtBundles(denoDir: string): Promise<number> {
+  let count = 0;
+  try {
+    for await (const entry of Deno.readDir(`${denoDir}/tack_bundles`)) {
+      const list = `${denoDir}/tack_bundles/${entry.name}/bundle.json`;
+      if (await Deno.stat(list).then((info) => info.isFile, () => false)) count++;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return count;
+}
+
+Deno.test({
+  name: "cli: a one-shot run leaves the TypeBox bundle its sandboxed plugin started built",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-cli-bundle-" }));
+    await using server = await startFakeOpenAI({ turns: [{ text: "done" }] });
+    try {
+      const denoDir = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
+      await Deno.mkdir(`${dir}/project`);
+      await Deno.writeTextFile(
+        `${dir}/project/tack.jsonc`,
+        JSON.stringify({
+          plugins: [{
+            specifier: `${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`,
+            sandbox: true,
+          }],
+        }),
+      );
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          "--cached-only",
+          `--config=${ROOT}deno.json`,
+          `${ROOT}cli/main.ts`,
+          "--base-url",
+          server.baseURL,
+          "--yes",
+          "hi",
+        ],
+        cwd: `${dir}/project`,
+        env: childEnv({ DENO_DIR: denoDir, NO_COLOR: "1", OPENAI_API_KEY: "sk-test" }),
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      equal(new TextDecoder().decode(output.stdout).includes("done"), true);
+      equal(await builtBundles(denoDir), 1);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
