@@ -1,6 +1,6 @@
 /**
  * Module graph descriptions kept on disk between processes, so a new process loading a
- * plugin it loaded before runs no `deno cache` or `deno info` (~60–70 ms): the
+ * plugin it loaded before runs no `deno info` (~20–60 ms): the
  * description is reused while its fingerprint (the graph's files, config and lock) holds.
  *
  * They live in `DENO_DIR/tack_graphs/`, which a sandbox never sees (a child gets its own

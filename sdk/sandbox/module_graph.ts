@@ -50,23 +50,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
 import { CONFIG_NAMES, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
-import { runDeno } from "./run_deno.ts";
+import { denoInfo, type InfoModule, type InfoNpmPackage } from "./deno_info.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
-
-interface InfoModule {
-  specifier: string;
-  kind?: string;
-  local?: string;
-  mediaType?: string;
-  npmPackage?: string;
-  dependencies?: { specifier: string; code?: { specifier?: string }; isDynamic?: boolean }[];
-}
-
-interface InfoNpmPackage {
-  dependencies?: string[];
-  localPath?: string;
-  name?: string;
-}
 
 /**
  * Where Deno's HTTP cache keeps a remote URL: `remote/<scheme>/<host[_PORT]>/<sha256 of
@@ -122,7 +107,7 @@ function isBare(specifier: string): boolean {
 /**
  * Caches a module's graph (with the host's own permissions and config) and describes it.
  * The description is kept for the process and reused while the graph's local files (size
- * and mtime), its config and its lockfile are unchanged: no `deno cache` or `deno info`
+ * and mtime), its config and its lockfile are unchanged: no `deno info`
  * runs then.
  *
  * @param specifier A `file:`, `https:`, `jsr:` or `npm:` specifier.
@@ -278,13 +263,7 @@ async function describeModuleGraph(
     : undefined;
   const config = own ?? findConfig(cwd);
   if (own !== undefined) cwd = own.dir;
-  await runDeno(["cache", "--quiet", specifier], cwd);
-  const info = JSON.parse(await runDeno(["info", "--json", specifier], cwd)) as {
-    roots: string[];
-    modules: InfoModule[];
-    redirects?: Record<string, string>;
-    npmPackages?: Record<string, InfoNpmPackage>;
-  };
+  const info = await denoInfo(specifier, cwd);
   const redirects = info.redirects ?? {};
   const follow = (url: string) => redirects[url] ?? url;
   const modules = new Map(info.modules.map((module) => [module.specifier, module]));

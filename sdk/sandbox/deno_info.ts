@@ -1,0 +1,84 @@
+/**
+ * A module graph as `deno info --json` describes it, fetched into Deno's cache on the way.
+ *
+ * @module
+ */
+
+import { runDeno } from "./run_deno.ts";
+
+/** One module of `deno info --json`. */
+export interface InfoModule {
+  specifier: string;
+  kind?: string;
+  local?: string;
+  mediaType?: string;
+  npmPackage?: string;
+  error?: string;
+  dependencies?: {
+    specifier: string;
+    code?: { specifier?: string; error?: string };
+    type?: { error?: string };
+    isDynamic?: boolean;
+  }[];
+}
+
+/** One npm package of `deno info --json`. */
+export interface InfoNpmPackage {
+  dependencies?: string[];
+  localPath?: string;
+  name?: string;
+}
+
+/** What `deno info --json` prints. */
+export interface DenoInfo {
+  roots: string[];
+  modules: InfoModule[];
+  redirects?: Record<string, string>;
+  npmPackages?: Record<string, InfoNpmPackage>;
+}
+
+/** Whether `deno info` found something wrong in the graph (it reports it, exiting with 0). */
+function hasErrors(info: DenoInfo): boolean {
+  return info.modules.some((module) =>
+    module.error !== undefined ||
+    (module.dependencies ?? []).some((dependency) =>
+      dependency.code?.error !== undefined || dependency.type?.error !== undefined
+    )
+  );
+}
+
+/**
+ * Fetches `specifier`'s graph into Deno's cache and describes it: `deno info --json`, which
+ * downloads what `deno cache` would (remote modules, npm packages) in one process. When
+ * the graph is broken, `deno cache` runs too, to say what is wrong as Deno says it (with
+ * where the bad import is); should it pass, the graph is described again after it.
+ *
+ * @param specifier The module.
+ * @param cwd Where Deno resolves it from (its config and lock).
+ * @returns The description.
+ * @throws {Error} `Cannot prepare plugin: deno cache failed: …` when the graph cannot be
+ * resolved or fetched.
+ *
+ * @example The graph of this module
+ * ```ts
+ * import { denoInfo } from "./deno_info.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const info = await denoInfo(import.meta.resolve("./run_deno.ts"), Deno.cwd());
+ * equal(info.modules.some((module) => module.specifier.endsWith("/run_deno.ts")), true);
+ * ```
+ */
+export async function denoInfo(specifier: string, cwd: string): Promise<DenoInfo> {
+  const describe = async () =>
+    JSON.parse(await runDeno(["info", "--json", specifier], cwd)) as DenoInfo;
+  let info: DenoInfo;
+  try {
+    info = await describe();
+  } catch (error) {
+    await runDeno(["cache", "--quiet", specifier], cwd);
+    throw error;
+  }
+  if (!hasErrors(info)) return info;
+  await runDeno(["cache", "--quiet", specifier], cwd);
+  return await describe();
+}
