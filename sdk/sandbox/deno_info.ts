@@ -27,6 +27,8 @@ export interface InfoNpmPackage {
   dependencies?: string[];
   localPath?: string;
   name?: string;
+  version?: string;
+  registryUrl?: string;
 }
 
 /** What `deno info --json` prints. */

@@ -64,6 +64,19 @@ async function remoteCachePath(denoDir: string, url: URL): Promise<string> {
 }
 
 /**
+ * Where a package is in Deno's global npm cache, which the child (run without a config)
+ * loads from: its `localPath`, unless the project has a `node_modules` folder
+ * (`"nodeModulesDir": "auto"`), where Deno describes its copy there; then
+ * `npm/<registry host>/<name>/<version>`, where Deno put it first.
+ */
+function globalNpmPath(found: InfoNpmPackage, denoDir: string): string | undefined {
+  if (found.localPath?.startsWith(`${denoDir}/npm/`)) return found.localPath;
+  if (found.name === undefined || found.version === undefined) return found.localPath;
+  const host = new URL(found.registryUrl ?? "https://registry.npmjs.org/").host;
+  return `${denoDir}/npm/${host}/${found.name}/${found.version}`;
+}
+
+/**
  * The cache entries a graph needs: npm package folders (transitively), remote module
  * files, and for jsr packages their `meta.json` and `<version>_meta.json`.
  */
@@ -81,10 +94,11 @@ async function cacheFilesOf(
     if (seen.has(id)) continue;
     seen.add(id);
     const found = npmPackages[id];
-    if (found?.localPath !== undefined) {
-      files.add(found.localPath);
+    const path = found === undefined ? undefined : globalNpmPath(found, denoDir);
+    if (path !== undefined) {
+      files.add(path);
       // Without a lockfile Deno resolves versions from the package's cached registry data.
-      if (withRegistryJson) files.add(`${found.localPath.replace(/\/[^/]+$/, "")}/registry.json`);
+      if (withRegistryJson) files.add(`${path.replace(/\/[^/]+$/, "")}/registry.json`);
     }
     pending.push(...(found?.dependencies ?? []));
   }
