@@ -4,6 +4,7 @@
  * @module
  */
 
+import { hostMay } from "./host_may.ts";
 import { runDeno } from "./run_deno.ts";
 
 /** One module of `deno info --json`. */
@@ -39,9 +40,30 @@ export interface DenoInfo {
   npmPackages?: Record<string, InfoNpmPackage>;
 }
 
+/**
+ * Whether an npm package the graph's modules import is not where `deno info` says: it
+ * exits with 0 and reports nothing when a package cannot be installed (a tarball that
+ * fails its checksum, a download that fails). Their dependencies are not looked at: the
+ * list holds optional ones for other platforms, which are never installed. Those the host
+ * may not read are not looked at either (no prompt).
+ */
+function missingNpmPackage(info: DenoInfo): boolean {
+  const packages = info.npmPackages ?? {};
+  return info.modules.some(({ npmPackage }) => {
+    const localPath = npmPackage === undefined ? undefined : packages[npmPackage]?.localPath;
+    if (localPath === undefined || !hostMay({ name: "read", path: localPath })) return false;
+    try {
+      Deno.statSync(localPath);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
 /** Whether `deno info` found something wrong in the graph (it reports it, exiting with 0). */
 function hasErrors(info: DenoInfo): boolean {
-  return info.modules.some((module) =>
+  return missingNpmPackage(info) || info.modules.some((module) =>
     module.error !== undefined ||
     (module.dependencies ?? []).some((dependency) =>
       dependency.code?.error !== undefined || dependency.type?.error !== undefined
@@ -52,7 +74,8 @@ function hasErrors(info: DenoInfo): boolean {
 /**
  * Fetches `specifier`'s graph into Deno's cache and describes it: `deno info --json`, which
  * downloads what `deno cache` would (remote modules, npm packages) in one process. When
- * the graph is broken, `deno cache` runs too, to say what is wrong as Deno says it (with
+ * the graph is broken, or an npm package it imports is not installed (info says nothing of
+ * a tarball that failed), `deno cache` runs too, to say what is wrong as Deno says it (with
  * where the bad import is); should it pass, the graph is described again after it.
  *
  * @param specifier The module.

@@ -52,3 +52,60 @@ for (
     }
   });
 }
+
+// `deno info` exits with 0 and reports nothing when an npm package's tarball cannot be
+// installed (here its checksum does not match what the registry says); `deno cache` says
+// so. A host on an empty DENO_DIR against a fake registry on loopback.
+Deno.test("denoInfo: an npm package that cannot be installed is deno cache's error", async () => {
+  const tarball = "not a tarball";
+  let base = "";
+  await using registry = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    if (new URL(req.url).pathname !== "/tack-fake") return new Response(tarball);
+    return Response.json({
+      name: "tack-fake",
+      "dist-tags": { latest: "1.0.0" },
+      versions: {
+        "1.0.0": {
+          name: "tack-fake",
+          version: "1.0.0",
+          dist: {
+            tarball: `${base}/tack-fake/-/tack-fake-1.0.0.tgz`,
+            integrity: `sha512-${btoa("x".repeat(64))}`,
+          },
+        },
+      },
+    });
+  });
+  base = `http://127.0.0.1:${registry.addr.port}`;
+  const dir = await project({ "a.ts": 'import "npm:tack-fake@1.0.0";\n' });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/host.ts`,
+      `import { denoInfo } from ${
+        JSON.stringify(import.meta.resolve("../../sdk/sandbox/deno_info.ts"))
+      };
+try {
+  await denoInfo(${JSON.stringify(`file://${dir}/a.ts`)}, ${JSON.stringify(dir)});
+  console.log("described");
+} catch (error) {
+  console.log(error.message);
+}
+`,
+    );
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-config", "--no-lock", `${dir}/host.ts`],
+      env: {
+        DENO_DIR: `${dir}/deno_dir`,
+        NPM_CONFIG_REGISTRY: `${base}/`,
+        NO_COLOR: "1",
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const printed = new TextDecoder().decode(output.stdout);
+    match(printed, /^Cannot prepare plugin: deno cache failed: /);
+    match(printed, /Tarball checksum did not match .* for tack-fake@1\.0\.0/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
