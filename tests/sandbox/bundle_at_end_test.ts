@@ -1,0 +1,44 @@
+// A host that starts a TypeBox bundle's build (a sandboxed plugin's first start on a
+// machine without the bundle) and just returns from its main module, never awaiting
+// `npmBundlesBuilt()`, stays up until the build is done: the bundle is there after it
+// exits (docs/sandbox.md says so). A real host process on a fresh DENO_DIR.
+import { equal } from "node:assert/strict";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
+import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+
+Deno.test({
+  name: "npm bundle: a host that returns from main without awaiting the build leaves it built",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-bundle-end-" }));
+    try {
+      const stores = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
+      const host = `${dir}/host.js`;
+      await Deno.writeTextFile(
+        host,
+        `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+const plugin = await loadPlugin(${
+          JSON.stringify(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
+        }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+await plugin.dispose();
+const built = Deno.readDirSync(Deno.env.get("DENO_DIR") + "/tack_bundles")
+  .some((entry) => !entry.name.startsWith("."));
+console.log(JSON.stringify({ builtAtReturn: built }));
+`,
+      );
+      // Not built when main returned (the first start does not wait for it)...
+      equal(JSON.stringify(await runHostWith(host, stores)), '{"builtAtReturn":false}');
+      // ...but when the process ended.
+      let lists = 0;
+      for await (const entry of Deno.readDir(`${stores}/tack_bundles`)) {
+        const list = `${stores}/tack_bundles/${entry.name}/bundle.json`;
+        if (await Deno.stat(list).then((info) => info.isFile, () => false)) lists++;
+      }
+      equal(lists, 1);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
