@@ -6,23 +6,10 @@
 import { equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { freshDenoDir } from "../support/fresh_deno_dir.ts";
+import { builtBundles, freshDenoDir } from "../support/fresh_deno_dir.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-async function builtBundles(denoDir: string): Promise<number> {
-  let count = 0;
-  try {
-    for await (const entry of Deno.readDir(`${denoDir}/tack_bundles`)) {
-      const list = `${denoDir}/tack_bundles/${entry.name}/bundle.json`;
-      if (await Deno.stat(list).then((info) => info.isFile, () => false)) count++;
-    }
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  return count;
-}
 
 Deno.test({
   name: "cli: a one-shot run leaves the TypeBox bundle its sandboxed plugin started built",

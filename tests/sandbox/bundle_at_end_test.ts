@@ -4,7 +4,7 @@
 // exits (docs/sandbox.md says so). A real host process on a fresh DENO_DIR.
 import { equal } from "node:assert/strict";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
-import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
+import { builtBundles, freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -31,12 +31,7 @@ console.log(JSON.stringify({ builtAtReturn: built }));
       // Not built when main returned (the first start does not wait for it)...
       equal(JSON.stringify(await runHostWith(host, stores)), '{"builtAtReturn":false}');
       // ...but when the process ended.
-      let lists = 0;
-      for await (const entry of Deno.readDir(`${stores}/tack_bundles`)) {
-        const list = `${stores}/tack_bundles/${entry.name}/bundle.json`;
-        if (await Deno.stat(list).then((info) => info.isFile, () => false)) lists++;
-      }
-      equal(lists, 1);
+      equal(await builtBundles(stores), 1);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }

@@ -91,3 +91,22 @@ export async function runHostWith(host: string, denoDir: string): Promise<unknow
   }
   return JSON.parse(new TextDecoder().decode(output.stdout));
 }
+
+/**
+ * How many whole TypeBox bundles `denoDir` holds (folders with their `bundle.json`).
+ *
+ * @param denoDir A `DENO_DIR`.
+ * @returns The count (0 without a `tack_bundles` folder).
+ */
+export async function builtBundles(denoDir: string): Promise<number> {
+  let count = 0;
+  try {
+    for await (const entry of Deno.readDir(`${denoDir}/tack_bundles`)) {
+      const list = `${denoDir}/tack_bundles/${entry.name}/bundle.json`;
+      if (await Deno.stat(list).then((info) => info.isFile, () => false)) count++;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return count;
+}
