@@ -6,8 +6,7 @@
 import { equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { builtBundles, freshDenoDir } from "../support/fresh_deno_dir.ts";
-import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
+import { builtBundles, withFreshDenoDir } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -15,10 +14,8 @@ Deno.test({
   name: "cli: a one-shot run leaves the TypeBox bundle its sandboxed plugin started built",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-cli-bundle-" }));
     await using server = await startFakeOpenAI({ turns: [{ text: "done" }] });
-    try {
-      const denoDir = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
+    await withFreshDenoDir(async (denoDir, dir) => {
       await Deno.mkdir(`${dir}/project`);
       await Deno.writeTextFile(
         `${dir}/project/tack.jsonc`,
@@ -51,8 +48,6 @@ Deno.test({
       equal(output.code, 0, new TextDecoder().decode(output.stderr));
       equal(new TextDecoder().decode(output.stdout).includes("done"), true);
       equal(await builtBundles(denoDir), 1);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 });

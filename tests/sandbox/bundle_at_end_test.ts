@@ -3,35 +3,25 @@
 // `npmBundlesBuilt()`, stays up until the build is done: the bundle is there after it
 // exits (docs/sandbox.md says so). A real host process on a fresh DENO_DIR.
 import { equal } from "node:assert/strict";
-import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
-import { builtBundles, freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
+import { builtBundles, runHost, withFreshDenoDir } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
 Deno.test({
   name: "npm bundle: a host that returns from main without awaiting the build leaves it built",
   ignore: Deno.build.os !== "linux",
-  async fn() {
-    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-bundle-end-" }));
-    try {
-      const stores = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
-      const host = `${dir}/host.js`;
-      await Deno.writeTextFile(
-        host,
-        `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+  fn: () =>
+    withFreshDenoDir(async (denoDir) => {
+      const source = `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
 const plugin = await loadPlugin(${
-          JSON.stringify(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
-        }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+        JSON.stringify(`${ROOT}tests/fixtures/sandbox/typebox_plugin.ts`)
+      }, { sandbox: true, stderr: "capture", onWarning: () => {} });
 await plugin.dispose();
 console.log(JSON.stringify({ returned: true }));
-`,
-      );
+`;
       // The first start does not wait for the build (tests/sandbox/npm_bundle_test.ts shows
       // it); the process does, after its main module returned.
-      equal(JSON.stringify(await runHostWith(host, stores)), '{"returned":true}');
-      equal(await builtBundles(stores), 1);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+      equal(JSON.stringify(await runHost(source, denoDir)), '{"returned":true}');
+      equal(await builtBundles(denoDir), 1);
+    }),
 });

@@ -8,7 +8,7 @@ import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { prepareModuleGraph } from "../../sdk/sandbox/module_graph.ts";
 import { bundleableEntries, npmBundleFor, npmBundlesBuilt } from "../../sdk/sandbox/npm_bundle.ts";
-import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
+import { runHost, withFreshDenoDir } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const fixture = (name: string) => new URL(`../fixtures/sandbox/${name}`, import.meta.url).pathname;
@@ -127,20 +127,15 @@ Deno.test({
   name:
     "npm bundle: the first start on an empty cache does not wait for the bundle (TypeBox from npm); the next start loads it",
   ignore: Deno.build.os !== "linux",
-  async fn() {
-    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-first-start-" }));
-    try {
-      const stores = await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`);
-      const host = `${dir}/host.js`;
-      await Deno.writeTextFile(
-        host,
-        `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
+  fn: () =>
+    withFreshDenoDir(async (denoDir) => {
+      const source = `import { loadPlugin } from ${JSON.stringify(`${ROOT}sdk/sandbox/mod.ts`)};
 import { npmBundlesBuilt } from ${JSON.stringify(`${ROOT}sdk/sandbox/npm_bundle.ts`)};
 const denoDir = Deno.env.get("DENO_DIR");
 const resolved = async () => {
   const plugin = await loadPlugin(${
-          JSON.stringify(fixture("typebox_plugin.ts"))
-        }, { sandbox: true, stderr: "capture", onWarning: () => {} });
+        JSON.stringify(fixture("typebox_plugin.ts"))
+      }, { sandbox: true, stderr: "capture", onWarning: () => {} });
   const tool = plugin.tools.find((one) => one.name === "typebox_probe");
   const result = await tool.execute({}, { toolCallId: "p", signal: new AbortController().signal });
   await plugin.dispose();
@@ -150,16 +145,12 @@ const resolved = async () => {
 const first = await resolved();
 await npmBundlesBuilt();
 console.log(JSON.stringify([first, await resolved()]));
-`,
-      );
-      deepEqual(await runHostWith(host, stores), [
+`;
+      deepEqual(await runHost(source, denoDir), [
         ["/npm/registry.npmjs.org/typebox/1.4.3/build/index.mjs", [true, false]],
         ["/tack_bundles/<key>/e1.js", [true, false]],
       ]);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
+    }),
 });
 
 Deno.test("npm bundle: the plugin cannot change the bundle it loads, nor the host's graph store", async () => {

@@ -7,8 +7,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 import { keepChildCache } from "../../sdk/sandbox/restart_stores.ts";
-import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
-import { freshDenoDir, runHostWith } from "../support/fresh_deno_dir.ts";
+import { runHost, withFreshDenoDir } from "../support/fresh_deno_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -60,13 +59,10 @@ await plugin.dispose();
  * own stores in `dir`, and checks the restart loaded TypeBox from npm.
  */
 async function restartAfterHousekeeping(plugin: (dir: string) => Promise<string>): Promise<void> {
-  const shared = await denoCacheDir();
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-restart-" }));
-  try {
-    const stores = await freshDenoDir(shared, `${dir}/deno_dir`);
-    const host = `${dir}/host.js`;
-    await Deno.writeTextFile(host, hostSource(await plugin(dir)));
-    const seen = await runHostWith(host, stores) as Record<string, unknown> & { first?: string };
+  await withFreshDenoDir(async (stores, dir) => {
+    const seen = await runHost(hostSource(await plugin(dir)), stores) as
+      & Record<string, unknown>
+      & { first?: string };
     equal(seen.first?.startsWith("/tack_bundles/"), true, JSON.stringify(seen));
     deepEqual({ ...seen, first: "" }, {
       first: "",
@@ -76,9 +72,7 @@ async function restartAfterHousekeeping(plugin: (dir: string) => Promise<string>
       oneType: true,
       cache: true,
     });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 
 import { childEnv } from "./child_env.ts";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 
 /** The npm packages a sandbox child of the fixture plugins mounts. */
 const MOUNTED = new Set(["typebox", "re2js"]);
@@ -66,16 +67,35 @@ export async function freshDenoDir(shared: string, dir?: string): Promise<string
 }
 
 /**
- * Runs the host script `host` in a new process with `denoDir` as its `DENO_DIR` (and the
- * repository's config), and returns what it printed; it must exit with 0.
+ * Runs `fn` with a fresh `DENO_DIR` ({@linkcode freshDenoDir}, made from this process's
+ * Deno cache) at `<dir>/deno_dir` in a new temp folder `dir`, removed after.
  *
- * @param host A script's path.
- * @param denoDir Its `DENO_DIR` (e.g. one {@linkcode freshDenoDir} made).
+ * @param fn The test body.
+ */
+export async function withFreshDenoDir(
+  fn: (denoDir: string, dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-fresh-" }));
+  try {
+    await fn(await freshDenoDir(await denoCacheDir(), `${dir}/deno_dir`), dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+/**
+ * Runs the host script `source` (written beside `denoDir` as `host.js`) in a new process
+ * with `denoDir` as its `DENO_DIR` and the repository's config; it must exit with 0.
+ *
+ * @param source The script.
+ * @param denoDir Its `DENO_DIR` (e.g. one {@linkcode withFreshDenoDir} made).
  * @returns Its stdout, parsed as JSON.
  * @throws {Error} When it exits with another code (with its stderr).
  */
-export async function runHostWith(host: string, denoDir: string): Promise<unknown> {
+export async function runHost(source: string, denoDir: string): Promise<unknown> {
   const root = new URL("../../", import.meta.url).pathname;
+  const host = `${denoDir}/../host.js`;
+  await Deno.writeTextFile(host, source);
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--cached-only", `--config=${root}deno.json`, host],
     env: childEnv({ DENO_DIR: denoDir, NO_COLOR: "1" }),
