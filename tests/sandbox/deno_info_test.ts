@@ -109,3 +109,23 @@ try {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("denoInfo: when deno info itself fails (a frozen lock that is out of date), the error is deno cache's", async () => {
+  const dir = await project({
+    "p.ts": 'import { Type } from "npm:typebox@1.4.3";\nexport default Type.String();\n',
+    "deno.lock": '{ "version": "5" }\n',
+  });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/deno.json`,
+      JSON.stringify({ lock: { path: "./deno.lock", frozen: true } }),
+    );
+    await rejects(denoInfo(`file://${dir}/p.ts`, dir), (error: Error) => {
+      match(error.message, /^Cannot prepare plugin: deno cache failed: /);
+      match(error.message, /The lockfile is out of date/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
