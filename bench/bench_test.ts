@@ -4,7 +4,7 @@ import { loadFrameworks } from "./frameworks.ts";
 import { measureInterleaved, median } from "./measure.ts";
 import { renderTable } from "./render_table.ts";
 import { checkOutcome, messagesOfRun, turnsForMessages } from "./workload.ts";
-import { freshDenoDir } from "./first_load.ts";
+import { freshDenoDir } from "../tests/support/fresh_deno_dir.ts";
 
 Deno.test("median takes the middle, or the mean of the two middle values", () => {
   equal(median([5, 1, 3]), 3);

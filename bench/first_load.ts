@@ -13,8 +13,6 @@ import { denoCacheDir } from "../sdk/sandbox/deno_dir.ts";
 import { runColdProcess } from "./run_cold_process.ts";
 import { freshDenoDir } from "../tests/support/fresh_deno_dir.ts";
 
-export { freshDenoDir };
-
 /**
  * Times `cold_process.ts` `runs` times, each in a new process with a fresh `DENO_DIR`.
  *
