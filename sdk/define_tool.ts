@@ -12,7 +12,6 @@ import type {
   ToolExecutionMode,
   ToolResult,
 } from "../core/tool.ts";
-import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import {
   isStandardSchema,
   standardJsonSchema,
@@ -69,16 +68,21 @@ export interface ToolDefinition<S extends ToolParameters, D = unknown> {
 export type Tool<S extends ToolParameters = JsonSchema, D = unknown> = AgentTool<ParamsOf<S>, D>;
 
 /**
- * Defines a tool. The schema is compiled here, once, so a broken schema fails at
- * definition, not at the first call. A Standard Schema (Zod 4, Valibot, ArkType) is
- * converted to JSON Schema here (what the model is sent) and validates the arguments
- * itself; `params` are then its output type, and invalid arguments read like any other
- * (tool name, failing path, expectation).
+ * Defines a tool. A Standard Schema (Zod 4, Valibot, ArkType) is converted to JSON Schema
+ * here (what the model is sent) and validates the arguments itself; `params` are then its
+ * output type, and invalid arguments read like any other (tool name, failing path,
+ * expectation).
+ *
+ * The schema is compiled where the tool is registered (`createAgent`, `setTools`,
+ * `loadPlugin`), once, so a broken schema fails there, naming the tool and its plugin, and
+ * never at the first call. Not here: a sandboxed plugin's child process would load the
+ * validator (TypeBox's compiler and the RE2 engine, ~10 ms of every sandbox start) only to
+ * repeat what its host checks anyway.
  *
  * @param definition Name, description, parameter schema, options and `execute`.
  * @returns The tool, ready for `createAgent({ tools })` or a plugin's `tools`.
- * @throws {TypeError} When the name does not match {@linkcode TOOL_NAME_PATTERN}, or the
- * schema cannot be compiled.
+ * @throws {TypeError} When the name does not match {@linkcode TOOL_NAME_PATTERN}, `execute`
+ * is not a function, or a Standard Schema has no JSON Schema conversion.
  *
  * @example A typed weather tool
  * ```ts
@@ -125,26 +129,12 @@ export function defineTool<S extends ToolParameters, D = unknown>(
   if (isStandardSchema(parameters)) {
     // The Standard Schema validates; its JSON Schema is what the model sees and coercion reads.
     const jsonSchema = standardJsonSchema(parameters, name);
-    const problem = invalidSchemaReason(jsonSchema);
-    if (problem !== undefined) {
-      throw new TypeError(
-        `Cannot define tool "${name}": the JSON Schema of its ${
-          parameters["~standard"].vendor
-        } schema is not valid: ${problem}`,
-      );
-    }
     return Object.freeze({
       ...definition,
       description: definition.description ?? "",
       parameters: jsonSchema,
       validateArguments: standardValidator(parameters),
     }) as unknown as Tool<S, D>;
-  }
-  const problem = invalidSchemaReason(parameters);
-  if (problem !== undefined) {
-    throw new TypeError(
-      `Cannot define tool "${name}": its parameters are not a valid schema: ${problem}`,
-    );
   }
   return Object.freeze({ ...definition, description: definition.description ?? "" }) as Tool<S, D>;
 }

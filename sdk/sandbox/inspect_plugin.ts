@@ -19,7 +19,7 @@ import {
 } from "./hook_grant.ts";
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
-import { manifestNameProblem } from "./manifest_names.ts";
+import { manifestProblem } from "./manifest_problem.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
@@ -121,7 +121,7 @@ export async function inspectPlugin(
         }`,
       );
     }
-    const problem = manifestNameProblem(manifest);
+    const problem = manifestProblem(manifest);
     if (problem !== undefined) {
       throw new Error(
         `Cannot load plugin ${JSON.stringify(specifier)}: plugin ${

@@ -12,7 +12,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
-import { manifestNameProblem } from "./manifest_names.ts";
+import { manifestProblem } from "./manifest_problem.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -219,7 +219,7 @@ export async function loadPlugin(
     // The manifest is fixed now: every later start (with grants, after a fault) must
     // report the same one, and it must be the one inspected when a hash was pinned.
     const name = live.manifest.name;
-    const problem = manifestNameProblem(live.manifest);
+    const problem = manifestProblem(live.manifest);
     if (problem !== undefined) {
       throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
     }

@@ -58,23 +58,29 @@ Deno.test("createAgent without a model is a TypeError", () => {
   throws(() => createAgent({} as any), TypeError);
 });
 
-Deno.test("defineTool refuses names the APIs reject, and broken schemas", () => {
+Deno.test("defineTool refuses names the APIs reject; a broken schema fails where it is registered", () => {
   throws(() => tool("get weather"), {
     name: "TypeError",
     message: 'Cannot define tool "get weather": a name must match ^[a-zA-Z0-9_-]{1,64}$',
   });
   throws(() => tool("x".repeat(65)), TypeError);
+  // defineTool does not compile the schema (a sandbox child would load the validator for
+  // nothing); registering the tool does, naming it and its plugin.
+  const broken = defineTool({
+    name: "bad_schema",
+    description: "",
+    parameters: Type.Object({ p: Type.String({ pattern: "(" }) }),
+    execute: () => ({ content: [] }),
+  });
   throws(
     () =>
-      defineTool({
-        name: "bad_schema",
-        description: "",
-        parameters: Type.Object({ p: Type.String({ pattern: "(" }) }),
-        execute: () => ({ content: [] }),
+      createAgent({
+        model: scriptedModel([]),
+        plugins: [definePlugin({ name: "p", tools: [broken] })],
       }),
     {
-      name: "TypeError",
-      message: 'Cannot define tool "bad_schema": its parameters are not a valid schema: ' +
+      message:
+        'Cannot create agent: tool "bad_schema" (from plugin "p") has an invalid parameter schema: ' +
         'pattern "(" is not valid RE2 syntax, which schemas are checked with (no backreferences or lookaround): missing closing ): `(`',
     },
   );
