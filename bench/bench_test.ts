@@ -1,10 +1,11 @@
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal, rejects, throws } from "node:assert/strict";
 import { advantage, type CompareRow } from "./compare_row.ts";
 import { loadFrameworks } from "./frameworks.ts";
 import { measureInterleaved, median } from "./measure.ts";
 import { renderTable } from "./render_table.ts";
 import { checkOutcome, messagesOfRun, turnsForMessages } from "./workload.ts";
 import { freshDenoDir } from "../tests/support/fresh_deno_dir.ts";
+import { bareChildAnswer, writeFloorChild } from "./pipe_floor.ts";
 
 Deno.test("median takes the middle, or the mean of the two middle values", () => {
   equal(median([5, 1, 3]), 3);
@@ -112,5 +113,20 @@ Deno.test("freshDenoDir: the npm packages are there as real files, and no store 
   } finally {
     await Deno.remove(fresh, { recursive: true });
     await Deno.remove(shared, { recursive: true });
+  }
+});
+
+Deno.test("the cold-start floor: its child answers one call with two lines; a silent one fails", async () => {
+  const script = await writeFloorChild();
+  const silent = await Deno.makeTempFile({ suffix: ".js" });
+  try {
+    await bareChildAnswer(script);
+    await Deno.writeTextFile(silent, "await Deno.stdin.read(new Uint8Array(1));");
+    await rejects(bareChildAnswer(silent), {
+      message: "Cannot run the floor: its child did not answer with two lines",
+    });
+  } finally {
+    await Deno.remove(script);
+    await Deno.remove(silent);
   }
 });

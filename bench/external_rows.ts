@@ -78,15 +78,32 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
   }
 }
 
-/** `cold_process.ts` run `runs` times, each in a new process: the times in ms, or why not. */
-async function runColdProcesses(runs: number): Promise<number[] | string> {
-  const times: number[] = [];
+/** Cold starts in new processes, and their floor timed the same way. */
+interface ColdProcesses {
+  tack: number[];
+  floor: number[];
+}
+
+/**
+ * `cold_process.ts` run `runs` times, each in a new process, taking turns with its floor
+ * (`--floor`), so load lands on both alike: the times in ms, or why not.
+ */
+async function runColdProcesses(runs: number): Promise<ColdProcesses | string> {
+  const times: ColdProcesses = { tack: [], floor: [] };
   for (let i = 0; i < runs; i++) {
-    const ms = await runColdProcess();
-    if (typeof ms === "string") return ms;
-    times.push(ms);
+    for (const floor of [false, true]) {
+      const ms = await runColdProcess({}, floor);
+      if (typeof ms === "string") return ms;
+      times[floor ? "floor" : "tack"].push(ms);
+    }
   }
   return times;
+}
+
+/** The median and min–max of runs, leaving out the first (which fills the stores). */
+function spread(times: number[]): CompareCell {
+  const measured = times.slice(1);
+  return { value: median(measured), min: Math.min(...measured), max: Math.max(...measured) };
 }
 
 /**
@@ -97,7 +114,7 @@ async function runColdProcesses(runs: number): Promise<number[] | string> {
 function sandboxRows(
   interleaved: InterleavedRow[] | string,
   benches: BenchResult[] | string,
-  coldProcesses: number[] | string,
+  coldProcesses: ColdProcesses | string,
   first: number[] | string,
 ): CompareRow[] {
   const missing = typeof interleaved === "string" ? interleaved : "row not found";
@@ -119,6 +136,9 @@ function sandboxRows(
       min: ok.min / 1e6,
       max: ok.max / 1e6,
     };
+  const newProcessFloor = typeof coldProcesses === "string"
+    ? { note: coldProcesses }
+    : spread(coldProcesses.floor);
   return [
     {
       measure: "sandboxed tool call, warm process (bubblewrap where available)",
@@ -170,16 +190,16 @@ function sandboxRows(
       measure: "sandbox cold start in a new host process: loadPlugin + first call + dispose",
       unit: "ms",
       better: "lower",
-      tack: typeof coldProcesses === "string" ? { note: coldProcesses } : {
-        value: median(coldProcesses.slice(1)),
-        min: Math.min(...coldProcesses.slice(1)),
-        max: Math.max(...coldProcesses.slice(1)),
-      },
+      tack: typeof coldProcesses === "string"
+        ? { note: coldProcesses }
+        : spread(coldProcesses.tack),
       others: {},
-      floor: ms(bare),
+      floor: newProcessFloor,
       note: `cold_process.ts in ${COLD_PROCESS_RUNS} new processes (median, min–max; one ` +
         "run before them fills the stores: the described graph, the child's cache); floor: a " +
-        "bare `deno run` child answering one line",
+        "bare `deno run` child answering one line, spawned the same way from a new process " +
+        "(`cold_process.ts --floor`, taking turns with Tack's runs; a process's first spawn " +
+        "costs more than the warm one the row above is next to)",
     },
     {
       measure: "sandbox first load ever: a new host process, an empty Deno cache",
@@ -189,10 +209,11 @@ function sandboxRows(
         ? { note: first }
         : { value: median(first), min: Math.min(...first), max: Math.max(...first) },
       others: {},
-      floor: ms(bare),
+      floor: newProcessFloor,
       note: `first_load.ts: cold_process.ts in ${FIRST_LOAD_RUNS} new processes, each with a ` +
         "fresh DENO_DIR (no graph description, no TypeBox bundle, no child cache, no emit " +
-        "cache) holding this run's npm packages, so nothing is downloaded (median, min–max)",
+        "cache) holding this run's npm packages, so nothing is downloaded (median, min–max); " +
+        "floor: the row above's",
     },
   ];
 }

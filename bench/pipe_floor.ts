@@ -19,8 +19,6 @@ export interface PipeFloor {
   roundTrip(): Promise<void>;
   /** The child's script (a temp file), for a cold-start row. */
   script: string;
-  /** The call line, as bytes (for a cold-start row). */
-  callBytes: Uint8Array;
   /** Ends the child and removes its script. */
   close(): Promise<void>;
 }
@@ -58,13 +56,50 @@ while (true) {
 `;
 
 /**
+ * Writes the floor child's script to a temp file (the caller removes it).
+ *
+ * @returns The script's path.
+ */
+export async function writeFloorChild(): Promise<string> {
+  const script = await Deno.makeTempFile({ suffix: ".js" });
+  await Deno.writeTextFile(script, CHILD);
+  return script;
+}
+
+/** The first call line a floor child is sent, as bytes. */
+export const FLOOR_CALL_BYTES: Uint8Array = new TextEncoder().encode(
+  JSON.stringify({ type: "call", id: 1, tool: "echo", toolCallId: "f1", args: ECHO_ARGS }) + "\n",
+);
+
+/**
+ * The cold-start floor: a bare `deno run` child of the floor script, sent one call line,
+ * its stdin closed, its answer and exit awaited.
+ *
+ * @param script The floor child's script ({@linkcode writeFloorChild}).
+ */
+export async function bareChildAnswer(script: string): Promise<void> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-config", script],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(FLOOR_CALL_BYTES);
+  await writer.close();
+  const output = await child.output();
+  if (!output.success || new TextDecoder().decode(output.stdout).split("\n").length !== 3) {
+    throw new Error("Cannot run the floor: its child did not answer with two lines");
+  }
+}
+
+/**
  * Starts a floor child.
  *
  * @returns The child, warm after its first round trip.
  */
 export async function startPipeFloor(): Promise<PipeFloor> {
-  const script = await Deno.makeTempFile({ suffix: ".js" });
-  await Deno.writeTextFile(script, CHILD);
+  const script = await writeFloorChild();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-config", script],
     stdin: "piped",
@@ -106,13 +141,9 @@ export async function startPipeFloor(): Promise<PipeFloor> {
     }
   };
   await roundTrip();
-  const callBytes = encoder.encode(
-    JSON.stringify({ type: "call", id: 1, tool: "echo", toolCallId: "f1", args: ECHO_ARGS }) + "\n",
-  );
   return {
     roundTrip,
     script,
-    callBytes,
     async close() {
       await writer.close().catch(() => {});
       await child.status;

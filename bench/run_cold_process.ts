@@ -5,14 +5,20 @@
  */
 
 /**
- * One sandbox cold start in a new host process.
+ * One sandbox cold start in a new host process, or (`floor`) its floor: a bare child
+ * answering one line, spawned from a new process.
  *
  * @param env Extra environment for the process (e.g. a fresh `DENO_DIR`).
+ * @param floor Time the floor instead.
  * @returns The time in ms, or why there is none (the last line of its stderr).
  */
-export async function runColdProcess(env: Record<string, string> = {}): Promise<number | string> {
+export async function runColdProcess(
+  env: Record<string, string> = {},
+  floor = false,
+): Promise<number | string> {
+  const script = new URL("./cold_process.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--cached-only", new URL("./cold_process.ts", import.meta.url).pathname],
+    args: ["run", "-A", "--cached-only", script, ...(floor ? ["--floor"] : [])],
     cwd: new URL(".", import.meta.url).pathname,
     env,
     stdout: "piped",

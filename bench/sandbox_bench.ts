@@ -12,7 +12,7 @@
 // process otherwise).
 import { loadPlugin } from "@tack/agent/sdk/sandbox";
 import type { AgentTool } from "@tack/agent";
-import { ECHO_ARGS } from "./pipe_floor.ts";
+import { bareChildAnswer, ECHO_ARGS } from "./pipe_floor.ts";
 import { FIXTURE, setUpSandboxRows } from "./sandbox_rows.ts";
 import { npmBundlesBuilt } from "../sdk/sandbox/npm_bundle.ts";
 
@@ -95,16 +95,7 @@ Deno.bench({
   n: 10,
   warmup: 1,
   async fn() {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-config", rows.pipe.script],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(rows.pipe.callBytes);
-    await writer.close();
-    await child.output();
+    await bareChildAnswer(rows.pipe.script);
   },
 });
 
