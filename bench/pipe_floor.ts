@@ -71,6 +71,16 @@ export const FLOOR_CALL_BYTES: Uint8Array = new TextEncoder().encode(
   JSON.stringify({ type: "call", id: 1, tool: "echo", toolCallId: "f1", args: ECHO_ARGS }) + "\n",
 );
 
+/** A bare `deno run` child of the floor script, its stdin and stdout piped. */
+function spawnFloorChild(script: string): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-config", script],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+}
+
 /**
  * The cold-start floor: a bare `deno run` child of the floor script, sent one call line,
  * its stdin closed, its answer and exit awaited.
@@ -78,12 +88,7 @@ export const FLOOR_CALL_BYTES: Uint8Array = new TextEncoder().encode(
  * @param script The floor child's script ({@linkcode writeFloorChild}).
  */
 export async function bareChildAnswer(script: string): Promise<void> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-config", script],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = spawnFloorChild(script);
   const writer = child.stdin.getWriter();
   await writer.write(FLOOR_CALL_BYTES);
   await writer.close();
@@ -100,12 +105,7 @@ export async function bareChildAnswer(script: string): Promise<void> {
  */
 export async function startPipeFloor(): Promise<PipeFloor> {
   const script = await writeFloorChild();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-config", script],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const child = spawnFloorChild(script);
   const writer = child.stdin.getWriter();
   const reader = child.stdout.getReader();
   const encoder = new TextEncoder();
