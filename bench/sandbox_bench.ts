@@ -23,10 +23,15 @@ const ROOT_IMPORT_FIXTURE = new URL(
   "../tests/fixtures/sandbox/root_import_plugin.ts",
   import.meta.url,
 ).pathname;
+const GRANTED_FIXTURE = new URL(
+  "../tests/fixtures/sandbox/granted_echo_plugin.ts",
+  import.meta.url,
+).pathname;
 // On an empty cache a first load starts the TypeBox bundle's build and does not wait for
 // it: the timed loads come after it is built.
 await coldStart(FIXTURE);
 await coldStart(ROOT_IMPORT_FIXTURE);
+await coldStart(GRANTED_FIXTURE);
 await npmBundlesBuilt();
 
 Deno.bench(rows.inProcess.name, { group: "per call", baseline: true }, async () => {
@@ -86,6 +91,18 @@ Deno.bench({
   warmup: 1,
   async fn() {
     await coldStart(ROOT_IMPORT_FIXTURE);
+  },
+});
+
+// A plugin declaring a permission: loaded before, so its manifest is known and it starts
+// once (its first load starts twice: the manifest read with no permissions, then its grant).
+Deno.bench({
+  name: "cold start, a plugin declaring a permission",
+  group: "cold start",
+  n: 10,
+  warmup: 1,
+  async fn() {
+    await coldStart(GRANTED_FIXTURE);
   },
 });
 

@@ -141,6 +141,8 @@ export async function inspectPlugin(
         }`,
       );
     }
+    // Read with no permissions, as loadPlugin reads it: a load after this starts once.
+    await prepared.rememberManifest(manifest);
     const permissions: PluginPermissions = {};
     for (const [name, grant] of Object.entries(grants)) {
       if (grant !== false) permissions[name as keyof PluginPermissions] = grant;

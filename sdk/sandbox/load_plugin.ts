@@ -213,17 +213,15 @@ export async function loadPlugin(
   const launch = (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) =>
     start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
   let live: Awaited<ReturnType<typeof start>> | undefined;
-  try {
-    let grants = given;
-    live = await launch(grants ?? NOTHING, firstLimits);
-    // The manifest is fixed now: every later start (with grants, after a fault) must
-    // report the same one, and it must be the one inspected when a hash was pinned.
-    const name = live.manifest.name;
-    const problem = manifestProblem(live.manifest);
+  // What a manifest decides, before its plugin runs with anything: refused (names, schemas,
+  // the pinned hash, grants it may not have), or the grants and limits it runs with.
+  const decide = async (manifest: PluginManifest) => {
+    const name = manifest.name;
+    const problem = manifestProblem(manifest);
     if (problem !== undefined) {
       throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
     }
-    const hash = await manifestHash(live.manifest);
+    const hash = await manifestHash(manifest);
     if (options.manifestHash !== undefined && options.manifestHash !== hash) {
       throw refuse(
         `plugin ${
@@ -231,12 +229,10 @@ export async function loadPlugin(
         }: its manifest (tools, schemas, hooks, permissions) differs from the one inspected (${options.manifestHash}, now ${hash}); it is refused`,
       );
     }
-    pinned = canonicalManifest(live.manifest);
-    // Its grants and limits are known now: restart it with them unless it already runs so.
-    const limits = capped ? limitsFor(live.manifest.limits) : firstLimits;
-    const launched = grants;
+    const limits = capped ? limitsFor(manifest.limits) : firstLimits;
+    let grants: Required<PluginPermissions>;
     try {
-      grants ??= resolveGrants(live.manifest.permissions, root);
+      grants = given ?? resolveGrants(manifest.permissions, root);
     } catch (error) {
       throw refuse(
         `plugin ${JSON.stringify(name)} declares permissions that cannot be granted: ${
@@ -244,13 +240,42 @@ export async function loadPlugin(
         }`,
       );
     }
-    const escaping = check(grants);
-    const sameGrants = launched !== undefined || grantsNothing(grants);
-    if (!sameGrants || !sameLimits(limits, firstLimits)) {
-      await live.connection.dispose();
-      live = undefined;
-      live = await launch(grants, limits);
+    return { name, grants, limits, escaping: check(grants) };
+  };
+  try {
+    let decided: Awaited<ReturnType<typeof decide>> | undefined;
+    // The same version reported its manifest before: start it with what that manifest is
+    // granted, once, holding it to that manifest. Anything amiss (a refusal, a different
+    // manifest, a crash) and it starts the long way below, which says what is wrong.
+    const known = prepared.knownManifest;
+    if (known !== undefined) {
+      try {
+        decided = await decide(known);
+        pinned = canonicalManifest(known);
+        live = await launch(decided.grants, decided.limits);
+      } catch {
+        decided = undefined;
+        pinned = undefined;
+        await live?.connection.dispose();
+        live = undefined;
+      }
     }
+    if (live === undefined) {
+      live = await launch(given ?? NOTHING, firstLimits);
+      // The manifest is fixed now: every later start (with grants, after a fault) must
+      // report the same one, and it must be the one inspected when a hash was pinned.
+      decided = await decide(live.manifest);
+      pinned = canonicalManifest(live.manifest);
+      await prepared.rememberManifest(live.manifest);
+      // Its grants and limits are known now: restart it with them unless it already runs so.
+      const sameGrants = given !== undefined || grantsNothing(decided.grants);
+      if (!sameGrants || !sameLimits(decided.limits, firstLimits)) {
+        await live.connection.dispose();
+        live = undefined;
+        live = await launch(decided.grants, decided.limits);
+      }
+    }
+    const { name, grants, limits, escaping } = decided!;
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     const raised = raisedLimits(capped && options.limits === undefined ? limits : DEFAULT_LIMITS);
     if (raised.length > 0) {

@@ -148,6 +148,7 @@ export async function prepareModuleGraph(
   const cached = graphs.get(key) ?? await readStoredGraph(denoDir, key);
   if (cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd)) {
     graphs.set(key, cached);
+    fingerprints.set(cached.graph, cached.fingerprint);
     return cached.graph;
   }
   const since = Date.now();
@@ -156,12 +157,38 @@ export async function prepareModuleGraph(
   // A file changed while it was described: the next load describes it again.
   if (await changedSince(graph, cwd, since)) return graph;
   graphs.set(key, described);
+  fingerprints.set(graph, described.fingerprint);
   await writeStoredGraph(denoDir, key, described);
   return graph;
 }
 
 /** Graphs already described in this process, with the fingerprint of what they came from. */
 const graphs = new Map<string, StoredGraph>();
+
+/** The fingerprint of each graph {@linkcode prepareModuleGraph} returned and kept. */
+const fingerprints = new WeakMap<ModuleGraph, string>();
+
+/**
+ * The fingerprint of what a graph {@linkcode prepareModuleGraph} returned was described
+ * from (its files' sizes and times, its configs, its lockfile): the same while they do not
+ * change. `undefined` for a graph that was not kept (a file changed while it was
+ * described).
+ *
+ * @param graph A graph `prepareModuleGraph` returned.
+ * @returns Its fingerprint, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { graphFingerprint, prepareModuleGraph } from "./module_graph.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const graph = await prepareModuleGraph(import.meta.resolve("./protocol.ts"));
+ * equal(typeof graphFingerprint(graph), "string");
+ * ```
+ */
+export function graphFingerprint(graph: ModuleGraph): string | undefined {
+  return fingerprints.get(graph);
+}
 
 /** Whether the host may read `path` (asked, so that a host without the grant gets no prompt). */
 const readable = (path: string): boolean => hostMay({ name: "read", path });

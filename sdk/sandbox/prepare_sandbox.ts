@@ -16,7 +16,9 @@ import { pruneLock } from "./prune_lock.ts";
 import { npmBundleFor, withNpmBundle } from "./npm_bundle.ts";
 import { bundleIntact, keepChildCache } from "./restart_stores.ts";
 import { denoCacheDir } from "./deno_dir.ts";
-import { type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
+import { graphFingerprint, type ModuleGraph, prepareModuleGraph } from "./module_graph.ts";
+import { knownManifest, manifestKey, rememberManifest } from "./known_manifests.ts";
+import type { PluginManifest } from "./protocol.ts";
 import {
   chooseOsLayer,
   entrySource,
@@ -61,6 +63,13 @@ export interface PreparedSandbox {
   dataFiles: string[];
   /** Starts children that run with exactly `grants` and `limits` (default ones when left out; a process sandbox only). */
   spawnFor(grants: Required<PluginPermissions>, limits?: Required<PluginLimits>): SpawnChild;
+  /**
+   * The manifest this version of the plugin (its graph, Tack's runner, its options)
+   * reported before, in this process or an earlier one, if it is known.
+   */
+  knownManifest?: PluginManifest;
+  /** Remembers the manifest this version reported, for the next load. */
+  rememberManifest(manifest: PluginManifest): Promise<void>;
   /** Removes the import map's temp folder. */
   cleanup(): Promise<void>;
 }
@@ -197,6 +206,7 @@ export async function prepareSandbox(
       dataFiles: [],
       spawnFor: (grants) =>
         spawnWorker(pathToFileURL(entry), { ...base(grants), confined: false }, grants),
+      rememberManifest: () => Promise.resolve(),
       cleanup: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
     };
   }
@@ -204,9 +214,11 @@ export async function prepareSandbox(
   // graphs are read.
   const layerChosen = chooseOsLayer(options.confine !== false, false);
   let graph: ModuleGraph;
+  let pluginGraph: ModuleGraph; // as described (the graph below grows the runner's files)
   let runner: ModuleGraph;
   try {
     [graph, runner] = await Promise.all([prepareModuleGraph(url), runnerModules()]);
+    pluginGraph = graph;
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${label}: ${message}${loadFailureHint(message, specifier)}`);
@@ -289,11 +301,18 @@ export async function prepareSandbox(
   // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
+  const version = manifestKey(url, options.options, [
+    graphFingerprint(pluginGraph),
+    graphFingerprint(runner),
+  ]);
   return {
     url,
     layer,
     confined: layer === "bwrap",
     dataFiles: graph.dataFiles,
+    knownManifest: version === undefined ? undefined : await knownManifest(denoDir, version),
+    rememberManifest: (manifest) =>
+      version === undefined ? Promise.resolve() : rememberManifest(denoDir, version, manifest),
     spawnFor(grants, limits = { ...DEFAULT_LIMITS }) {
       const netLayer = layer === "unshare" && grants.net !== false ? "none" : layer;
       // Each start (the first and every restart) looks at the stores as they are now.

@@ -1,0 +1,186 @@
+// A plugin that declares permissions is started twice on its first load (its manifest read
+// with no permissions, then restarted with them) and once on a later load of the same
+// version, in the same process or a new one: its manifest is remembered. Each child start
+// runs the plugin's top level, which prints a line the host forwards; the host scripts
+// count them.
+import { deepEqual, equal } from "node:assert/strict";
+import { runHost, withFreshDenoDir } from "../support/fresh_deno_dir.ts";
+
+const linux = Deno.build.os === "linux";
+const TACK = new URL("../../", import.meta.url);
+const PLUGIN_API = JSON.stringify(new URL("sdk/plugin_api.ts", TACK).href);
+const SANDBOX = JSON.stringify(new URL("sdk/sandbox/mod.ts", TACK).href);
+
+/**
+ * A plugin granted `env: ["HOME"]` (its tool answers with HOME); `description` is the JS
+ * expression of its tool's description.
+ */
+const plugin = (description: string) =>
+  `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+console.log("top level ran");
+export default (options) => definePlugin({
+  name: "counted",
+  permissions: { env: ["HOME"] },
+  tools: [defineTool({ name: options?.tool ?? "echo", description: ${description},
+    parameters: Type.Object({ text: Type.String() }),
+    execute: ({ text }) => ({ content: [{ type: "text", text: text + ":" + Deno.env.get("HOME") }] }) })],
+});`;
+
+/**
+ * A host that loads `file` once per entry of `loads` (each its load options), calls its
+ * tool, and prints, per load, how many child starts it took, the tool's name and
+ * description, the call's text, and the error if the load failed.
+ */
+const host = (file: string, loads: unknown[]) =>
+  `import { loadPlugin } from ${SANDBOX};
+let starts = 0;
+console.error = (...parts) => { if (parts.join(" ").includes("top level ran")) starts++; };
+const out = [];
+for (const options of ${JSON.stringify(loads)}) {
+  const before = starts;
+  let plugin;
+  try {
+    plugin = await loadPlugin(${
+    JSON.stringify(file)
+  }, { sandbox: true, onWarning: () => {}, ...options });
+    const tool = plugin.tools[0];
+    const result = await tool.execute({ text: "hi" }, { toolCallId: "c", signal: new AbortController().signal });
+    await plugin.dispose();
+    out.push({ starts: starts - before, tool: tool.name, description: tool.description, text: result.content[0].text });
+  } catch (error) {
+    await plugin?.dispose();
+    out.push({ starts: starts - before, error: error.message });
+  }
+}
+console.log(JSON.stringify(out));`;
+
+/**
+ * Writes a plugin file dated a minute ago: a graph described within a second of a change
+ * to its files is not kept (it may have been read mid-edit), nor is its manifest.
+ */
+async function writeSettled(file: string, source: string): Promise<void> {
+  await Deno.writeTextFile(file, source);
+  const past = new Date(Date.now() - 60_000);
+  await Deno.utime(file, past, past);
+}
+
+interface Load {
+  starts: number;
+  tool?: string;
+  description?: string;
+  text?: string;
+  error?: string;
+}
+
+Deno.test({
+  name:
+    "known manifests: a plugin with permissions starts once when loaded again, here or in a new process",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/counted.js`;
+      await writeSettled(file, plugin('"Echoes"'));
+      const first = await runHost(host(file, [{}, {}, {}]), denoDir) as Load[];
+      deepEqual(first.map((load) => load.starts), [2, 1, 1]);
+      // Granted its env permission every time (its call reads HOME).
+      for (const load of first) equal(load.text, `hi:${Deno.env.get("HOME")}`);
+      const next = await runHost(host(file, [{}]), denoDir) as Load[];
+      deepEqual(next.map((load) => load.starts), [1]);
+      equal(next[0].text, `hi:${Deno.env.get("HOME")}`);
+      // Another version of it (an edit) is read the long way again.
+      await writeSettled(file, plugin('"Echoes, edited"'));
+      const edited = await runHost(host(file, [{}, {}]), denoDir) as Load[];
+      deepEqual(edited.map((load) => [load.starts, load.description]), [
+        [2, "Echoes, edited"],
+        [1, "Echoes, edited"],
+      ]);
+    });
+  },
+});
+
+Deno.test({
+  name: "known manifests: remembered per factory options",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/counted.js`;
+      await writeSettled(file, plugin('"Echoes"'));
+      const loads = await runHost(
+        host(file, [
+          { options: { tool: "first" } },
+          { options: { tool: "second" } },
+          { options: { tool: "first" } },
+        ]),
+        denoDir,
+      ) as Load[];
+      deepEqual(loads.map((load) => [load.starts, load.tool]), [
+        [2, "first"],
+        [2, "second"],
+        [1, "first"],
+      ]);
+    });
+  },
+});
+
+Deno.test({
+  name: "known manifests: a plugin whose manifest changed is loaded the long way, with its new one",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      // Its tool's description is new on every start, and it asks for no permission, so it
+      // loads (one start) and never matches what was remembered.
+      const file = `${dir}/restless.js`;
+      await writeSettled(
+        file,
+        plugin("crypto.randomUUID()").replace('permissions: { env: ["HOME"] },', "")
+          .replace(' + ":" + Deno.env.get("HOME")', ""),
+      );
+      const loads = await runHost(host(file, [{}, {}]), denoDir) as Load[];
+      deepEqual(loads.map((load) => [load.starts, load.error]), [[1, undefined], [2, undefined]]);
+      equal(loads[0].description === loads[1].description, false);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "known manifests: a remembered manifest that is refused never starts the plugin with its grants",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/counted.js`;
+      await writeSettled(file, plugin('"Echoes"'));
+      const loads = await runHost(
+        host(file, [{}, { manifestHash: "sha256-0000" }]),
+        denoDir,
+      ) as Load[];
+      equal(loads[0].starts, 2);
+      // Read again with no permissions (one start), then refused as without a known one.
+      equal(loads[1].starts, 1);
+      equal(
+        loads[1].error!.replace(/now sha256-[0-9a-f]{64}/, "now sha256-…"),
+        `Cannot load plugin "${file}": plugin "counted": its manifest (tools, schemas, hooks, ` +
+          "permissions) differs from the one inspected (sha256-0000, now sha256-…); it is refused",
+      );
+    });
+  },
+});
+
+Deno.test({
+  name: "known manifests: inspecting a plugin remembers its manifest for the load after",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/counted.js`;
+      await writeSettled(file, plugin('"Echoes"'));
+      const inspectFirst = host(file, [{}]).replace(
+        "const out = [];",
+        `const { inspectPlugin } = await import(${SANDBOX});
+await inspectPlugin(${JSON.stringify(file)});
+const out = [];`,
+      );
+      const loads = await runHost(inspectFirst, denoDir) as Load[];
+      deepEqual(loads.map((load) => [load.starts, load.text]), [[1, `hi:${Deno.env.get("HOME")}`]]);
+    });
+  },
+});
