@@ -13,11 +13,20 @@ import { TOOL_NAME_PATTERN } from "../define_tool.ts";
 import { invalidSchemaReason } from "../../core/validate_tool_arguments.ts";
 import type { PluginManifest } from "./protocol.ts";
 
+/** What a value is, in a few words (never the value: it may be huge). */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
 /**
  * Why a sandboxed plugin's manifest is refused, if it is: a plugin name that is the host's
  * or not plain ({@linkcode SANDBOXED_PLUGIN_NAME_PATTERN}), a tool name that is not a tool
  * name ({@linkcode TOOL_NAME_PATTERN}: what `defineTool` and the model providers accept; a
- * hostile plugin need not use `defineTool`), or a tool schema that does not compile.
+ * hostile plugin need not use `defineTool`), a tool whose parameters are not a JSON Schema
+ * object, or a tool schema that does not compile.
  *
  * @param manifest What the sandbox reported.
  * @returns The problem (after `plugin "<name>" is refused: `), or `undefined`.
@@ -63,6 +72,12 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
     }
   }
   for (const tool of manifest.tools) {
+    const parameters: unknown = tool.parameters;
+    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
+      return `its tool "${tool.name}" has parameters that are not a JSON Schema object (got ${
+        kindOf(parameters)
+      })`;
+    }
     const problem = invalidSchemaReason(tool.parameters);
     if (problem !== undefined) {
       return `its tool "${tool.name}" has an invalid parameter schema: ${problem}`;

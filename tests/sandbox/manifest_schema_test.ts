@@ -47,3 +47,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a sandboxed tool whose parameters are not a JSON Schema object is refused by load and inspect, saying what they are",
+  ignore: !linux,
+  async fn() {
+    // A hostile plugin need not use defineTool: null, a string, a number or `true` made the
+    // compiler's own error the reason ("Cannot use 'in' operator…", "Invalid value used as
+    // weak map key"), and an array compiled, so the tool was offered to the model with it.
+    const dir = await Deno.makeTempDir({ prefix: "tack-odd-schema-" });
+    try {
+      for (
+        const [value, kind] of [
+          ["null", "null"],
+          ['"object"', "a string"],
+          ["[]", "an array"],
+          ['[{ "type": "object" }]', "an array"],
+          ["true", "a boolean"],
+          ["5", "a number"],
+        ]
+      ) {
+        const file = `${dir}/odd.js`;
+        await Deno.writeTextFile(
+          file,
+          `export default { name: "odd", tools: [{ name: "find", description: "Finds",
+            parameters: ${value}, execute: () => ({ content: [] }) }] };`,
+        );
+        const message = `Cannot load plugin "${file}": plugin "odd" is refused: its tool "find" ` +
+          `has parameters that are not a JSON Schema object (got ${kind})`;
+        await rejects(
+          loadPlugin(file, { sandbox: true, stderr: "capture", onWarning: () => {} }),
+          { message },
+          value,
+        );
+        await rejects(inspectPlugin(file, { stderr: "capture" }), { message }, value);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
