@@ -212,3 +212,30 @@ Deno.test("a plugin adds and removes its tools at runtime through its host; the 
     ),
   );
 });
+
+Deno.test("setTools (the agent's and a plugin host's) refuses a tool whose schema does not compile, naming it and its owner; nothing changes", () => {
+  // defineTool does not compile the schema: registering the tool does.
+  const find = defineTool({
+    name: "find",
+    description: "Finds",
+    parameters: Type.Object({ text: Type.String({ pattern: "(" }) }),
+    execute: () => ({ content: [] }),
+  });
+  const why = 'has an invalid parameter schema: pattern "(" is not valid RE2 syntax, which ' +
+    "schemas are checked with (no backreferences or lookaround): missing closing ): `(`";
+  const hosts: PluginHost[] = [];
+  const agent = createAgent({
+    model: scriptedModel([]),
+    tools: [echoTool("local")],
+    plugins: [definePlugin({ name: "remote", attach: (host) => void hosts.push(host) })],
+  });
+  throws(
+    () => agent.setTools([echoTool("other"), find]),
+    new Error(`Cannot set tools: tool "find" (from createAgent({ tools })) ${why}`),
+  );
+  throws(
+    () => hosts[0].setTools([find]),
+    new Error(`Cannot set tools of plugin "remote": tool "find" (from plugin "remote") ${why}`),
+  );
+  deepEqual(namesOf(agent.tools), ["local"]);
+});
