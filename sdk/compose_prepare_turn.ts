@@ -7,11 +7,16 @@
 
 import type { PrepareTurnHook, PrepareTurnResult } from "../core/hooks.ts";
 import { ownerLabel } from "../core/owner_label.ts";
+import type { AgentTool } from "../core/tool.ts";
+import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import { type TaggedHook, within } from "./compose_hooks.ts";
 
 /**
  * Composes `prepareTurn` hooks into one. No hooks: `undefined` (the loop skips the step).
- * A hook that throws stops the chain; the error names its plugin. A hook tagged with a
+ * A hook that throws stops the chain; the error names its plugin. So does one choosing a
+ * tool it was not given (one nobody registered) whose schema does not compile: `defineTool`
+ * leaves that check to registration, and such a tool must fail before the model sees it,
+ * not at a call. A hook tagged with a
  * numeric `timeoutMs` (finite and positive) that does not answer within it fails the same
  * way (a computed one does not apply: a turn has no tool).
  *
@@ -43,6 +48,8 @@ export function composePrepareTurn(
   return async function prepareTurn(context, signal) {
     let current = context;
     const chosen: PrepareTurnResult = {};
+    // The tools the run has (registered, so checked) and those checked since.
+    let checked: Set<AgentTool> | undefined;
     for (const { owner, hook, timeoutMs } of hooks) {
       let answer: PrepareTurnResult | undefined | void;
       try {
@@ -55,6 +62,21 @@ export function composePrepareTurn(
         throw new Error(`${ownerLabel(owner)}: ${text}`);
       }
       if (!answer) continue;
+      if (answer.tools !== undefined) {
+        checked ??= new Set(context.tools);
+        for (const tool of answer.tools) {
+          if (checked.has(tool)) continue;
+          const problem = invalidSchemaReason(tool.parameters);
+          if (problem !== undefined) {
+            throw new Error(
+              `${
+                ownerLabel(owner)
+              }: it chose tool "${tool.name}", whose parameter schema is invalid: ${problem}`,
+            );
+          }
+          checked.add(tool);
+        }
+      }
       if (answer.tools !== undefined) chosen.tools = answer.tools;
       if (answer.systemPrompt !== undefined) chosen.systemPrompt = answer.systemPrompt;
       if (answer.maxConcurrency !== undefined) chosen.maxConcurrency = answer.maxConcurrency;

@@ -74,10 +74,11 @@ export type Tool<S extends ToolParameters = JsonSchema, D = unknown> = AgentTool
  * expectation).
  *
  * The schema is compiled where the tool is registered (`createAgent`, `setTools`,
- * `loadPlugin`), once, so a broken schema fails there, naming the tool and its plugin, and
- * never at the first call. Not here: a sandboxed plugin's child process would load the
- * validator (TypeBox's compiler and the RE2 engine, ~10 ms of every sandbox start) only to
- * repeat what its host checks anyway.
+ * `loadPlugin`), or when a `prepareTurn` hook chooses it unregistered, once, so a broken
+ * schema fails there, naming the tool and its plugin, and never at the first call (only
+ * `runLoop` used alone checks at the call). Not here: a sandboxed plugin's child process
+ * would load the validator (TypeBox's compiler and the RE2 engine, ~10 ms of every sandbox
+ * start) only to repeat what its host checks anyway.
  *
  * @param definition Name, description, parameter schema, options and `execute`.
  * @returns The tool, ready for `createAgent({ tools })` or a plugin's `tools`.

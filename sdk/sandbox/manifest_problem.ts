@@ -3,7 +3,7 @@
  * name and its tools' names end up in terminals, approval prompts, audit lines and model
  * requests, so they must be plain; its tools' schemas must compile (the child does not
  * check them: `defineTool` leaves that to registration, so a child never loads the
- * validator).
+ * validator), and must be small enough for that check to be quick.
  *
  * @module
  */
@@ -14,10 +14,93 @@ import { invalidSchemaReason } from "../../core/validate_tool_arguments.ts";
 import type { PluginManifest } from "./protocol.ts";
 
 /**
+ * How much a sandboxed plugin's manifest may hold. The host compiles every schema at load,
+ * before anything of the plugin is trusted, and some schemas cost far more than their size
+ * (a `$ref` chain doubling at each level takes twice as long per level: 40 levels, 3
+ * minutes; a pattern near the size limit ~3 ms). Within these the check takes well under a
+ * second; a manifest past one is refused before anything is compiled. Real plugins stay
+ * far below them.
+ */
+export const MANIFEST_LIMITS: Readonly<{
+  /** Tools. */
+  tools: number;
+  /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in all tools' `parameters`. */
+  schemaValues: number;
+  /** How deep one tool's `parameters` nest, in objects and arrays. */
+  schemaDepth: number;
+  /** `pattern`s and `patternProperties` keys in all tools' `parameters`. */
+  patterns: number;
+  /** `$ref`s (and `$dynamicRef`s, `$recursiveRef`s) in one tool's `parameters`. */
+  refsPerTool: number;
+}> = Object.freeze({
+  tools: 1000,
+  schemaValues: 20_000,
+  schemaDepth: 64,
+  patterns: 256,
+  refsPerTool: 32,
+});
+
+const REF_KEYS = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
+
+/**
+ * Why the manifest's tools are too many or their schemas too big to check, if they are:
+ * a walk of the JSON (no recursion, so nesting cannot overflow the stack) that stops at the
+ * first limit passed.
+ */
+function sizeProblem(tools: PluginManifest["tools"]): string | undefined {
+  const limits = MANIFEST_LIMITS;
+  let values = 0;
+  let patterns = 0;
+  for (const tool of tools) {
+    let refs = 0;
+    const stack: [unknown, number][] = [[tool.parameters, 1]];
+    values++;
+    while (stack.length > 0) {
+      const [value, depth] = stack.pop()!;
+      if (typeof value !== "object" || value === null) continue;
+      if (depth > limits.schemaDepth) {
+        return `its tool "${tool.name}" has a parameter schema nested more than ${limits.schemaDepth} levels deep`;
+      }
+      const array = Array.isArray(value);
+      for (const key of array ? value.keys() : Object.keys(value)) {
+        const item = (value as Record<string | number, unknown>)[key];
+        if (++values > limits.schemaValues) {
+          return `its tools' parameter schemas hold more than ${limits.schemaValues} JSON values together`;
+        }
+        if (!array && typeof item === "string") {
+          if (key === "pattern") patterns++;
+          else if (REF_KEYS.has(key as string)) refs++;
+        } else if (key === "patternProperties" && typeof item === "object" && item !== null) {
+          patterns += Object.keys(item).length;
+        }
+        stack.push([item, depth + 1]);
+      }
+      if (patterns > limits.patterns) {
+        return `its tools' parameter schemas hold more than ${limits.patterns} patterns together`;
+      }
+      if (refs > limits.refsPerTool) {
+        return `its tool "${tool.name}" has a parameter schema with more than ${limits.refsPerTool} $refs`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** What a value is, in a few words (never the value: it may be huge). */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return `a ${typeof value}`;
+}
+
+/**
  * Why a sandboxed plugin's manifest is refused, if it is: a plugin name that is the host's
  * or not plain ({@linkcode SANDBOXED_PLUGIN_NAME_PATTERN}), a tool name that is not a tool
  * name ({@linkcode TOOL_NAME_PATTERN}: what `defineTool` and the model providers accept; a
- * hostile plugin need not use `defineTool`), or a tool schema that does not compile.
+ * hostile plugin need not use `defineTool`), a tool whose parameters are not a JSON Schema
+ * object, tools or schemas past {@linkcode MANIFEST_LIMITS}, or a tool schema that does not
+ * compile.
  *
  * @param manifest What the sandbox reported.
  * @returns The problem (after `plugin "<name>" is refused: `), or `undefined`.
@@ -55,6 +138,9 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
       JSON.stringify(name)
     } must match ${SANDBOXED_PLUGIN_NAME_PATTERN.source} (no quotes, spaces or control characters, so texts naming it cannot be forged)`;
   }
+  if (manifest.tools.length > MANIFEST_LIMITS.tools) {
+    return `it has ${manifest.tools.length} tools, more than ${MANIFEST_LIMITS.tools}`;
+  }
   for (const tool of manifest.tools) {
     if (typeof tool?.name !== "string" || !TOOL_NAME_PATTERN.test(tool.name)) {
       return `its tool ${
@@ -62,6 +148,16 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
       } must have a name matching ${TOOL_NAME_PATTERN.source}`;
     }
   }
+  for (const tool of manifest.tools) {
+    const parameters: unknown = tool.parameters;
+    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
+      return `its tool "${tool.name}" has parameters that are not a JSON Schema object (got ${
+        kindOf(parameters)
+      })`;
+    }
+  }
+  const tooBig = sizeProblem(manifest.tools);
+  if (tooBig !== undefined) return tooBig;
   for (const tool of manifest.tools) {
     const problem = invalidSchemaReason(tool.parameters);
     if (problem !== undefined) {

@@ -150,6 +150,37 @@ Deno.test("a schema that cannot compile is a load error, not a rejected prompt",
   });
 });
 
+Deno.test("runLoop without an agent checks no schema up front: a call of a tool whose schema does not compile gets an error result saying so", async () => {
+  // Only registration (createAgent, setTools, loadPlugin) and prepareTurn check schemas;
+  // defineTool does not, so the core's lazy compile is what stands between such a tool and
+  // its execute: it never runs.
+  let ran = false;
+  const find = defineTool({
+    name: "find",
+    description: "Finds",
+    parameters: Type.Object({ text: Type.String({ pattern: "(" }) }),
+    execute: () => (ran = true, { content: [] }),
+  });
+  const model = scriptedModel([[toolCall("find", { text: "a" }, "c1")], [text("ok")]]);
+  const state = { systemPrompt: "", messages: [] as Message[], tools: [find] };
+  const added = await runLoop({
+    state,
+    prompts: [{ role: "user", content: "hi", timestamp: 0 }],
+    config: { model },
+    signal: new AbortController().signal,
+    emit: () => {},
+  });
+  equal(ran, false);
+  const results = resultsOf(added);
+  deepEqual(results.map((r) => r.isError), [true]);
+  equal(
+    textOf(results[0]),
+    'Cannot validate arguments for tool "find": its parameter schema is invalid (pattern "(" ' +
+      "is not valid RE2 syntax, which schemas are checked with (no backreferences or lookaround): " +
+      "missing closing ): `(`)",
+  );
+});
+
 Deno.test("an async listener that rejects is reported; the run and the process go on", async () => {
   const agent = createAgent({ model: scriptedModel([[text("ok")]]) });
   agent.subscribe(async () => {

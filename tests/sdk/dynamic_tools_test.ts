@@ -1,10 +1,12 @@
 import {
   createAgent,
   definePlugin,
+  defineTool,
   type PluginHost,
   scriptedModel,
   text,
   toolCall,
+  Type,
 } from "@tack/agent";
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { echoTool, resultsOf, textOf } from "../support/agent_harness.ts";
@@ -79,6 +81,52 @@ Deno.test("plugins' prepareTurn hooks compose in order, then the agent's; a thro
     last.errorMessage,
     'Cannot start turn 1: prepareTurn failed: plugin "broken": policy store down',
   );
+});
+
+Deno.test("a tool prepareTurn chooses from outside the registry has its schema checked: one that does not compile ends the run before any model call", async () => {
+  // defineTool no longer compiles a schema (registration does), and prepareTurn may offer
+  // tools nobody registered; such a tool must fail before the model sees it, not at a call.
+  const find = defineTool({
+    name: "find",
+    description: "Finds",
+    parameters: Type.Object({ text: Type.String({ pattern: "(" }) }),
+    execute: () => ({ content: [{ type: "text", text: "ran" }] }),
+  });
+  const why = 'pattern "(" is not valid RE2 syntax, which schemas are checked with ' +
+    "(no backreferences or lookaround): missing closing ): `(`";
+  for (
+    const [plugins, prepareTurn, owner] of [
+      [
+        [definePlugin({ name: "keeper", prepareTurn: () => ({ tools: [find] }) })],
+        undefined,
+        'plugin "keeper"',
+      ],
+      [[], () => ({ tools: [echoTool("a"), find] }), "the agent's own hook"],
+    ] as const
+  ) {
+    const model = scriptedModel([[toolCall("find", { text: "a" })], [text("never")]]);
+    const agent = createAgent({ model, plugins: [...plugins], prepareTurn });
+    const added = await agent.prompt("go");
+    equal(model.requests.length, 0);
+    deepEqual(resultsOf(added), []);
+    const last = added.at(-1)!;
+    equal(last.role === "assistant" && last.stopReason, "error");
+    equal(
+      last.role === "assistant" && last.errorMessage,
+      `Cannot start turn 1: prepareTurn failed: ${owner}: it chose tool "find", whose parameter schema is invalid: ${why}`,
+    );
+  }
+  // The registered tools it narrows are not checked again; a valid new tool is offered.
+  const model = scriptedModel([[text("ok")]]);
+  const agent = createAgent({
+    model,
+    tools: [echoTool("a"), echoTool("b")],
+    prepareTurn: ({ tools }) => ({
+      tools: [...tools.filter((t) => t.name === "a"), echoTool("c")],
+    }),
+  });
+  await agent.prompt("go");
+  deepEqual(namesOf(model.requests[0].tools), ["a", "c"]);
 });
 
 Deno.test("prepareTurn may cap one turn's batch (maxConcurrency per batch)", async () => {
@@ -163,4 +211,31 @@ Deno.test("a plugin adds and removes its tools at runtime through its host; the 
       'Cannot set tools of plugin "remote": tool "local" is registered twice, by plugin "remote" and by createAgent({ tools })',
     ),
   );
+});
+
+Deno.test("setTools (the agent's and a plugin host's) refuses a tool whose schema does not compile, naming it and its owner; nothing changes", () => {
+  // defineTool does not compile the schema: registering the tool does.
+  const find = defineTool({
+    name: "find",
+    description: "Finds",
+    parameters: Type.Object({ text: Type.String({ pattern: "(" }) }),
+    execute: () => ({ content: [] }),
+  });
+  const why = 'has an invalid parameter schema: pattern "(" is not valid RE2 syntax, which ' +
+    "schemas are checked with (no backreferences or lookaround): missing closing ): `(`";
+  const hosts: PluginHost[] = [];
+  const agent = createAgent({
+    model: scriptedModel([]),
+    tools: [echoTool("local")],
+    plugins: [definePlugin({ name: "remote", attach: (host) => void hosts.push(host) })],
+  });
+  throws(
+    () => agent.setTools([echoTool("other"), find]),
+    new Error(`Cannot set tools: tool "find" (from createAgent({ tools })) ${why}`),
+  );
+  throws(
+    () => hosts[0].setTools([find]),
+    new Error(`Cannot set tools of plugin "remote": tool "find" (from plugin "remote") ${why}`),
+  );
+  deepEqual(namesOf(agent.tools), ["local"]);
 });
