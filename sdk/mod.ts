@@ -21,6 +21,7 @@ export {
 export { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 export { composePrepareTurn } from "./compose_prepare_turn.ts";
 export { canonicalJson } from "./canonical_json.ts";
+export { schemaRecursion } from "./schema_recursion.ts";
 export { resolveLimits } from "./plugin_limits.ts";
 export {
   composeAfterToolCall,

@@ -9,6 +9,7 @@ import {
   type AgentTool,
   invalidSchemaReason,
   type JsonSchema,
+  schemaRecursion,
   type ToolEffect,
   ToolError,
   type ToolResult,
@@ -50,13 +51,16 @@ export interface TackToolOptions {
 const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
 
 /**
- * The server's input schema, or, when Tack cannot compile it (an invalid `pattern`, say),
+ * The server's input schema, or, when Tack cannot compile it (an invalid `pattern`, say) or
+ * it is recursive (checking a model's arguments against it could take exponential time),
  * any object, with the schema quoted in the description so the model still sees it. The
  * server validates the arguments either way.
  */
 function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
-  if (invalidSchemaReason(schema) === undefined) return { parameters: schema, note: "" };
+  if (schemaRecursion(schema) === undefined && invalidSchemaReason(schema) === undefined) {
+    return { parameters: schema, note: "" };
+  }
   return {
     parameters: ANY_OBJECT,
     note: `\n\nParameters (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,

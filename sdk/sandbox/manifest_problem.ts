@@ -11,6 +11,7 @@
 import { pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
 import { TOOL_NAME_PATTERN } from "../define_tool.ts";
 import { invalidSchemaReason } from "../../core/validate_tool_arguments.ts";
+import { schemaRecursion } from "../schema_recursion.ts";
 import type { PluginManifest } from "./protocol.ts";
 
 /**
@@ -158,6 +159,12 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
   }
   const tooBig = sizeProblem(manifest.tools);
   if (tooBig !== undefined) return tooBig;
+  for (const tool of manifest.tools) {
+    const recursion = schemaRecursion(tool.parameters);
+    if (recursion !== undefined) {
+      return `its tool "${tool.name}" has a parameter schema the host does not check a model's arguments against: ${recursion} (a recursive schema can take exponential time in how deeply arguments nest)`;
+    }
+  }
   for (const tool of manifest.tools) {
     const problem = invalidSchemaReason(tool.parameters);
     if (problem !== undefined) {

@@ -182,3 +182,30 @@ Deno.test("toTackTool falls back to any object when Tack cannot compile the sche
   equal(tool.description, `Odd\n\nParameters (JSON Schema): ${JSON.stringify(inputSchema)}`);
   deepEqual(tool.effects, ["read"]);
 });
+
+Deno.test("toTackTool falls back to any object for a recursive schema (exponential to check)", () => {
+  const connection = new McpConnection("s", { command: "unused" });
+  const branch = (key: string) => ({
+    type: "object",
+    properties: { a: { $ref: "#/$defs/n" } },
+    required: ["a", key],
+  });
+  const inputSchema = {
+    type: "object" as const,
+    $defs: { n: { anyOf: [branch("x"), branch("y"), branch("z")] } },
+    properties: { a: { $ref: "#/$defs/n" } },
+  };
+  const tool = toTackTool(connection, { name: "deep", description: "Deep", inputSchema }, {
+    name: "s_deep",
+    effects: ["read"],
+  });
+  deepEqual(tool.parameters, { type: "object" });
+  equal(tool.description, `Deep\n\nParameters (JSON Schema): ${JSON.stringify(inputSchema)}`);
+  // The same schema without the recursion is kept.
+  const flat = { ...inputSchema, $defs: { n: { type: "object" } } };
+  const kept = toTackTool(connection, { name: "flat", description: "Flat", inputSchema: flat }, {
+    name: "s_flat",
+    effects: ["read"],
+  });
+  equal(kept.parameters, flat);
+});

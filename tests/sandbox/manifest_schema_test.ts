@@ -1,7 +1,7 @@
 // A sandboxed plugin's tool schemas are checked by its host (the child does not load the
 // validator: tests/fresh/light_imports_test.ts), so a schema that does not compile is
 // refused at load, as one a name cannot be.
-import { equal, rejects } from "node:assert/strict";
+import { rejects } from "node:assert/strict";
 import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 
 const linux = Deno.build.os === "linux";
@@ -126,11 +126,35 @@ const ATTACKS: [string, string, string][] = [
       return [tool("laughs", { $defs, $ref: "#/$defs/a0" })]; })()`,
     'its tool "laughs" has a parameter schema with more than 32 $refs',
   ],
+  [
+    "a recursive schema whose branches all recurse (checking arguments 14 levels deep took 34 s)",
+    `(() => { const branch = (key) =>
+        ({ type: "object", properties: { a: { $ref: "#/$defs/n" } }, required: ["a", key] });
+      return [tool("tree", { type: "object", $defs: { n: { anyOf: [branch("x"), branch("y")] } },
+        properties: { a: { $ref: "#/$defs/n" } } })]; })()`,
+    `its tool "tree" has a parameter schema the host does not check a model's arguments against: ` +
+    'its $ref "#/$defs/n" leads back to a schema it is part of (a recursive schema can take ' +
+    "exponential time in how deeply arguments nest)",
+  ],
+  [
+    "a $ref to the whole schema",
+    `[tool("again", { type: "object", properties: { a: { $ref: "#" } } })]`,
+    `its tool "again" has a parameter schema the host does not check a model's arguments against: ` +
+    'its $ref "#" leads back to a schema it is part of (a recursive schema can take ' +
+    "exponential time in how deeply arguments nest)",
+  ],
+  [
+    "a $ref by URL (which Tack does not follow, so cannot tell recursive)",
+    `[tool("far", { type: "object", properties: { a: { $ref: "https://example.com/s.json" } } })]`,
+    `its tool "far" has a parameter schema the host does not check a model's arguments against: ` +
+    'its $ref "https://example.com/s.json" is not a pointer into the schema (#/…), which is all ' +
+    "Tack follows (a recursive schema can take exponential time in how deeply arguments nest)",
+  ],
 ];
 
 Deno.test({
   name:
-    "a manifest too big to check quickly (tools, depth, values, patterns, $refs) is refused by load and inspect before anything is compiled",
+    "a manifest too big to check quickly (tools, depth, values, patterns, $refs) or recursive is refused by load and inspect before anything is compiled",
   ignore: !linux,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "tack-big-manifest-" });
@@ -144,16 +168,12 @@ Deno.test({
           export default { name: "big", tools: ${tools} };`,
         );
         const message = `Cannot load plugin "${file}": plugin "big" is refused: ${problem}`;
-        const started = performance.now();
         await rejects(
           loadPlugin(file, { sandbox: true, stderr: "capture", onWarning: () => {} }),
           { message },
           attack,
         );
         await rejects(inspectPlugin(file, { stderr: "capture" }), { message }, attack);
-        // Refused before compiling: far under the seconds (or hours) compiling would take.
-        const took = performance.now() - started;
-        equal(took < 10_000, true, `${attack}: ${took} ms`);
       }
     } finally {
       await Deno.remove(dir, { recursive: true });
