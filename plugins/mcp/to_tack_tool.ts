@@ -10,6 +10,7 @@ import {
   invalidSchemaReason,
   type JsonSchema,
   schemaRecursion,
+  schemaSizeProblem,
   type ToolEffect,
   ToolError,
   type ToolResult,
@@ -49,21 +50,30 @@ export interface TackToolOptions {
 }
 
 const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
+/** The longest schema quoted in a description (it is sent with every model call). */
+const QUOTED_SCHEMA_CHARS = 8000;
 
 /**
- * The server's input schema, or, when Tack cannot compile it (an invalid `pattern`, say) or
- * it is recursive (checking a model's arguments against it could take exponential time),
- * any object, with the schema quoted in the description so the model still sees it. The
- * server validates the arguments either way.
+ * The server's input schema, or, when it is too big to compile quickly (past
+ * `SCHEMA_LIMITS`), recursive (checking a model's arguments against it could take
+ * exponential time) or Tack cannot compile it (an invalid `pattern`, say), any object, with
+ * the schema quoted in the description (up to 8,000 characters) so the model still sees
+ * it. The server validates the arguments either way.
  */
 function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
-  if (schemaRecursion(schema) === undefined && invalidSchemaReason(schema) === undefined) {
+  if (
+    schemaSizeProblem([{ name: tool.name, parameters: schema }]) === undefined &&
+    schemaRecursion(schema) === undefined && invalidSchemaReason(schema) === undefined
+  ) {
     return { parameters: schema, note: "" };
   }
+  const text = JSON.stringify(tool.inputSchema);
   return {
     parameters: ANY_OBJECT,
-    note: `\n\nParameters (JSON Schema): ${JSON.stringify(tool.inputSchema)}`,
+    note: text.length <= QUOTED_SCHEMA_CHARS
+      ? `\n\nParameters (JSON Schema): ${text}`
+      : `\n\nParameters: a JSON Schema of ${text.length} characters, too long to show`,
   };
 }
 

@@ -12,80 +12,16 @@ import { pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plug
 import { TOOL_NAME_PATTERN } from "../define_tool.ts";
 import { invalidSchemaReason } from "../../core/validate_tool_arguments.ts";
 import { schemaRecursion } from "../schema_recursion.ts";
+import { SCHEMA_LIMITS, schemaSizeProblem } from "../schema_size.ts";
 import type { PluginManifest } from "./protocol.ts";
 
 /**
- * How much a sandboxed plugin's manifest may hold. The host compiles every schema at load,
- * before anything of the plugin is trusted, and some schemas cost far more than their size
- * (a `$ref` chain doubling at each level takes twice as long per level: 40 levels, 3
- * minutes; a pattern near the size limit ~3 ms). Within these the check takes well under a
- * second; a manifest past one is refused before anything is compiled. Real plugins stay
- * far below them.
+ * How much a sandboxed plugin's manifest may hold: at most 1,000 tools, and schemas within
+ * {@linkcode SCHEMA_LIMITS} (the host compiles every schema at load, before anything of
+ * the plugin is trusted). A manifest past one is refused before anything is compiled.
  */
-export const MANIFEST_LIMITS: Readonly<{
-  /** Tools. */
-  tools: number;
-  /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in all tools' `parameters`. */
-  schemaValues: number;
-  /** How deep one tool's `parameters` nest, in objects and arrays. */
-  schemaDepth: number;
-  /** `pattern`s and `patternProperties` keys in all tools' `parameters`. */
-  patterns: number;
-  /** `$ref`s (and `$dynamicRef`s, `$recursiveRef`s) in one tool's `parameters`. */
-  refsPerTool: number;
-}> = Object.freeze({
-  tools: 1000,
-  schemaValues: 20_000,
-  schemaDepth: 64,
-  patterns: 256,
-  refsPerTool: 32,
-});
-
-const REF_KEYS = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
-
-/**
- * Why the manifest's tools are too many or their schemas too big to check, if they are:
- * a walk of the JSON (no recursion, so nesting cannot overflow the stack) that stops at the
- * first limit passed.
- */
-function sizeProblem(tools: PluginManifest["tools"]): string | undefined {
-  const limits = MANIFEST_LIMITS;
-  let values = 0;
-  let patterns = 0;
-  for (const tool of tools) {
-    let refs = 0;
-    const stack: [unknown, number][] = [[tool.parameters, 1]];
-    values++;
-    while (stack.length > 0) {
-      const [value, depth] = stack.pop()!;
-      if (typeof value !== "object" || value === null) continue;
-      if (depth > limits.schemaDepth) {
-        return `its tool "${tool.name}" has a parameter schema nested more than ${limits.schemaDepth} levels deep`;
-      }
-      const array = Array.isArray(value);
-      for (const key of array ? value.keys() : Object.keys(value)) {
-        const item = (value as Record<string | number, unknown>)[key];
-        if (++values > limits.schemaValues) {
-          return `its tools' parameter schemas hold more than ${limits.schemaValues} JSON values together`;
-        }
-        if (!array && typeof item === "string") {
-          if (key === "pattern") patterns++;
-          else if (REF_KEYS.has(key as string)) refs++;
-        } else if (key === "patternProperties" && typeof item === "object" && item !== null) {
-          patterns += Object.keys(item).length;
-        }
-        stack.push([item, depth + 1]);
-      }
-      if (patterns > limits.patterns) {
-        return `its tools' parameter schemas hold more than ${limits.patterns} patterns together`;
-      }
-      if (refs > limits.refsPerTool) {
-        return `its tool "${tool.name}" has a parameter schema with more than ${limits.refsPerTool} $refs`;
-      }
-    }
-  }
-  return undefined;
-}
+export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }> = Object
+  .freeze({ tools: 1000, ...SCHEMA_LIMITS });
 
 /** What a value is, in a few words (never the value: it may be huge). */
 function kindOf(value: unknown): string {
@@ -157,7 +93,7 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
       })`;
     }
   }
-  const tooBig = sizeProblem(manifest.tools);
+  const tooBig = schemaSizeProblem(manifest.tools);
   if (tooBig !== undefined) return tooBig;
   for (const tool of manifest.tools) {
     const recursion = schemaRecursion(tool.parameters);

@@ -209,3 +209,33 @@ Deno.test("toTackTool falls back to any object for a recursive schema (exponenti
   });
   equal(kept.parameters, flat);
 });
+
+Deno.test("toTackTool falls back to any object, compiling nothing, for a schema too big to compile quickly", () => {
+  const connection = new McpConnection("s", { command: "unused" });
+  // $refs doubling at each of 40 levels: compiling it took 3 minutes.
+  const $defs: Record<string, unknown> = { a40: { type: "string" } };
+  for (let i = 0; i < 40; i++) {
+    $defs[`a${i}`] = { anyOf: [{ $ref: `#/$defs/a${i + 1}` }, { $ref: `#/$defs/a${i + 1}` }] };
+  }
+  const laughs = { type: "object" as const, $defs, properties: { a: { $ref: "#/$defs/a0" } } };
+  const tool = toTackTool(connection, { name: "laughs", description: "L", inputSchema: laughs }, {
+    name: "s_laughs",
+    effects: ["read"],
+  });
+  deepEqual(tool.parameters, { type: "object" });
+  equal(tool.description, `L\n\nParameters (JSON Schema): ${JSON.stringify(laughs)}`);
+  // One past the values' limit is not quoted whole in the description either.
+  const big = {
+    type: "object" as const,
+    properties: { a: { enum: Array.from({ length: 25_000 }, (_, i) => i) } },
+  };
+  const huge = toTackTool(connection, { name: "big", description: "B", inputSchema: big }, {
+    name: "s_big",
+    effects: ["read"],
+  });
+  deepEqual(huge.parameters, { type: "object" });
+  equal(
+    huge.description,
+    `B\n\nParameters: a JSON Schema of ${JSON.stringify(big).length} characters, too long to show`,
+  );
+});

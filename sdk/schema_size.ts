@@ -1,0 +1,94 @@
+/**
+ * The size of tools' parameter schemas, bounded before they are compiled when they come
+ * from code Tack does not trust.
+ *
+ * @module
+ */
+
+/**
+ * How big the schemas of code Tack does not trust (a sandboxed plugin's, an MCP server's)
+ * may be. They are compiled in the host, and some cost far more than their size (a `$ref`
+ * chain doubling at each level takes twice as long per level: 40 levels, 3 minutes; a
+ * pattern near the size limit ~3 ms). Within these the check takes well under a second.
+ * Real tools stay far below them.
+ */
+export const SCHEMA_LIMITS: Readonly<{
+  /** JSON values (objects, arrays, strings, numbers, booleans, nulls) in all tools' `parameters` together. */
+  schemaValues: number;
+  /** How deep one tool's `parameters` nest, in objects and arrays. */
+  schemaDepth: number;
+  /** `pattern`s and `patternProperties` keys in all tools' `parameters`. */
+  patterns: number;
+  /** `$ref`s (and `$dynamicRef`s, `$recursiveRef`s) in one tool's `parameters`. */
+  refsPerTool: number;
+}> = Object.freeze({
+  schemaValues: 20_000,
+  schemaDepth: 64,
+  patterns: 256,
+  refsPerTool: 32,
+});
+
+const REF_KEYS = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
+
+/**
+ * Why tools' schemas are too big to check, if they are ({@linkcode SCHEMA_LIMITS}, values
+ * and patterns counted over all of them together): a walk of the JSON (no recursion, so
+ * nesting cannot overflow the stack) that stops at the first limit passed.
+ *
+ * @param tools Tools with a name and `parameters` (any value).
+ * @returns The problem, or `undefined`.
+ *
+ * @example A schema nested too deep
+ * ```ts
+ * import { schemaSizeProblem } from "./schema_size.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * let parameters: unknown = { type: "string" };
+ * for (let i = 0; i < 100; i++) parameters = { type: "array", items: parameters };
+ * equal(
+ *   schemaSizeProblem([{ name: "deep", parameters }]),
+ *   'its tool "deep" has a parameter schema nested more than 64 levels deep',
+ * );
+ * equal(schemaSizeProblem([{ name: "flat", parameters: { type: "object" } }]), undefined);
+ * ```
+ */
+export function schemaSizeProblem(
+  tools: readonly { name: string; parameters: unknown }[],
+): string | undefined {
+  const limits = SCHEMA_LIMITS;
+  let values = 0;
+  let patterns = 0;
+  for (const tool of tools) {
+    let refs = 0;
+    const stack: [unknown, number][] = [[tool.parameters, 1]];
+    values++;
+    while (stack.length > 0) {
+      const [value, depth] = stack.pop()!;
+      if (typeof value !== "object" || value === null) continue;
+      if (depth > limits.schemaDepth) {
+        return `its tool "${tool.name}" has a parameter schema nested more than ${limits.schemaDepth} levels deep`;
+      }
+      const array = Array.isArray(value);
+      for (const key of array ? value.keys() : Object.keys(value)) {
+        const item = (value as Record<string | number, unknown>)[key];
+        if (++values > limits.schemaValues) {
+          return `its tools' parameter schemas hold more than ${limits.schemaValues} JSON values together`;
+        }
+        if (!array && typeof item === "string") {
+          if (key === "pattern") patterns++;
+          else if (REF_KEYS.has(key as string)) refs++;
+        } else if (key === "patternProperties" && typeof item === "object" && item !== null) {
+          patterns += Object.keys(item).length;
+        }
+        stack.push([item, depth + 1]);
+      }
+      if (patterns > limits.patterns) {
+        return `its tools' parameter schemas hold more than ${limits.patterns} patterns together`;
+      }
+      if (refs > limits.refsPerTool) {
+        return `its tool "${tool.name}" has a parameter schema with more than ${limits.refsPerTool} $refs`;
+      }
+    }
+  }
+  return undefined;
+}
