@@ -83,7 +83,8 @@ export type Tool<S extends ToolParameters = JsonSchema, D = unknown> = AgentTool
  * @param definition Name, description, parameter schema, options and `execute`.
  * @returns The tool, ready for `createAgent({ tools })` or a plugin's `tools`.
  * @throws {TypeError} When the name does not match {@linkcode TOOL_NAME_PATTERN}, `execute`
- * is not a function, or a Standard Schema has no JSON Schema conversion.
+ * is not a function, `parameters` is not a schema object, or a Standard Schema has no JSON
+ * Schema conversion.
  *
  * @example A typed weather tool
  * ```ts
@@ -126,6 +127,16 @@ export function defineTool<S extends ToolParameters, D = unknown>(
   }
   if (typeof definition.execute !== "function") {
     throw new TypeError(`Cannot define tool "${name}": execute must be a function`);
+  }
+  const schemaObject = typeof parameters === "object" && parameters !== null &&
+    !Array.isArray(parameters);
+  if (!schemaObject && !isStandardSchema(parameters)) {
+    // Only its shape: the schema is compiled where the tool is registered.
+    throw new TypeError(
+      `Cannot define tool "${name}": parameters must be a schema (TypeBox, JSON Schema or a Standard Schema), not ${
+        parameters === null ? "null" : Array.isArray(parameters) ? "an array" : typeof parameters
+      }`,
+    );
   }
   if (isStandardSchema(parameters)) {
     // The Standard Schema validates; its JSON Schema is what the model sees and coercion reads.

@@ -64,6 +64,24 @@ Deno.test("defineTool refuses names the APIs reject; a broken schema fails where
     message: 'Cannot define tool "get weather": a name must match ^[a-zA-Z0-9_-]{1,64}$',
   });
   throws(() => tool("x".repeat(65)), TypeError);
+  // Its shape is checked (a JavaScript caller may leave parameters out), not compiled.
+  for (const [parameters, kind] of [[undefined, "undefined"], [null, "null"], [[], "an array"]]) {
+    throws(
+      () =>
+        defineTool({
+          name: "shapeless",
+          description: "",
+          parameters: parameters as unknown as Record<string, never>,
+          execute: () => ({ content: [] }),
+        }),
+      {
+        name: "TypeError",
+        message:
+          'Cannot define tool "shapeless": parameters must be a schema (TypeBox, JSON Schema or a Standard Schema), not ' +
+          kind,
+      },
+    );
+  }
   // defineTool does not compile the schema (a sandbox child would load the validator for
   // nothing); registering the tool does, naming it and its plugin.
   const broken = defineTool({
