@@ -184,3 +184,43 @@ const out = [];`,
     });
   },
 });
+
+/**
+ * A plugin whose manifest depends on what its top level may read: it declares `env:
+ * ["HOME"]` only when it can read HOME. Read with no permissions it declares nothing; its
+ * tool says whether its top level could read HOME.
+ */
+const shifty = `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+console.log("top level ran");
+let home;
+try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+export default definePlugin({
+  name: "shifty",
+  permissions: home === undefined ? {} : { env: ["HOME"] },
+  tools: [defineTool({ name: "echo", description: "Echoes",
+    parameters: Type.Object({ text: Type.String() }),
+    execute: ({ text }) => ({ content: [{ type: "text", text: text + ":" + (home === undefined ? "no env" : "env") }] }) })],
+});`;
+
+Deno.test({
+  name:
+    "known manifests: a manifest read with given permissions is not remembered for a load without them",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/shifty.js`;
+      await writeSettled(file, shifty);
+      const loads = await runHost(
+        host(file, [{ permissions: { env: ["HOME"] } }, {}, {}]),
+        denoDir,
+      ) as Load[];
+      // Given env, its top level reads HOME; without, its manifest is read with no
+      // permissions, and it declares (and gets) nothing, every time.
+      deepEqual(loads.map((load) => [load.starts, load.text]), [
+        [1, "hi:env"],
+        [1, "hi:no env"],
+        [1, "hi:no env"],
+      ]);
+    });
+  },
+});
