@@ -224,3 +224,55 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "known manifests: a factory passed null and one passed no options are different versions",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      // Passed null it declares env; passed nothing, nothing. Each factory run prints
+      // whether it could read HOME.
+      const file = `${dir}/optioned.js`;
+      await writeSettled(
+        file,
+        `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+console.log("top level ran");
+export default (options) => {
+  let home;
+  try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+  console.log("factory ran " + (home === undefined ? "without env" : "with env"));
+  return definePlugin({
+    name: "optioned",
+    permissions: options === null ? { env: ["HOME"] } : {},
+    tools: [defineTool({ name: "echo", description: "Echoes",
+      parameters: Type.Object({ text: Type.String() }),
+      execute: ({ text }) => ({ content: [{ type: "text", text }] }) })],
+  });
+};`,
+      );
+      const source = host(file, [{ options: null }, {}, {}, { options: null }])
+        .replace(
+          "let starts = 0;",
+          "let starts = 0; const factories = [];",
+        )
+        .replace(
+          "starts++; };",
+          `starts++;
+  const ran = parts.join(" ").match(/factory ran (.*)/); if (ran) factories.push(ran[1]); };`,
+        )
+        .replace("const before = starts;", "const before = starts; factories.length = 0;")
+        .replace(
+          "out.push({ starts: starts - before,",
+          "out.push({ factories: [...factories], starts: starts - before,",
+        );
+      const loads = await runHost(source, denoDir) as (Load & { factories: string[] })[];
+      // Passed nothing, its factory never runs with env, as without a remembered manifest.
+      deepEqual(loads.map((load) => [load.starts, load.factories, load.error]), [
+        [2, ["without env", "with env"], undefined],
+        [1, ["without env"], undefined],
+        [1, ["without env"], undefined],
+        [1, ["with env"], undefined],
+      ]);
+    });
+  },
+});
