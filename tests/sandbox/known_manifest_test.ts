@@ -276,3 +276,79 @@ export default (options) => {
     });
   },
 });
+
+Deno.test({
+  name:
+    "known manifests: an edit keeping size and time runs the new top level once with the remembered grants, then the long way",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      // Two versions of one size: the first declares env, the second nothing; each top
+      // level prints whether it could read HOME.
+      const version = (declared: string) =>
+        `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+let home;
+try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+console.log("top level ran " + (home === undefined ? "without env" : "with env"));
+export default definePlugin({
+  name: "edited",
+  permissions: ${declared},
+  tools: [defineTool({ name: "echo", description: "Echoes",
+    parameters: Type.Object({ text: Type.String() }),
+    execute: ({ text }) => ({ content: [{ type: "text", text }] }) })],
+});`;
+      const first = version('{ env: ["HOME"] }');
+      const second = version("{}".padEnd('{ env: ["HOME"] }'.length));
+      equal(first.length, second.length);
+      const file = `${dir}/edited.js`;
+      await writeSettled(file, first);
+      const { mtime, atime } = await Deno.stat(file);
+      const source = (loads: unknown[]) =>
+        host(file, loads)
+          .replace("let starts = 0;", "let starts = 0; const tops = [];")
+          .replace(
+            "starts++; };",
+            `starts++;
+  const ran = parts.join(" ").match(/top level ran (.*)/); if (ran) tops.push(ran[1]); };`,
+          )
+          .replace("const before = starts;", "const before = starts; tops.length = 0;")
+          .replace(
+            "out.push({ starts: starts - before,",
+            "out.push({ tops: [...tops], starts: starts - before,",
+          )
+          .replace(
+            "console.log(JSON.stringify(out));",
+            // No sandbox is left running after a start that went the long way.
+            `const ps = new Deno.Command("ps", { args: ["-o", "args=", "--ppid", String(Deno.pid)] }).outputSync();
+out.push({ children: new TextDecoder().decode(ps.stdout).split("\\n")
+  .filter((line) => line !== "" && !line.includes("ps -o args=") && !/ bundle /.test(line)).length });
+console.log(JSON.stringify(out));`,
+          );
+      deepEqual(await runHost(source([{}]), denoDir), [
+        {
+          tops: ["without env", "with env"],
+          starts: 2,
+          tool: "echo",
+          description: "Echoes",
+          text: "hi",
+        },
+        { children: 0 },
+      ]);
+      await Deno.writeTextFile(file, second);
+      await Deno.utime(file, atime!, mtime!);
+      // Not told from the first version: its top level runs once with the first's grants,
+      // reports another manifest, and is loaded the long way, with none.
+      deepEqual(await runHost(source([{}, {}]), denoDir), [
+        {
+          tops: ["with env", "without env"],
+          starts: 2,
+          tool: "echo",
+          description: "Echoes",
+          text: "hi",
+        },
+        { tops: ["without env"], starts: 1, tool: "echo", description: "Echoes", text: "hi" },
+        { children: 0 },
+      ]);
+    });
+  },
+});
