@@ -127,6 +127,7 @@ export async function rememberManifest(
  *
  * const key = manifestKey("file:///p.ts", { a: 1 }, ["f1", "f2"]);
  * notEqual(key, manifestKey("file:///p.ts", { a: 2 }, ["f1", "f2"]));
+ * notEqual(manifestKey("file:///p.ts", null, ["f1"]), manifestKey("file:///p.ts", undefined, ["f1"]));
  * equal(manifestKey("file:///p.ts", { a: 1 }, ["f1", undefined]), undefined);
  * ```
  */
@@ -136,9 +137,11 @@ export function manifestKey(
   fingerprints: readonly (string | undefined)[],
 ): string | undefined {
   if (fingerprints.some((fingerprint) => fingerprint === undefined)) return undefined;
+  // As the child is passed them (in its config's JSON): no options are not `null`, which a
+  // factory sees as such.
   let json: string | undefined;
   try {
-    json = JSON.stringify(options ?? null);
+    json = options === undefined ? "none" : JSON.stringify(options);
   } catch {
     return undefined; // a cycle or a bigint: the child could not be passed it either
   }

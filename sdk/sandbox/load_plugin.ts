@@ -266,7 +266,9 @@ export async function loadPlugin(
       // report the same one, and it must be the one inspected when a hash was pinned.
       decided = await decide(live.manifest);
       pinned = canonicalManifest(live.manifest);
-      await prepared.rememberManifest(live.manifest);
+      // Only a manifest read with no permissions is what a load without them would read: one
+      // read with given permissions may declare what it could see with them.
+      if (given === undefined) await prepared.rememberManifest(live.manifest);
       // Its grants and limits are known now: restart it with them unless it already runs so.
       const sameGrants = given !== undefined || grantsNothing(decided.grants);
       if (!sameGrants || !sameLimits(decided.limits, firstLimits)) {

@@ -184,3 +184,171 @@ const out = [];`,
     });
   },
 });
+
+/**
+ * A plugin whose manifest depends on what its top level may read: it declares `env:
+ * ["HOME"]` only when it can read HOME. Read with no permissions it declares nothing; its
+ * tool says whether its top level could read HOME.
+ */
+const shifty = `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+console.log("top level ran");
+let home;
+try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+export default definePlugin({
+  name: "shifty",
+  permissions: home === undefined ? {} : { env: ["HOME"] },
+  tools: [defineTool({ name: "echo", description: "Echoes",
+    parameters: Type.Object({ text: Type.String() }),
+    execute: ({ text }) => ({ content: [{ type: "text", text: text + ":" + (home === undefined ? "no env" : "env") }] }) })],
+});`;
+
+Deno.test({
+  name:
+    "known manifests: a manifest read with given permissions is not remembered for a load without them",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      const file = `${dir}/shifty.js`;
+      await writeSettled(file, shifty);
+      const loads = await runHost(
+        host(file, [{ permissions: { env: ["HOME"] } }, {}, {}]),
+        denoDir,
+      ) as Load[];
+      // Given env, its top level reads HOME; without, its manifest is read with no
+      // permissions, and it declares (and gets) nothing, every time.
+      deepEqual(loads.map((load) => [load.starts, load.text]), [
+        [1, "hi:env"],
+        [1, "hi:no env"],
+        [1, "hi:no env"],
+      ]);
+    });
+  },
+});
+
+Deno.test({
+  name: "known manifests: a factory passed null and one passed no options are different versions",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      // Passed null it declares env; passed nothing, nothing. Each factory run prints
+      // whether it could read HOME.
+      const file = `${dir}/optioned.js`;
+      await writeSettled(
+        file,
+        `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+console.log("top level ran");
+export default (options) => {
+  let home;
+  try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+  console.log("factory ran " + (home === undefined ? "without env" : "with env"));
+  return definePlugin({
+    name: "optioned",
+    permissions: options === null ? { env: ["HOME"] } : {},
+    tools: [defineTool({ name: "echo", description: "Echoes",
+      parameters: Type.Object({ text: Type.String() }),
+      execute: ({ text }) => ({ content: [{ type: "text", text }] }) })],
+  });
+};`,
+      );
+      const source = host(file, [{ options: null }, {}, {}, { options: null }])
+        .replace(
+          "let starts = 0;",
+          "let starts = 0; const factories = [];",
+        )
+        .replace(
+          "starts++; };",
+          `starts++;
+  const ran = parts.join(" ").match(/factory ran (.*)/); if (ran) factories.push(ran[1]); };`,
+        )
+        .replace("const before = starts;", "const before = starts; factories.length = 0;")
+        .replace(
+          "out.push({ starts: starts - before,",
+          "out.push({ factories: [...factories], starts: starts - before,",
+        );
+      const loads = await runHost(source, denoDir) as (Load & { factories: string[] })[];
+      // Passed nothing, its factory never runs with env, as without a remembered manifest.
+      deepEqual(loads.map((load) => [load.starts, load.factories, load.error]), [
+        [2, ["without env", "with env"], undefined],
+        [1, ["without env"], undefined],
+        [1, ["without env"], undefined],
+        [1, ["with env"], undefined],
+      ]);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "known manifests: an edit keeping size and time runs the new top level once with the remembered grants, then the long way",
+  ignore: !linux,
+  async fn() {
+    await withFreshDenoDir(async (denoDir, dir) => {
+      // Two versions of one size: the first declares env, the second nothing; each top
+      // level prints whether it could read HOME.
+      const version = (declared: string) =>
+        `import { definePlugin, defineTool, Type } from ${PLUGIN_API};
+let home;
+try { home = Deno.env.get("HOME"); } catch { /* no env access */ }
+console.log("top level ran " + (home === undefined ? "without env" : "with env"));
+export default definePlugin({
+  name: "edited",
+  permissions: ${declared},
+  tools: [defineTool({ name: "echo", description: "Echoes",
+    parameters: Type.Object({ text: Type.String() }),
+    execute: ({ text }) => ({ content: [{ type: "text", text }] }) })],
+});`;
+      const first = version('{ env: ["HOME"] }');
+      const second = version("{}".padEnd('{ env: ["HOME"] }'.length));
+      equal(first.length, second.length);
+      const file = `${dir}/edited.js`;
+      await writeSettled(file, first);
+      const { mtime, atime } = await Deno.stat(file);
+      const source = (loads: unknown[]) =>
+        host(file, loads)
+          .replace("let starts = 0;", "let starts = 0; const tops = [];")
+          .replace(
+            "starts++; };",
+            `starts++;
+  const ran = parts.join(" ").match(/top level ran (.*)/); if (ran) tops.push(ran[1]); };`,
+          )
+          .replace("const before = starts;", "const before = starts; tops.length = 0;")
+          .replace(
+            "out.push({ starts: starts - before,",
+            "out.push({ tops: [...tops], starts: starts - before,",
+          )
+          .replace(
+            "console.log(JSON.stringify(out));",
+            // No sandbox is left running after a start that went the long way.
+            `const ps = new Deno.Command("ps", { args: ["-o", "args=", "--ppid", String(Deno.pid)] }).outputSync();
+out.push({ children: new TextDecoder().decode(ps.stdout).split("\\n")
+  .filter((line) => line !== "" && !line.includes("ps -o args=") && !/ bundle /.test(line)).length });
+console.log(JSON.stringify(out));`,
+          );
+      deepEqual(await runHost(source([{}]), denoDir), [
+        {
+          tops: ["without env", "with env"],
+          starts: 2,
+          tool: "echo",
+          description: "Echoes",
+          text: "hi",
+        },
+        { children: 0 },
+      ]);
+      await Deno.writeTextFile(file, second);
+      await Deno.utime(file, atime!, mtime!);
+      // Not told from the first version: its top level runs once with the first's grants,
+      // reports another manifest, and is loaded the long way, with none.
+      deepEqual(await runHost(source([{}, {}]), denoDir), [
+        {
+          tops: ["with env", "without env"],
+          starts: 2,
+          tool: "echo",
+          description: "Echoes",
+          text: "hi",
+        },
+        { tops: ["without env"], starts: 1, tool: "echo", description: "Echoes", text: "hi" },
+        { children: 0 },
+      ]);
+    });
+  },
+});
