@@ -10,26 +10,13 @@
  * @module
  */
 
-import { hostMayUse } from "./host_may.ts";
-import { pruneStore } from "./prune_store.ts";
-import { sha256Hex } from "./sha256_hex.ts";
+import { jsonStore } from "./json_store.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 
 /** A graph description and the fingerprint of what it was made from. */
 export interface StoredGraph {
   graph: ModuleGraph;
   fingerprint: string;
-}
-
-/** Bumped when the stored shape or the way a graph is described changes. */
-const FORMAT = 3;
-/** How many descriptions are kept (the most recently written). */
-const KEEP = 256;
-
-async function fileFor(denoDir: string, key: string): Promise<string> {
-  return `${denoDir}/tack_graphs/${await sha256Hex(
-    `${FORMAT}\0${Deno.version.deno}\0${key}`,
-  )}.json`;
 }
 
 const isStrings = (value: unknown): value is string[] =>
@@ -52,6 +39,9 @@ function isStoredGraph(value: unknown): value is StoredGraph {
     isRecord(graph.importMap.scopes);
 }
 
+/** Bumped (the second argument) when the stored shape or the way a graph is described changes. */
+const store = jsonStore("tack_graphs", 3, isStoredGraph);
+
 /**
  * The description stored for `key`, if there is one the host may read, of the right shape
  * (the caller still compares its fingerprint).
@@ -69,23 +59,17 @@ function isStoredGraph(value: unknown): value is StoredGraph {
  * equal(await readStoredGraph(dir, "file:///nowhere.ts"), undefined);
  * ```
  */
-export async function readStoredGraph(
+export function readStoredGraph(
   denoDir: string,
   key: string,
 ): Promise<StoredGraph | undefined> {
-  if (!hostMayUse(`${denoDir}/tack_graphs`)) return undefined;
-  try {
-    const stored: unknown = JSON.parse(await Deno.readTextFile(await fileFor(denoDir, key)));
-    return isStoredGraph(stored) ? stored : undefined;
-  } catch {
-    return undefined;
-  }
+  return store.read(denoDir, key);
 }
 
 /**
  * Stores a description for `key` (written whole, then renamed into place, so a process
  * reading at the same time sees the old one or the new one), and keeps the folder to the
- * {@linkcode KEEP} newest. Failures are ignored: the store only saves time.
+ * 256 newest. Failures are ignored: the store only saves time.
  *
  * @param denoDir The host's Deno cache folder.
  * @param key What was described.
@@ -103,21 +87,10 @@ export async function readStoredGraph(
  * deepEqual(await readStoredGraph(dir, "file:///p.ts"), { graph, fingerprint: "f" });
  * ```
  */
-export async function writeStoredGraph(
+export function writeStoredGraph(
   denoDir: string,
   key: string,
   stored: StoredGraph,
 ): Promise<void> {
-  const dir = `${denoDir}/tack_graphs`;
-  if (!hostMayUse(dir)) return;
-  try {
-    await Deno.mkdir(dir, { recursive: true });
-    const file = await fileFor(denoDir, key);
-    const temp = `${file}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeTextFile(temp, JSON.stringify(stored));
-    await Deno.rename(temp, file);
-    await pruneStore(dir, { keep: KEEP, except: file });
-  } catch {
-    // Housekeeping only: the next process describes the graph again.
-  }
+  return store.write(denoDir, key, stored);
 }

@@ -15,23 +15,8 @@
  * @module
  */
 
-import { hostMayUse } from "./host_may.ts";
+import { jsonStore } from "./json_store.ts";
 import type { PluginManifest } from "./protocol.ts";
-import { pruneStore } from "./prune_store.ts";
-import { sha256Hex } from "./sha256_hex.ts";
-
-/** Bumped when the stored shape changes. */
-const FORMAT = 1;
-/** How many manifests are kept on disk (the most recently written). */
-const KEEP = 256;
-
-const remembered = new Map<string, PluginManifest>();
-
-async function fileFor(denoDir: string, key: string): Promise<string> {
-  return `${denoDir}/tack_manifests/${await sha256Hex(
-    `${FORMAT}\0${Deno.version.deno}\0${key}`,
-  )}.json`;
-}
 
 function isManifest(value: unknown): value is PluginManifest {
   const manifest = value as Partial<PluginManifest> | null;
@@ -39,6 +24,11 @@ function isManifest(value: unknown): value is PluginManifest {
     typeof manifest.name === "string" && Array.isArray(manifest.tools) &&
     Array.isArray(manifest.hooks);
 }
+
+/** Bumped (the second argument) when the stored shape changes. */
+const store = jsonStore("tack_manifests", 1, isManifest);
+/** Remembered in this process. */
+const remembered = new Map<string, PluginManifest>();
 
 /**
  * The manifest remembered for a plugin version, from this process or an earlier one.
@@ -61,13 +51,7 @@ export async function knownManifest(
 ): Promise<PluginManifest | undefined> {
   const inMemory = remembered.get(key);
   if (inMemory !== undefined || denoDir === undefined) return inMemory;
-  if (!hostMayUse(`${denoDir}/tack_manifests`)) return undefined;
-  try {
-    const stored: unknown = JSON.parse(await Deno.readTextFile(await fileFor(denoDir, key)));
-    return isManifest(stored) ? stored : undefined;
-  } catch {
-    return undefined;
-  }
+  return await store.read(denoDir, key);
 }
 
 /**
@@ -95,19 +79,7 @@ export async function rememberManifest(
   manifest: PluginManifest,
 ): Promise<void> {
   remembered.set(key, manifest);
-  if (denoDir === undefined) return;
-  const dir = `${denoDir}/tack_manifests`;
-  if (!hostMayUse(dir)) return;
-  try {
-    await Deno.mkdir(dir, { recursive: true });
-    const file = await fileFor(denoDir, key);
-    const temp = `${file}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeTextFile(temp, JSON.stringify(manifest));
-    await Deno.rename(temp, file);
-    await pruneStore(dir, { keep: KEEP, except: file });
-  } catch {
-    // Housekeeping only: the next load reads the manifest in a sandbox again.
-  }
+  if (denoDir !== undefined) await store.write(denoDir, key, manifest);
 }
 
 /**
