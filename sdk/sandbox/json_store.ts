@@ -13,8 +13,13 @@ import { sha256Hex } from "./sha256_hex.ts";
 
 /** A store of values of type `T`. */
 export interface JsonStore<T> {
-  /** The value stored for `key`, if there is one the host may read, of the right shape. */
+  /**
+   * The value stored for `key`, if there is one the host may read, of the right shape, in a
+   * regular file (never a symlink, a FIFO, a device: reading one could block the host).
+   */
   read(denoDir: string, key: string): Promise<T | undefined>;
+  /** Where the value for `key` is stored. */
+  pathOf(denoDir: string, key: string): Promise<string>;
   /**
    * Stores `value` for `key` (written whole, then renamed into place, so a process reading
    * at the same time sees the old one or the new one) and keeps the folder to the newest
@@ -53,10 +58,13 @@ export function jsonStore<T>(
   const fileFor = async (denoDir: string, key: string) =>
     `${denoDir}/${folder}/${await sha256Hex(`${format}\0${Deno.version.deno}\0${key}`)}.json`;
   return {
+    pathOf: fileFor,
     async read(denoDir, key) {
       if (!hostMayUse(`${denoDir}/${folder}`)) return undefined;
       try {
-        const stored: unknown = JSON.parse(await Deno.readTextFile(await fileFor(denoDir, key)));
+        const file = await fileFor(denoDir, key);
+        if (!(await Deno.lstat(file)).isFile) return undefined;
+        const stored: unknown = JSON.parse(await Deno.readTextFile(file));
         return isValue(stored) ? stored : undefined;
       } catch {
         return undefined;
