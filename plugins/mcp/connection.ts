@@ -28,6 +28,16 @@ import { CLIENT_INFO, isProgress, type Live, makeTransport, terminate } from "./
 
 export type { CallOptions } from "./options.ts";
 
+/**
+ * The most tools a server may list (a sandboxed plugin's manifest has the same bound): each
+ * becomes a tool the model is sent on every call.
+ */
+const MAX_LISTED_TOOLS = 1000;
+/** The most resources, resource templates or prompts a server may list. */
+const MAX_LISTED_ITEMS = 10_000;
+/** The most pages a listing may take (a server sending cursors forever is refused). */
+const MAX_LIST_PAGES = 1000;
+
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
 
@@ -185,7 +195,7 @@ export class McpConnection {
    * @throws {Error} When connecting or listing fails.
    */
   listTools(): Promise<Tool[]> {
-    return this.#pages(async (client, params, request) => {
+    return this.#pages("tools", MAX_LISTED_TOOLS, async (client, params, request) => {
       const page = await client.listTools(params, request);
       return { items: page.tools, next: page.nextCursor };
     });
@@ -199,7 +209,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#pages(async (client, params, request) => {
+    return this.#pages("resources", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listResources(params, request);
       return { items: page.resources, next: page.nextCursor };
     }, options);
@@ -214,7 +224,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#pages(async (client, params, request) => {
+    return this.#pages("resource templates", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listResourceTemplates(params, request);
       return { items: page.resourceTemplates, next: page.nextCursor };
     }, options);
@@ -240,7 +250,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no prompts (`McpError`).
    */
   listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#pages(async (client, params, request) => {
+    return this.#pages("prompts", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listPrompts(params, request);
       return { items: page.prompts, next: page.nextCursor };
     }, options);
@@ -266,8 +276,14 @@ export class McpConnection {
     );
   }
 
-  /** Every page of a listing: `page` gets the cursor's params (none for the first page). */
+  /**
+   * Every page of a listing: `page` gets the cursor's params (none for the first page). A
+   * server that lists more than `most` items, or keeps sending cursors past
+   * {@linkcode MAX_LIST_PAGES} pages, is refused: it would hold the host forever.
+   */
   async #pages<T>(
+    what: string,
+    most: number,
     page: (
       client: Client,
       params: { cursor: string } | undefined,
@@ -277,12 +293,23 @@ export class McpConnection {
   ): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs };
     do {
+      if (++pages > MAX_LIST_PAGES) {
+        throw new Error(
+          `Cannot list the ${what} of MCP server "${this.server}": it sent more than ${MAX_LIST_PAGES} pages`,
+        );
+      }
       const result = await this.#request(
         bounded,
         (client, request) => page(client, cursor === undefined ? undefined : { cursor }, request),
       );
+      if (items.length + result.items.length > most) {
+        throw new Error(
+          `Cannot list the ${what} of MCP server "${this.server}": it lists more than ${most}`,
+        );
+      }
       items.push(...result.items);
       cursor = result.next;
     } while (cursor !== undefined);

@@ -239,3 +239,28 @@ Deno.test("toTackTool falls back to any object, compiling nothing, for a schema 
     `B\n\nParameters: a JSON Schema of ${JSON.stringify(big).length} characters, too long to show`,
   );
 });
+
+Deno.test("a server listing tools without end is refused, by count or by pages", async () => {
+  const endless = (args: string[]) =>
+    new McpConnection("endless", {
+      ...STDIO_SERVER,
+      args: [
+        ...STDIO_SERVER.args!.slice(0, -1),
+        new URL("../fixtures/mcp/endless_server.ts", import.meta.url).pathname,
+        ...args,
+      ],
+    });
+  for (
+    const [args, message] of [
+      [[], 'Cannot list the tools of MCP server "endless": it lists more than 1000'],
+      [["--pages"], 'Cannot list the tools of MCP server "endless": it sent more than 1000 pages'],
+    ] as const
+  ) {
+    const connection = endless([...args]);
+    try {
+      await rejects(connection.listTools(), { message });
+    } finally {
+      await connection.close();
+    }
+  }
+});
