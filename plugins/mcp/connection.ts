@@ -23,20 +23,11 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
+import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { CLIENT_INFO, isProgress, type Live, makeTransport, terminate } from "./make_transport.ts";
 
 export type { CallOptions } from "./options.ts";
-
-/**
- * The most tools a server may list (a sandboxed plugin's manifest has the same bound): each
- * becomes a tool the model is sent on every call.
- */
-const MAX_LISTED_TOOLS = 1000;
-/** The most resources, resource templates or prompts a server may list. */
-const MAX_LISTED_ITEMS = 10_000;
-/** The most pages a listing may take (a server sending cursors forever is refused). */
-const MAX_LIST_PAGES = 1000;
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
@@ -276,44 +267,24 @@ export class McpConnection {
     );
   }
 
-  /**
-   * Every page of a listing: `page` gets the cursor's params (none for the first page). A
-   * server that lists more than `most` items, or keeps sending cursors past
-   * {@linkcode MAX_LIST_PAGES} pages, is refused: it would hold the host forever.
-   */
-  async #pages<T>(
+  /** Every page of a listing (`listPages`), each page a request bounded by the connect timeout. */
+  #pages<T>(
     what: string,
     most: number,
     page: (
       client: Client,
       params: { cursor: string } | undefined,
       options: RequestOptions,
-    ) => Promise<{ items: T[]; next?: string }>,
+    ) => Promise<ListPage<T>>,
     options: CallOptions = {},
   ): Promise<T[]> {
-    const items: T[] = [];
-    let cursor: string | undefined;
-    let pages = 0;
     const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs };
-    do {
-      if (++pages > MAX_LIST_PAGES) {
-        throw new Error(
-          `Cannot list the ${what} of MCP server "${this.server}": it sent more than ${MAX_LIST_PAGES} pages`,
-        );
-      }
-      const result = await this.#request(
-        bounded,
-        (client, request) => page(client, cursor === undefined ? undefined : { cursor }, request),
-      );
-      if (items.length + result.items.length > most) {
-        throw new Error(
-          `Cannot list the ${what} of MCP server "${this.server}": it lists more than ${most}`,
-        );
-      }
-      items.push(...result.items);
-      cursor = result.next;
-    } while (cursor !== undefined);
-    return items;
+    return listPages(
+      what,
+      this.server,
+      most,
+      (params) => this.#request(bounded, (client, request) => page(client, params, request)),
+    );
   }
 
   /**
