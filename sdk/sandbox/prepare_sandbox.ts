@@ -214,15 +214,18 @@ export async function prepareSandbox(
   // graphs are read.
   const layerChosen = chooseOsLayer(options.confine !== false, false);
   let graph: ModuleGraph;
-  let pluginGraph: ModuleGraph; // as described (the graph below grows the runner's files)
   let runner: ModuleGraph;
   try {
     [graph, runner] = await Promise.all([prepareModuleGraph(url), runnerModules()]);
-    pluginGraph = graph;
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${label}: ${message}${loadFailureHint(message, specifier)}`);
   }
+  // This version of the plugin, as far as its manifest goes (before its graph grows the runner's files).
+  const version = manifestKey(url, options.options, [
+    graphFingerprint(graph),
+    graphFingerprint(runner),
+  ]);
   const folder = pluginFolder(url);
   const allowed = [
     ...(folder === undefined ? [] : [folder, realPath(folder)]),
@@ -301,10 +304,6 @@ export async function prepareSandbox(
   // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
-  const version = manifestKey(url, options.options, [
-    graphFingerprint(pluginGraph),
-    graphFingerprint(runner),
-  ]);
   return {
     url,
     layer,
