@@ -8,7 +8,8 @@
  * @module
  */
 
-const REF_KEYS = ["$ref", "$dynamicRef", "$recursiveRef"] as const;
+/** The keywords by which a JSON Schema refers to another schema. */
+export const REF_KEYWORDS = ["$ref", "$dynamicRef", "$recursiveRef"] as const;
 /** Keywords whose value maps names to schemas (the map itself is not a schema). */
 const SCHEMA_MAPS = new Set([
   "properties",
@@ -86,7 +87,7 @@ export function schemaRecursion(schema: unknown): string | undefined {
     return undefined;
   };
   const walkSchema = (node: Record<string, unknown>): string | undefined => {
-    for (const key of REF_KEYS) {
+    for (const key of REF_KEYWORDS) {
       const ref = node[key];
       if (ref === undefined) continue;
       if (key !== "$ref" || typeof ref !== "string" || !ref.startsWith("#")) {

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { REF_KEYWORDS } from "./schema_recursion.ts";
+
 /**
  * How big the schemas of code Tack does not trust (a sandboxed plugin's, an MCP server's)
  * may be. They are compiled in the host, and some cost far more than their size (a `$ref`
@@ -28,7 +30,7 @@ export const SCHEMA_LIMITS: Readonly<{
   refsPerTool: 32,
 });
 
-const REF_KEYS = new Set(["$ref", "$dynamicRef", "$recursiveRef"]);
+const REF_KEYS = new Set<string>(REF_KEYWORDS);
 
 /**
  * Why tools' schemas are too big to check, if they are ({@linkcode SCHEMA_LIMITS}, values

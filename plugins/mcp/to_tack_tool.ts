@@ -7,13 +7,11 @@
 
 import {
   type AgentTool,
-  invalidSchemaReason,
   type JsonSchema,
-  schemaRecursion,
-  schemaSizeProblem,
   type ToolEffect,
   ToolError,
   type ToolResult,
+  untrustedSchemaProblem,
 } from "@tack/agent";
 import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
@@ -62,10 +60,7 @@ const QUOTED_SCHEMA_CHARS = 8000;
  */
 function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
-  if (
-    schemaSizeProblem([{ name: tool.name, parameters: schema }]) === undefined &&
-    schemaRecursion(schema) === undefined && invalidSchemaReason(schema) === undefined
-  ) {
+  if (untrustedSchemaProblem([{ name: tool.name, parameters: schema }]) === undefined) {
     return { parameters: schema, note: "" };
   }
   const text = JSON.stringify(tool.inputSchema);

@@ -10,9 +10,8 @@
 
 import { pluginNameProblem, SANDBOXED_PLUGIN_NAME_PATTERN } from "../define_plugin.ts";
 import { TOOL_NAME_PATTERN } from "../define_tool.ts";
-import { invalidSchemaReason } from "../../core/validate_tool_arguments.ts";
-import { schemaRecursion } from "../schema_recursion.ts";
-import { SCHEMA_LIMITS, schemaSizeProblem } from "../schema_size.ts";
+import { SCHEMA_LIMITS } from "../schema_size.ts";
+import { untrustedSchemaProblem } from "../untrusted_schemas.ts";
 import type { PluginManifest } from "./protocol.ts";
 
 /**
@@ -22,14 +21,6 @@ import type { PluginManifest } from "./protocol.ts";
  */
 export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }> = Object
   .freeze({ tools: 1000, ...SCHEMA_LIMITS });
-
-/** What a value is, in a few words (never the value: it may be huge). */
-function kindOf(value: unknown): string {
-  if (value === undefined) return "nothing";
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
-}
 
 /**
  * Why a sandboxed plugin's manifest is refused, if it is: a plugin name that is the host's
@@ -85,27 +76,5 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
       } must have a name matching ${TOOL_NAME_PATTERN.source}`;
     }
   }
-  for (const tool of manifest.tools) {
-    const parameters: unknown = tool.parameters;
-    if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
-      return `its tool "${tool.name}" has parameters that are not a JSON Schema object (got ${
-        kindOf(parameters)
-      })`;
-    }
-  }
-  const tooBig = schemaSizeProblem(manifest.tools);
-  if (tooBig !== undefined) return tooBig;
-  for (const tool of manifest.tools) {
-    const recursion = schemaRecursion(tool.parameters);
-    if (recursion !== undefined) {
-      return `its tool "${tool.name}" has a parameter schema the host does not check a model's arguments against: ${recursion} (a recursive schema can take exponential time in how deeply arguments nest)`;
-    }
-  }
-  for (const tool of manifest.tools) {
-    const problem = invalidSchemaReason(tool.parameters);
-    if (problem !== undefined) {
-      return `its tool "${tool.name}" has an invalid parameter schema: ${problem}`;
-    }
-  }
-  return undefined;
+  return untrustedSchemaProblem(manifest.tools);
 }
