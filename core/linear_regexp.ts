@@ -14,6 +14,14 @@ import { RE2JS } from "re2js";
  */
 export const MAX_LINEAR_PROGRAM_SIZE = 2000;
 
+/**
+ * The longest pattern accepted, in UTF-16 code units. RE2 only knows a program's size once it
+ * has built it, in time that grows with the pattern's length (~2.3 s for a million
+ * characters here), so a longer pattern is refused before it is parsed. Long patterns that
+ * do compile small (a list of words, a long character class) stay well under this.
+ */
+export const MAX_LINEAR_PATTERN_LENGTH = 32_768;
+
 function re2Flags(flags: string): number {
   let out = 0;
   if (flags.includes("i")) out |= RE2JS.CASE_INSENSITIVE;
@@ -31,10 +39,16 @@ function re2Flags(flags: string): number {
  * @param flags `i`, `s` and `m` as in JavaScript; `g`, `y`, `u`, `v`, `d` are ignored.
  * @returns The compiled pattern.
  * @throws {SyntaxError} When the pattern is not valid RE2 syntax (`invalid or unsupported
- * Perl syntax: \`(?=\``) or compiles to more than {@linkcode MAX_LINEAR_PROGRAM_SIZE}
- * instructions, with a message saying which.
+ * Perl syntax: \`(?=\``), is longer than {@linkcode MAX_LINEAR_PATTERN_LENGTH} or compiles to
+ * more than {@linkcode MAX_LINEAR_PROGRAM_SIZE} instructions, with a message saying which.
  */
 export function compileRe2(source: string, flags = ""): RE2JS {
+  if (source.length > MAX_LINEAR_PATTERN_LENGTH) {
+    throw new SyntaxError(
+      `the pattern is too long: it has ${source.length} characters, over the limit of ` +
+        `${MAX_LINEAR_PATTERN_LENGTH}`,
+    );
+  }
   let compiled: RE2JS;
   try {
     compiled = RE2JS.compile(RE2JS.translateRegExp(source), re2Flags(flags));

@@ -42,9 +42,14 @@ interface Matcher {
 }
 
 function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): Matcher {
-  const source = literal ? pattern.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&") : pattern;
+  // Plain text is a substring search: no regular expression, so no limit on its length.
+  if (literal && !ignoreCase) return { test: (line) => line.includes(pattern) };
+  if (literal) {
+    const lower = pattern.toLowerCase();
+    return { test: (line) => line.toLowerCase().includes(lower) };
+  }
   try {
-    return compileRe2(source, ignoreCase ? "i" : "");
+    return compileRe2(pattern, ignoreCase ? "i" : "");
   } catch (error) {
     throw new Error(
       `pattern is not a valid regular expression: ${(error as Error).message}` +

@@ -7,7 +7,7 @@
 import { createAgent, scriptedModel, text, type ToolCall, toolCall } from "@tack/agent";
 import { fs } from "@tack/agent/plugins/fs";
 import { compileRules, evaluateRules } from "@tack/agent/plugins/rules";
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
 async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
@@ -60,6 +60,45 @@ Deno.test("grep: backreferences and lookaround are refused with the syntax named
       "no backreferences or lookaround; set literal: true to search for the text as is)",
       true,
     ]]);
+  });
+});
+
+Deno.test("grep: a pattern of a million characters is refused before RE2 parses it (it took 2.3 s)", async () => {
+  await withRoot(async (root) => {
+    await Deno.writeTextFile(`${root}/a.txt`, "xx\n");
+    deepEqual(await call(root, [toolCall("grep", { pattern: "x".repeat(1_000_000) })]), [[
+      "pattern is not a valid regular expression: the pattern is too long: it has 1000000 " +
+      "characters, over the limit of 32768 (RE2 syntax, no backreferences or lookaround; set " +
+      "literal: true to search for the text as is)",
+      true,
+    ]]);
+  });
+});
+
+Deno.test("grep: literal text is searched as text, however long (no regular expression is built)", async () => {
+  await withRoot(async (root) => {
+    const needle = "(a.b)*".repeat(1000);
+    await Deno.writeTextFile(
+      `${root}/a.txt`,
+      `before\nsay ${needle} end\nafter ${needle.toUpperCase()}\n`,
+    );
+    const [[found, foundIsError]] = await call(root, [
+      toolCall("grep", { pattern: needle, literal: true }),
+    ]);
+    equal(foundIsError, false);
+    match(found, /^a\.txt:2: say \(a\.b\)\*/);
+    equal(found.split("\n").length, 1, "the upper-case line does not match");
+    const [[both]] = await call(root, [
+      toolCall("grep", { pattern: needle, literal: true, ignoreCase: true }),
+    ]);
+    deepEqual(both.split("\n").map((line) => line.slice(0, 9)), ["a.txt:2: ", "a.txt:3: "]);
+    // The same text as a regular expression is over RE2's size limit.
+    const [[refused, isError]] = await call(root, [toolCall("grep", { pattern: needle })]);
+    equal(isError, true);
+    match(
+      refused,
+      /^pattern is not a valid regular expression: the pattern is too large: it compiles to \d+ instructions, over the limit of 2000 /,
+    );
   });
 });
 
