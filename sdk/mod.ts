@@ -22,7 +22,12 @@ export { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
 export { composePrepareTurn } from "./compose_prepare_turn.ts";
 export { canonicalJson } from "./canonical_json.ts";
 export { schemaRecursion } from "./schema_recursion.ts";
-export { SCHEMA_LIMITS, schemaSizeProblem } from "./schema_size.ts";
+export {
+  newSchemaTally,
+  SCHEMA_LIMITS,
+  schemaSizeProblem,
+  type SchemaTally,
+} from "./schema_size.ts";
 export { untrustedSchemaProblem } from "./untrusted_schemas.ts";
 export { resolveLimits } from "./plugin_limits.ts";
 export {

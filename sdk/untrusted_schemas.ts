@@ -9,7 +9,7 @@
 
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import { schemaRecursion } from "./schema_recursion.ts";
-import { schemaSizeProblem } from "./schema_size.ts";
+import { schemaSizeProblem, type SchemaTally } from "./schema_size.ts";
 
 /** What a value is, in a few words (never the value: it may be huge). */
 function kindOf(value: unknown): string {
@@ -26,6 +26,8 @@ function kindOf(value: unknown): string {
  * that does not compile.
  *
  * @param tools Tools with a name and `parameters` (any value).
+ * @param tally What schemas checked before used of `SCHEMA_LIMITS`' totals, to hold tools
+ * checked one at a time to them together (see `schemaSizeProblem`); none when omitted.
  * @returns The problem, naming the tool (`its tool "find" has …`), or `undefined`.
  *
  * @example A tree, and a plain object
@@ -40,6 +42,7 @@ function kindOf(value: unknown): string {
  */
 export function untrustedSchemaProblem(
   tools: readonly { name: string; parameters: unknown }[],
+  tally?: SchemaTally,
 ): string | undefined {
   for (const { name, parameters } of tools) {
     if (typeof parameters !== "object" || parameters === null || Array.isArray(parameters)) {
@@ -48,7 +51,7 @@ export function untrustedSchemaProblem(
       })`;
     }
   }
-  const tooBig = schemaSizeProblem(tools);
+  const tooBig = schemaSizeProblem(tools, tally);
   if (tooBig !== undefined) return tooBig;
   for (const { name, parameters } of tools) {
     const recursion = schemaRecursion(parameters);

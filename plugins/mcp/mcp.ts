@@ -4,7 +4,13 @@
  * @module
  */
 
-import type { AgentTool, Plugin, PluginHost, PluginPermissions } from "@tack/agent";
+import {
+  type AgentTool,
+  newSchemaTally,
+  type Plugin,
+  type PluginHost,
+  type PluginPermissions,
+} from "@tack/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
 import { INHERITED_ENV } from "./stdio_transport.ts";
@@ -168,11 +174,15 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     // Names are given in server order, after listing, so they never depend on timing.
     for (const [index, [server, config]] of servers.entries()) {
       const connection = connections.get(server)!;
+      // One server's schemas are held to the limits together: it cannot spend a second of
+      // the host's time on each of a thousand tools.
+      const schemaTally = newSchemaTally();
       for (const tool of listed[index]) {
         tools.push(toTackTool(connection, tool, {
           name: toolName(config.toolPrefix ?? server, tool.name, taken),
           effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
           timeoutMs: config.timeoutMs,
+          schemaTally,
         }));
       }
       const offers = capabilities[index];

@@ -8,6 +8,7 @@
 import {
   type AgentTool,
   type JsonSchema,
+  type SchemaTally,
   type ToolEffect,
   ToolError,
   type ToolResult,
@@ -45,6 +46,12 @@ export interface TackToolOptions {
   effects: readonly ToolEffect[];
   /** Its per-call timeout; default the agent's. */
   timeoutMs?: number;
+  /**
+   * Shared by the tools of one listing, so that a server's schemas together stay within
+   * `SCHEMA_LIMITS`' totals (values, patterns): past them, a tool's schema is not compiled and
+   * it accepts any object. Each tool is counted alone when omitted.
+   */
+  schemaTally?: SchemaTally;
 }
 
 const ANY_OBJECT: JsonSchema = { type: "object" } as JsonSchema;
@@ -53,14 +60,14 @@ const QUOTED_SCHEMA_CHARS = 8000;
 
 /**
  * The server's input schema, or, when it is too big to compile quickly (past
- * `SCHEMA_LIMITS`), recursive (checking a model's arguments against it could take
+ * `SCHEMA_LIMITS`, alone or with the listing's schemas before it in `tally`), recursive (checking a model's arguments against it could take
  * exponential time) or Tack cannot compile it (an invalid `pattern`, say), any object, with
  * the schema quoted in the description (up to 8,000 characters) so the model still sees
  * it. The server validates the arguments either way.
  */
-function schemaOf(tool: Tool): { parameters: JsonSchema; note: string } {
+function schemaOf(tool: Tool, tally?: SchemaTally): { parameters: JsonSchema; note: string } {
   const schema = tool.inputSchema as unknown as JsonSchema;
-  if (untrustedSchemaProblem([{ name: tool.name, parameters: schema }]) === undefined) {
+  if (untrustedSchemaProblem([{ name: tool.name, parameters: schema }], tally) === undefined) {
     return { parameters: schema, note: "" };
   }
   const text = JSON.stringify(tool.inputSchema);
@@ -115,7 +122,7 @@ export function toTackTool(
 ): AgentTool<Record<string, unknown>, McpCallDetails> {
   const server = connection.server;
   const label = tool.title ?? tool.annotations?.title;
-  const { parameters, note } = schemaOf(tool);
+  const { parameters, note } = schemaOf(tool, options.schemaTally);
   return {
     name: options.name,
     description: (tool.description ?? label ?? `MCP tool ${tool.name} of server ${server}`) +

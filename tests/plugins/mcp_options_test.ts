@@ -240,6 +240,37 @@ Deno.test("toTackTool falls back to any object, compiling nothing, for a schema 
   );
 });
 
+Deno.test("one server's schemas are held to the limits together: past them its tools accept any object", async () => {
+  const plugin = await mcp({
+    name: "wide",
+    ...STDIO_SERVER,
+    args: [
+      ...STDIO_SERVER.args!.slice(0, -1),
+      new URL("../fixtures/mcp/wide_schemas_server.ts", import.meta.url).pathname,
+    ],
+  });
+  try {
+    // Each pattern is ~30,000 characters: three fit in the 100,000 of one listing.
+    deepEqual(
+      plugin.tools.map((tool) => [tool.name, "properties" in tool.parameters]),
+      [["wide_w0", true], ["wide_w1", true], ["wide_w2", true], ["wide_w3", false], [
+        "wide_w4",
+        false,
+      ]],
+    );
+    match(
+      plugin.tools[3].description,
+      /^Word list 3\n\nParameters: a JSON Schema of \d+ characters, too long to show$/,
+    );
+    // Checked alone, the same tool is within the limits.
+    const [, , , listed] = await plugin.servers.get("wide")!.listTools();
+    const alone = toTackTool(plugin.servers.get("wide")!, listed, { name: "w3", effects: [] });
+    equal("properties" in alone.parameters, true);
+  } finally {
+    await plugin.dispose();
+  }
+});
+
 Deno.test("a server listing tools without end is refused, by count or by pages", async () => {
   const endless = (args: string[]) =>
     new McpConnection("endless", {

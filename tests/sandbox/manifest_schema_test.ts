@@ -118,6 +118,14 @@ const ATTACKS: [string, string, string][] = [
     "its tools' parameter schemas hold more than 256 patterns together",
   ],
   [
+    "long word-list patterns that compile (~43 ms each: 256 of them, within the count, blocked the host 11 s)",
+    `(() => { const words = Array.from({ length: 8000 }, (_, i) => "w" + i.toString(36))
+        .join("|").slice(0, 29990);
+      return Array.from({ length: 4 }, (_, i) => tool("w" + i, { type: "object",
+        properties: { a: { type: "string", pattern: "^(" + words + ")$" } } })); })()`,
+    "its tools' parameter schemas hold patterns of more than 100000 characters together",
+  ],
+  [
     "$refs doubling at each of 34 levels (seconds to reject the probe value, twice as long per level: 40 took 3 minutes)",
     `(() => { const $defs = { a34: { type: "string" } };
       for (let i = 0; i < 34; i++) {
