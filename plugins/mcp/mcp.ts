@@ -207,15 +207,21 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     await dispose();
     throw error;
   }
-  // Runtime tool changes: each agent's handle, and one refresh at a time.
+  // Runtime tool changes: each agent's handle, and one refresh at a time. A refresh that has
+  // not started yet lists after every change announced so far, so a burst of announcements
+  // waits for one refresh, not one each.
   const hosts: PluginHost[] = [];
   let refreshing: Promise<void> = Promise.resolve();
+  let waiting: Promise<void> | undefined;
   const refreshTools = (): Promise<void> => {
+    if (waiting) return waiting;
     const run = refreshing.then(async () => {
+      waiting = undefined;
       const next = await build(false);
       for (const host of hosts) host.setTools(next);
       tools = next;
     });
+    waiting = run;
     refreshing = run.catch(() => {});
     return run;
   };

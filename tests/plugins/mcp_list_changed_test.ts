@@ -39,3 +39,28 @@ Deno.test("an MCP server that changes its tool list mid-run: the next model call
     await plugin.dispose();
   }
 });
+
+Deno.test("a burst of list_changed notifications lists the tools again once or twice, not once each", async () => {
+  const plugin = await mcp({
+    name: "noisy",
+    ...STDIO_SERVER,
+    args: [
+      ...STDIO_SERVER.args!.slice(0, -1),
+      new URL("../fixtures/mcp/noisy_server.ts", import.meta.url).pathname,
+    ],
+  });
+  try {
+    const connection = plugin.servers.get("noisy")!;
+    const signal = new AbortController().signal;
+    const shout = await connection.callTool("shout", {}, { signal });
+    equal(shout.content[0].type === "text" && shout.content[0].text, "shouted");
+    await plugin.prepareTurn!({ systemPrompt: "", messages: [], tools: [], turn: 1 }, signal);
+    const lists = await connection.callTool("lists", {}, { signal });
+    // The first listing, the refresh the first notification started, and one more for
+    // all the notifications that came while it ran (each listing builds every schema).
+    const count = Number(lists.content[0].type === "text" && lists.content[0].text);
+    equal(count >= 2 && count <= 3, true, `the tools were listed ${count} times`);
+  } finally {
+    await plugin.dispose();
+  }
+});
