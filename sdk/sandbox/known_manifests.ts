@@ -27,7 +27,14 @@ function isManifest(value: unknown): value is PluginManifest {
 
 /** Bumped (the second argument) when the stored shape changes. */
 const store = jsonStore("tack_manifests", 1, isManifest);
-/** Remembered in this process. */
+/**
+ * How many manifests this process keeps in memory: a host that loads plugins with ever new
+ * factory options makes a new version each time. Past it the one remembered longest ago is
+ * dropped (it is still in `DENO_DIR`).
+ */
+export const MANIFESTS_IN_MEMORY = 256;
+
+/** Remembered in this process, oldest first. */
 const remembered = new Map<string, PluginManifest>();
 
 /**
@@ -72,13 +79,27 @@ export async function knownManifest(
  * await rememberManifest(dir, "v1", manifest);
  * deepEqual(await knownManifest(dir, "v1"), manifest);
  * ```
+ *
+ * @example Memory keeps the latest {@linkcode MANIFESTS_IN_MEMORY}
+ * ```ts
+ * import { knownManifest, MANIFESTS_IN_MEMORY, rememberManifest } from "./known_manifests.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * for (let i = 0; i <= MANIFESTS_IN_MEMORY; i++) {
+ *   await rememberManifest(undefined, `memory ${i}`, { name: `p${i}`, tools: [], hooks: [] });
+ * }
+ * equal(await knownManifest(undefined, "memory 0"), undefined);
+ * equal((await knownManifest(undefined, "memory 1"))?.name, "p1");
+ * ```
  */
 export async function rememberManifest(
   denoDir: string | undefined,
   key: string,
   manifest: PluginManifest,
 ): Promise<void> {
+  remembered.delete(key);
   remembered.set(key, manifest);
+  if (remembered.size > MANIFESTS_IN_MEMORY) remembered.delete(remembered.keys().next().value!);
   if (denoDir !== undefined) await store.write(denoDir, key, manifest);
 }
 
