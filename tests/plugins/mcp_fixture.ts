@@ -28,6 +28,24 @@ export const STDIO_SERVER: McpStdioServer = {
   ...(Deno.env.get("DENO_DIR") ? { env: { DENO_DIR: Deno.env.get("DENO_DIR")! } } : {}),
 };
 
+/**
+ * Another fixture server, run the way {@linkcode STDIO_SERVER} is.
+ *
+ * @param file Its file in `tests/fixtures/mcp/` (`endless_server.ts`).
+ * @param args Its own arguments.
+ * @returns The server's command line.
+ */
+export function fixtureServer(file: string, ...args: string[]): McpStdioServer {
+  return {
+    ...STDIO_SERVER,
+    args: [
+      ...STDIO_SERVER.args!.slice(0, -1),
+      new URL(`../fixtures/mcp/${file}`, import.meta.url).pathname,
+      ...args,
+    ],
+  };
+}
+
 /** What one agent run gave. */
 export interface RunOutcome {
   results: ToolResultMessage[];

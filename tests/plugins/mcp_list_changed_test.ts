@@ -1,16 +1,10 @@
 import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
 import { mcp } from "@tack/agent/plugins/mcp";
 import { deepEqual, equal } from "node:assert/strict";
-import { STDIO_SERVER } from "./mcp_fixture.ts";
+import { fixtureServer } from "./mcp_fixture.ts";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
-const CHANGING_SERVER = {
-  ...STDIO_SERVER,
-  args: [
-    ...STDIO_SERVER.args!.slice(0, -1),
-    new URL("../fixtures/mcp/swapping_server.ts", import.meta.url).pathname,
-  ],
-};
+const CHANGING_SERVER = fixtureServer("swapping_server.ts");
 
 Deno.test("an MCP server that changes its tool list mid-run: the next model call sees the new list", async () => {
   const plugin = await mcp({ name: "changing", ...CHANGING_SERVER });
@@ -41,14 +35,7 @@ Deno.test("an MCP server that changes its tool list mid-run: the next model call
 });
 
 Deno.test("a burst of list_changed notifications lists the tools again once or twice, not once each", async () => {
-  const plugin = await mcp({
-    name: "noisy",
-    ...STDIO_SERVER,
-    args: [
-      ...STDIO_SERVER.args!.slice(0, -1),
-      new URL("../fixtures/mcp/noisy_server.ts", import.meta.url).pathname,
-    ],
-  });
+  const plugin = await mcp({ name: "noisy", ...fixtureServer("noisy_server.ts") });
   try {
     const connection = plugin.servers.get("noisy")!;
     const signal = new AbortController().signal;

@@ -7,7 +7,13 @@ import mcp, {
   toTackTool,
 } from "@tack/agent/plugins/mcp";
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
-import { exited, pidsIn, STDIO_SERVER, stdioServerWithPidFile } from "./mcp_fixture.ts";
+import {
+  exited,
+  fixtureServer,
+  pidsIn,
+  STDIO_SERVER,
+  stdioServerWithPidFile,
+} from "./mcp_fixture.ts";
 
 const FIXTURE_TOOLS =
   "echo, add, pixel, fail, write_note, fetch.page, fetch_page, pid, sleep, cancelled, count, freeze, crash";
@@ -241,14 +247,7 @@ Deno.test("toTackTool falls back to any object, compiling nothing, for a schema 
 });
 
 Deno.test("one server's schemas are held to the limits together: past them its tools accept any object", async () => {
-  const plugin = await mcp({
-    name: "wide",
-    ...STDIO_SERVER,
-    args: [
-      ...STDIO_SERVER.args!.slice(0, -1),
-      new URL("../fixtures/mcp/wide_schemas_server.ts", import.meta.url).pathname,
-    ],
-  });
+  const plugin = await mcp({ name: "wide", ...fixtureServer("wide_schemas_server.ts") });
   try {
     // Each pattern is ~30,000 characters: three fit in the 100,000 of one listing.
     deepEqual(
@@ -273,14 +272,7 @@ Deno.test("one server's schemas are held to the limits together: past them its t
 
 Deno.test("a server listing tools without end is refused, by count or by pages", async () => {
   const endless = (args: string[]) =>
-    new McpConnection("endless", {
-      ...STDIO_SERVER,
-      args: [
-        ...STDIO_SERVER.args!.slice(0, -1),
-        new URL("../fixtures/mcp/endless_server.ts", import.meta.url).pathname,
-        ...args,
-      ],
-    });
+    new McpConnection("endless", fixtureServer("endless_server.ts", ...args));
   for (
     const [args, message] of [
       [[], 'Cannot list the tools of MCP server "endless": it lists more than 1000'],

@@ -1,7 +1,7 @@
 import { toolCall } from "@tack/agent";
 import mcp, { McpConnection, type McpStdioServer } from "@tack/agent/plugins/mcp";
 import { deepEqual, equal, match } from "node:assert/strict";
-import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+import { firstText, fixtureServer, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 /** The version deno.json pins (and the lock holds), so it runs offline from the cache. */
 const EVERYTHING_SPEC: string = JSON.parse(
@@ -200,13 +200,7 @@ Deno.test("McpConnection: resources and prompts for the host", async () => {
 });
 
 Deno.test("McpConnection.onToolsChanged hears list_changed, also after a restart; unsubscribing stops it", async () => {
-  const connection = new McpConnection("changing", {
-    ...STDIO_SERVER,
-    args: [
-      ...STDIO_SERVER.args!.slice(0, -1),
-      new URL("../fixtures/mcp/changing_server.ts", import.meta.url).pathname,
-    ],
-  });
+  const connection = new McpConnection("changing", fixtureServer("changing_server.ts"));
   try {
     let heard = 0;
     let changed = Promise.withResolvers<void>();

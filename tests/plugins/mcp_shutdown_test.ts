@@ -1,16 +1,10 @@
 import { toolCall } from "@tack/agent";
 import mcp, { StdioTransport } from "@tack/agent/plugins/mcp";
 import { equal, match, notEqual } from "node:assert/strict";
-import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
+import { firstText, fixtureServer, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 /** The fixture server that ignores SIGTERM and outlives its stdin. */
-const STUBBORN = {
-  ...STDIO_SERVER,
-  args: [
-    ...STDIO_SERVER.args!.slice(0, -1),
-    new URL("../fixtures/mcp/stubborn_server.ts", import.meta.url).pathname,
-  ],
-};
+const STUBBORN = fixtureServer("stubborn_server.ts");
 
 /** Whether `kill -0 pid` succeeds: the process exists (a zombie counts). */
 async function alive(pid: number): Promise<boolean> {
