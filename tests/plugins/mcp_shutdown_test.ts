@@ -1,7 +1,7 @@
 import { toolCall } from "@tack/agent";
 import mcp, { StdioTransport } from "@tack/agent/plugins/mcp";
 import { equal, match, notEqual } from "node:assert/strict";
-import { firstText, fixtureServer, run, STDIO_SERVER } from "./mcp_fixture.ts";
+import { firstText, fixtureServer, run } from "./mcp_fixture.ts";
 
 /** The fixture server that ignores SIGTERM and outlives its stdin. */
 const STUBBORN = fixtureServer("stubborn_server.ts");
