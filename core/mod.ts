@@ -99,6 +99,7 @@ export {
 } from "./execute_prepared_tool_call.ts";
 export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 export { invalidContentReason } from "./check_tool_result.ts";
+export { argumentDepthProblem, MAX_ARGUMENT_DEPTH } from "./argument_depth.ts";
 export { ownerLabel } from "./owner_label.ts";
 export { boundHook, type HookOutcome } from "./bound_hook.ts";
 export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";

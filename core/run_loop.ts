@@ -201,7 +201,8 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         watch,
         resolved,
       });
-      toolResults.push(...batch.messages);
+      // A loop, not a spread: spreading 200,000 results into push() overflowed the stack.
+      for (const message of batch.messages) toolResults.push(message);
       if (batch.deferred.length > 0 && !signal.aborted) {
         toolResults = inCallOrder(toolCalls, toolResults);
         state.interrupted = {

@@ -6,6 +6,7 @@
  */
 
 import { Compile } from "typebox/compile";
+import { argumentDepthProblem } from "./argument_depth.ts";
 import { coerceValue } from "./coerce_arguments.ts";
 import { linearSchema } from "./linear_schema.ts";
 import type { ArgumentCheck, ArgumentIssue, ArgumentValidator, JsonSchema } from "./schema.ts";
@@ -146,7 +147,8 @@ function validateOwn(
  * the tool's own validator when it has one (a Standard Schema's, set by `defineTool`).
  * Arguments that fit are returned as they are (or as the validator parsed them); others
  * are coerced on a copy (`"5"` → 5, `"true"` → true, `null` for an optional property →
- * left out) following `schema`, and checked again. The JSON Schema validator is compiled
+ * left out) following `schema`, and checked again. Arguments nested deeper than
+ * `MAX_ARGUMENT_DEPTH` (128) are refused before any of that. The JSON Schema validator is compiled
  * once per schema object.
  *
  * @param toolName The tool's name, for the error text.
@@ -175,6 +177,11 @@ export function validateToolArguments(
   validator?: ArgumentValidator,
   note = "",
 ): ValidationOutcome {
+  // Checked first: checking and quoting 2,000,000 levels took seconds, blocking the host.
+  const tooDeep = argumentDepthProblem(args);
+  if (tooDeep) {
+    return { ok: false, message: `Invalid arguments for tool "${toolName}"${note}: ${tooDeep}` };
+  }
   if (validator) return validateOwn(toolName, schema, validator, args, note);
   try {
     return validate(toolName, schema, args, note);

@@ -1,6 +1,7 @@
 // What a buggy tool, hook, schema or listener can do: at worst, an error result.
 import {
   type AgentTool,
+  type AssistantMessage,
   createAgent,
   definePlugin,
   defineTool,
@@ -321,3 +322,12 @@ for (const toolExecution of ["parallel", "sequential"] as const) {
     );
   });
 }
+
+Deno.test("a message with 200,000 tool calls gets a result each; the prompt does not throw", async () => {
+  // Spreading the batch's results into a push overflowed the stack past ~130,000 calls.
+  const calls = Array.from({ length: 200_000 }, (_, i) => toolCall("missing", {}, `c${i}`));
+  const agent = createAgent({ model: scriptedModel([{ content: calls }, [text("done")]]) });
+  const messages = await agent.prompt("go");
+  equal(messages.filter((m) => m.role === "toolResult").length, 200_000);
+  deepEqual((messages.at(-1) as AssistantMessage).content, [text("done")]);
+});

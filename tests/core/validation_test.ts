@@ -1,6 +1,6 @@
 import { validateToolArguments } from "@tack/agent";
 import { Type } from "typebox";
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 
 const plain = {
   type: "object",
@@ -94,4 +94,22 @@ Deno.test("unions coerce to the first member that fits", () => {
   const schema = Type.Object({ v: Type.Union([Type.Number(), Type.Boolean()]) });
   deepEqual(validateToolArguments("t", schema, { v: "false" }), { ok: true, value: { v: false } });
   deepEqual(validateToolArguments("t", schema, { v: "7" }), { ok: true, value: { v: 7 } });
+});
+
+Deno.test("arguments nested past MAX_ARGUMENT_DEPTH are refused before they are checked", () => {
+  const nested = (depth: number) =>
+    JSON.parse(`{"label":${"[".repeat(depth)}${"]".repeat(depth)}}`);
+  const schema = Type.Object({ label: Type.Optional(Type.String()) });
+  equal(validateToolArguments("t", schema, nested(127)).ok, false); // an ordinary mismatch
+  deepEqual(validateToolArguments("t", schema, nested(128)), {
+    ok: false,
+    message: 'Invalid arguments for tool "t": they nest more than 128 levels deep',
+  });
+  // 1,000,000 levels (2 MB): checking and quoting them held the host ~1.5 s before.
+  const start = performance.now();
+  deepEqual(validateToolArguments("t", schema, nested(1_000_000)), {
+    ok: false,
+    message: 'Invalid arguments for tool "t": they nest more than 128 levels deep',
+  });
+  ok(performance.now() - start < 500, `took ${performance.now() - start} ms`);
 });

@@ -4,6 +4,7 @@ import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { type FakeOpenAIServer, startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { ask, closedPort, runTurn, within } from "./stream_helpers.ts";
 import { quickModel } from "./stream_helpers.ts";
+import { startEndlessServer } from "../support/endless_openai_server.ts";
 
 function model(server: FakeOpenAIServer, options: Partial<OpenAIOptions> = {}) {
   return quickModel(server.baseURL, options);
@@ -320,4 +321,60 @@ Deno.test("a slow but steady stream is not cut by the idle timeout", async () =>
   const turn = await runTurn(model(server, { idleTimeoutMs: 250 }), ask("hi"));
   equal(turn.message.stopReason, "stop");
   deepEqual(turn.message.content, [{ type: "text", text: "one two three four" }]);
+});
+
+Deno.test("a server that streams text without end is stopped at maxResponseChars", async () => {
+  // Before the limit, this took the host past 1.6 GB in 10 s and never ended.
+  const text = "a".repeat(65_536);
+  await using server = await startEndlessServer((n) =>
+    n % 2 ? { content: text } : { reasoning_content: text }
+  );
+  const turn = await within(10_000, runTurn(quickModel(server.baseURL), ask("hi")));
+  equal(turn.message.stopReason, "error");
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the response passed 10000000 characters of text, reasoning and ` +
+      "tool-call arguments (maxResponseChars); the rest was not read",
+  );
+  const kept = turn.message.content.map((b) => b.type === "text" ? b.text : "").join("");
+  equal(kept.length <= 10_000_000, true);
+});
+
+Deno.test("maxResponseChars counts tool-call arguments", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ toolCalls: [{ name: "x", arguments: { text: "a".repeat(200) } }], chunkSize: 50 }],
+  });
+  const turn = await runTurn(model(server, { maxResponseChars: 100 }), ask("hi"));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the response passed 100 characters of text, reasoning and ` +
+      "tool-call arguments (maxResponseChars); the rest was not read",
+  );
+});
+
+Deno.test("a server that streams tool calls without end is stopped at maxToolCalls", async () => {
+  // Before the limit, 300,000 calls in one message threw out of agent.prompt (a stack overflow).
+  await using server = await startEndlessServer((n) => ({
+    tool_calls: [{
+      index: n,
+      id: `c${n}`,
+      type: "function",
+      function: { name: "x", arguments: "{}" },
+    }],
+  }));
+  const turn = await within(10_000, runTurn(quickModel(server.baseURL), ask("hi")));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the response passed 1000 tool calls (maxToolCalls); the rest was not read`,
+  );
+  equal(turn.message.content.length, 1_000);
+});
+
+Deno.test("the response limits must be positive numbers", () => {
+  throws(
+    () => openai({ model: "m", maxToolCalls: 0 }),
+    new TypeError(
+      "Cannot create the openai model: maxToolCalls is 0; it must be a positive number",
+    ),
+  );
 });

@@ -53,3 +53,38 @@ Deno.test("torn or non-object argument JSON never runs the tool; the model reads
   );
   equal(texts[2], "Sunny in Oslo");
 });
+
+Deno.test("arguments nested 2,000,000 levels deep are refused without building them", async () => {
+  // 4 MB of "[": before the depth limit this held the host's event loop ~9 s.
+  const depth = 2_000_000;
+  const deep = `{"city":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+  let ran = 0;
+  const weather = defineTool({
+    name: "get_weather",
+    description: "Weather for a city",
+    parameters: Type.Object({ city: Type.String() }),
+    execute: () => (ran++, { content: [{ type: "text", text: "Sunny" }] }),
+  });
+  await using server = await startFakeOpenAI({
+    turns: [
+      { toolCalls: [{ name: "get_weather", arguments: deep, id: "deep" }], chunkSize: 1 << 22 },
+      { text: "ok" },
+    ],
+  });
+  const agent = createAgent({
+    model: openai({ model: "gpt-test", baseURL: server.baseURL, apiKey: "sk-test" }),
+    tools: [weather],
+  });
+  const start = performance.now();
+  const added = await agent.prompt("Weather?");
+  const result = added.find((m): m is ToolResultMessage => m.role === "toolResult")!;
+  deepEqual(result.content, [{
+    type: "text",
+    text: 'Invalid arguments for tool "get_weather": they nest more than 128 levels deep',
+  }]);
+  equal(ran, 0);
+  const reply = added.find((m) => m.role === "assistant");
+  const call = reply?.role === "assistant" ? reply.content[0] : undefined;
+  deepEqual(call?.type === "toolCall" ? call.arguments : undefined, {});
+  equal(performance.now() - start < 3_000, true, `took ${performance.now() - start} ms`);
+});

@@ -35,9 +35,10 @@ export function isHttpURL(value: string): boolean {
 }
 
 /**
- * Checks what `openai()` can check before its first turn: a model name, an http(s) base URL.
+ * Checks what `openai()` can check before its first turn: a model name, an http(s) base URL,
+ * response limits that are positive numbers.
  *
- * @param options The provider's `model` and `baseURL`.
+ * @param options The provider's `model`, `baseURL`, `maxResponseChars` and `maxToolCalls`.
  * @throws {TypeError} `Cannot create the openai model: …` when either is wrong.
  *
  * @example An empty model name
@@ -48,11 +49,21 @@ export function isHttpURL(value: string): boolean {
  * throws(() => checkOpenAIOptions({ model: "" }), /`model` is empty/);
  * ```
  */
-export function checkOpenAIOptions(options: { model: string; baseURL?: string }): void {
+export function checkOpenAIOptions(
+  options: { model: string; baseURL?: string; maxResponseChars?: number; maxToolCalls?: number },
+): void {
   if (!options.model) throw new TypeError("Cannot create the openai model: `model` is empty");
   if (options.baseURL !== undefined && !isHttpURL(options.baseURL)) {
     throw new TypeError(
       `Cannot create the openai model: baseURL "${options.baseURL}" is not an http(s) URL`,
     );
+  }
+  for (const name of ["maxResponseChars", "maxToolCalls"] as const) {
+    const value = options[name];
+    if (value !== undefined && !(value > 0)) {
+      throw new TypeError(
+        `Cannot create the openai model: ${name} is ${value}; it must be a positive number`,
+      );
+    }
   }
 }

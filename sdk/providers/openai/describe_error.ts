@@ -13,6 +13,7 @@ import {
 } from "@openai/openai";
 import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
+import { ResponseTooLargeError } from "./response_limits.ts";
 
 /** Where the request went, for the message. */
 export interface ErrorContext {
@@ -91,7 +92,10 @@ export function describeError(error: unknown, context: ErrorContext): string {
     return `${where} answered ${error.status} for model ${context.model}: ${text}` +
       (hint ? ` (${hint})` : "");
   }
-  if (error instanceof IncompleteStreamError || error instanceof StalledStreamError) {
+  if (
+    error instanceof IncompleteStreamError || error instanceof StalledStreamError ||
+    error instanceof ResponseTooLargeError
+  ) {
     return `${where}: ${error.message}`;
   }
   if (error instanceof SyntaxError) {

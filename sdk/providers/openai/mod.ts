@@ -77,4 +77,5 @@ export {
   replyFetch,
 } from "./reply_fetch.ts";
 export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
+export { RESPONSE_LIMITS, type ResponseLimits, ResponseTooLargeError } from "./response_limits.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

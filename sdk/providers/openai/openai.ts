@@ -9,6 +9,7 @@ import OpenAI from "@openai/openai";
 import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
 import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
 import { replyFetch } from "./reply_fetch.ts";
+import { RESPONSE_LIMITS, type ResponseLimits } from "./response_limits.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.ts";
 import type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
 import { streamChatCompletions } from "./stream_chat_completions.ts";
@@ -63,6 +64,13 @@ export interface OpenAIOptions {
    * for minutes before their first token.
    */
   idleTimeoutMs?: number;
+  /**
+   * End a turn whose text, reasoning and tool-call arguments pass this many characters
+   * together (default 10,000,000): a server streaming without end cannot fill the memory.
+   */
+  maxResponseChars?: number;
+  /** End a turn whose response holds more tool calls than this (default 1,000). */
+  maxToolCalls?: number;
   /** The `fetch` to send requests with (a proxy, a recorder). Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -160,6 +168,10 @@ export function openai(options: OpenAIOptions): Model {
     maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   };
+  const limits: ResponseLimits = {
+    maxChars: options.maxResponseChars ?? RESPONSE_LIMITS.maxChars,
+    maxToolCalls: options.maxToolCalls ?? RESPONSE_LIMITS.maxToolCalls,
+  };
   const attempt = options.api === "responses" ? streamResponses : streamChatCompletions;
   let settings: RequestSettings | undefined; // kept once resolved; errors are retried next turn
 
@@ -192,7 +204,7 @@ export function openai(options: OpenAIOptions): Model {
     id: options.model,
     stream(request: ModelRequest, { signal }: StreamOptions = {}): AssistantMessageStream {
       const stream = new AssistantMessageStream();
-      const out = new StreamingMessage(stream, options.model);
+      const out = new StreamingMessage(stream, options.model, limits);
       run(request, signal, out).catch((error) => {
         // A bug of ours: still end the stream, as the contract demands.
         if (!stream.ended) {

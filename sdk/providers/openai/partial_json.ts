@@ -5,6 +5,8 @@
  * @module
  */
 
+import { argumentDepthProblem, MAX_ARGUMENT_DEPTH } from "../../../core/argument_depth.ts";
+
 type Container = Record<string, unknown> | unknown[];
 
 /** Where a scalar still streaming sits: the root (no container) or a container's slot. */
@@ -35,8 +37,8 @@ const ESCAPES: Record<string, string> = {
  * so far at any time. Each character is read once, so a long argument costs linear time
  * however finely it is split. A string still streaming shows as what has arrived of it;
  * an unfinished number as what parses of it; an unfinished `true`/`false`/`null` or key
- * is left out until complete. After text that is not JSON it stops (`failed`) and keeps
- * the value it had.
+ * is left out until complete. After text that is not JSON, or nesting deeper than
+ * `MAX_ARGUMENT_DEPTH` (128), it stops (`failed`) and keeps the value it had.
  *
  * @example Watching arguments arrive
  * ```ts
@@ -185,6 +187,10 @@ export class PartialJsonParser {
   #startValue(char: string): void {
     if (char === "{" || char === "[") {
       const container: Container = char === "{" ? {} : [];
+      if (this.#stack.length >= MAX_ARGUMENT_DEPTH) {
+        this.#failed = true; // deeper than any arguments are accepted: stop building
+        return;
+      }
       this.#place(container);
       this.#stack.push({ container, key: undefined, expect: char === "{" ? "key" : "value" });
     } else if (char === '"') {
@@ -261,7 +267,8 @@ function parseNumber(text: string): number | undefined {
 /**
  * Parses a tool call's complete argument text. Valid JSON objects come back as parsed;
  * text cut short (a stream that hit its token limit) comes back as far as it parses; an
- * empty text is `{}`. Anything that is not an object is `undefined`.
+ * empty text is `{}`. Anything that is not an object, or nests deeper than
+ * `MAX_ARGUMENT_DEPTH`, is `undefined`.
  *
  * @param text The argument text the model sent.
  * @returns The arguments, or `undefined` when the text is not (a prefix of) a JSON object.
@@ -280,7 +287,7 @@ export function parseToolArguments(text: string): Record<string, unknown> | unde
   if (text.trim() === "") return {};
   try {
     const parsed: unknown = JSON.parse(text);
-    return isRecord(parsed) ? parsed : undefined;
+    return isRecord(parsed) && !argumentDepthProblem(parsed) ? parsed : undefined;
   } catch {
     const parser = new PartialJsonParser();
     parser.push(text);
@@ -294,7 +301,8 @@ export function parseToolArguments(text: string): Record<string, unknown> | unde
  * not accepted here, so a torn call never runs with half its arguments.
  *
  * @param text The whole argument text.
- * @returns The arguments, or why they are not a JSON object (with the text received).
+ * @returns The arguments, or why they are not a JSON object (with the text received), or
+ *   that they nest deeper than `MAX_ARGUMENT_DEPTH`.
  *
  * @example
  * ```ts
@@ -312,6 +320,8 @@ export function parseFinalToolArguments(
   const shown = text.length > 500 ? `${text.slice(0, 500)}…` : text;
   try {
     const parsed: unknown = JSON.parse(text);
+    const tooDeep = isRecord(parsed) ? argumentDepthProblem(parsed) : undefined;
+    if (tooDeep) return { ok: false, error: tooDeep };
     if (isRecord(parsed)) return { ok: true, value: parsed };
     return { ok: false, error: `the arguments must be a JSON object. Received: ${shown}` };
   } catch (error) {

@@ -15,6 +15,7 @@ import {
   type Usage,
 } from "../../../core/messages.ts";
 import { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
+import { RESPONSE_LIMITS, type ResponseLimits, ResponseTooLargeError } from "./response_limits.ts";
 
 type OpenBlock =
   | { kind: "text"; block: TextContent; index: number }
@@ -35,6 +36,8 @@ export interface ReportedUsage {
  * An assistant message under construction. Blocks are opened by a key the mapping
  * chooses (a chat tool call's index, a Responses item id); deltas for an open key extend
  * its block; ending a key pushes its `*_end` event. `finish` and `fail` end the stream.
+ * A delta or tool call past its {@linkcode ResponseLimits} throws
+ * {@linkcode ResponseTooLargeError}, for the caller to stop reading and fail the message.
  *
  * @example Text, then a tool call whose arguments stream
  * ```ts
@@ -62,6 +65,9 @@ export class StreamingMessage {
   readonly message: AssistantMessage;
   readonly #stream: AssistantMessageStream;
   readonly #open = new Map<string, OpenBlock>();
+  readonly #limits: ResponseLimits;
+  #chars = 0;
+  #toolCalls = 0;
   #started = false;
   #ended = false;
 
@@ -70,9 +76,11 @@ export class StreamingMessage {
    *
    * @param stream The stream to push events into.
    * @param model The model id to record.
+   * @param limits How much the message may hold (default {@linkcode RESPONSE_LIMITS}).
    */
-  constructor(stream: AssistantMessageStream, model: string) {
+  constructor(stream: AssistantMessageStream, model: string, limits = RESPONSE_LIMITS) {
     this.#stream = stream;
+    this.#limits = limits;
     this.message = {
       role: "assistant",
       content: [],
@@ -94,6 +102,14 @@ export class StreamingMessage {
     return this.#ended;
   }
 
+  /** Counts a delta's characters, throwing past the limit (before it is kept). */
+  #count(chars: number): void {
+    this.#chars += chars;
+    if (this.#chars > this.#limits.maxChars) {
+      throw new ResponseTooLargeError("maxResponseChars", this.#limits.maxChars);
+    }
+  }
+
   /** Pushes `start`, once. */
   start(): void {
     if (this.#started) return;
@@ -112,8 +128,10 @@ export class StreamingMessage {
    * @param key The block's key.
    * @param kind `"text"` or `"thinking"`.
    * @param delta The new text.
+   * @throws {ResponseTooLargeError} When the message would pass `maxChars`.
    */
   appendText(key: string, kind: "text" | "thinking", delta: string): void {
+    this.#count(delta.length);
     this.start();
     let open = this.#open.get(key);
     if (!open) {
@@ -143,6 +161,7 @@ export class StreamingMessage {
    * @param key The block's key.
    * @param id The call id (may arrive later).
    * @param name The tool name (may arrive later).
+   * @throws {ResponseTooLargeError} When the message would pass `maxToolCalls`.
    */
   openToolCall(key: string, id: string | undefined, name: string | undefined): void {
     this.start();
@@ -151,6 +170,9 @@ export class StreamingMessage {
       if (id && !open.block.id) open.block.id = id;
       if (name && !open.block.name) open.block.name = name;
       return;
+    }
+    if (++this.#toolCalls > this.#limits.maxToolCalls) {
+      throw new ResponseTooLargeError("maxToolCalls", this.#limits.maxToolCalls);
     }
     const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
     const index = this.message.content.length;
@@ -171,8 +193,10 @@ export class StreamingMessage {
    *
    * @param key The block's key.
    * @param delta The new argument text.
+   * @throws {ResponseTooLargeError} When the message would pass a limit.
    */
   appendArguments(key: string, delta: string): void {
+    this.#count(delta.length);
     if (!this.#open.has(key)) this.openToolCall(key, undefined, undefined);
     const open = this.#open.get(key);
     if (open?.kind !== "toolCall" || delta === "") return;
@@ -198,10 +222,14 @@ export class StreamingMessage {
    * @param key The block's key.
    * @param finalArguments For a tool call: the complete argument text, when the API
    *   sends it at the end (it wins over the deltas).
+   * @throws {ResponseTooLargeError} When the final arguments pass `maxChars`.
    */
   end(key: string, finalArguments?: string): void {
     const open = this.#open.get(key);
     if (!open) return;
+    if (open.kind === "toolCall" && finalArguments !== undefined) {
+      this.#count(Math.max(0, finalArguments.length - open.raw.length));
+    }
     this.#open.delete(key);
     const contentIndex = open.index;
     if (open.kind === "text") {
