@@ -19,6 +19,7 @@ import {
   type ToolIndex,
 } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
+import { abortedWhilePendingMessage } from "./interruption.ts";
 import {
   abortedBeforeStartMessage,
   type DeferredToolCall,
@@ -255,18 +256,54 @@ function concurrencyOf(config: LoopConfig): number {
   return cap === undefined || !(cap >= 1) ? Infinity : Math.floor(cap);
 }
 
+/**
+ * After an abort, a call a hook deferred waits for no decision, and the calls of a
+ * sequential batch after it never start: each gets its error result now (a call that never
+ * started gets its `tool_execution_start` first), so that every call has one.
+ *
+ * @returns The calls given a result, in call order.
+ */
+function closeAborted(input: ExecuteToolCallsInput, settled: (Settled | undefined)[]): Settled[] {
+  const closed: Settled[] = [];
+  for (let i = 0; i < input.toolCalls.length; i++) {
+    const one = settled[i];
+    if (one !== undefined && one.deferred === undefined) continue;
+    const toolCall = input.toolCalls[i];
+    if (one === undefined) {
+      input.emit({
+        type: "tool_execution_start",
+        toolCallId: toolCall.id,
+        toolName: toolCall.name,
+        args: toolCall.arguments,
+      });
+    }
+    const text = one?.deferred
+      ? abortedWhilePendingMessage(one.deferred.tool.name)
+      : abortedBeforeStartMessage(toolCall.name);
+    const tool = one?.deferred?.tool ?? input.tools.get(toolCall.name);
+    settled[i] = settle(input, {
+      toolCall,
+      tool,
+      result: createErrorToolResult(text),
+      isError: true,
+    });
+    closed.push(settled[i]!);
+  }
+  return closed;
+}
+
 async function executeSequential(
   input: ExecuteToolCallsInput,
   watch: CallWatch,
-): Promise<Settled[]> {
-  const settled: Settled[] = [];
-  for (const toolCall of input.toolCalls) {
-    let preparation = start(input, toolCall);
+): Promise<(Settled | undefined)[]> {
+  const settled: (Settled | undefined)[] = new Array(input.toolCalls.length);
+  for (let i = 0; i < input.toolCalls.length; i++) {
+    let preparation = start(input, input.toolCalls[i]);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
     if (preparation.kind === "deferred") {
       // Sequential means each call finishes before the next starts: the calls after a
       // deferred one wait with it (no result yet) and run after it on resume.
-      settled.push(deferCall(input, preparation));
+      settled[i] = deferCall(input, preparation);
       break;
     }
     const prepared = preparation;
@@ -274,7 +311,10 @@ async function executeSequential(
       ? settle(input, prepared)
       : settle(input, await new Promise<Finished>((done) => runCall(input, prepared, watch, done)));
     emitResultMessage(input, one.message);
-    settled.push(one);
+    settled[i] = one;
+  }
+  if (input.signal.aborted) {
+    for (const one of closeAborted(input, settled)) emitResultMessage(input, one.message);
   }
   return settled;
 }
@@ -326,6 +366,7 @@ async function executeParallel(
     else ready.push({ index: i, call: preparation });
   }
   if (ready.length > 0) await runAll(input, ready, settled, watch);
+  if (input.signal.aborted) closeAborted(input, settled);
   for (const one of settled) emitResultMessage(input, one.message);
   return settled;
 }
@@ -374,7 +415,7 @@ async function executeParallel(
  */
 export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolBatch> {
   const watch = input.watch ?? new CallWatch(input.signal);
-  let settled: Settled[];
+  let settled: (Settled | undefined)[];
   try {
     settled = isSequential(input)
       ? await executeSequential(input, watch)
@@ -386,6 +427,7 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
   const deferred: DeferredToolCall[] = [];
   let terminate = settled.length > 0;
   for (const one of settled) {
+    if (one === undefined) continue; // after a deferred call of a sequential batch
     if (one.message) messages.push(one.message);
     if (one.deferred) deferred.push(one.deferred);
     if (!one.terminate) terminate = false;

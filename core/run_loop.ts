@@ -7,13 +7,8 @@
 
 import type { AgentEventSink } from "./agent_event.ts";
 import { CallWatch } from "./call_watch.ts";
-import { createErrorToolResult } from "./create_error_tool_result.ts";
 import { executeToolCalls } from "./execute_tool_calls.ts";
-import {
-  abortedWhilePendingMessage,
-  type Interruption,
-  toPendingToolCall,
-} from "./interruption.ts";
+import { type Interruption, toPendingToolCall } from "./interruption.ts";
 import { boundHook } from "./bound_hook.ts";
 import {
   DEFAULT_MAX_TURNS,
@@ -117,7 +112,9 @@ function inCallOrder(
  * Runs the loop until the model answers without tool calls (and no follow-up is
  * queued), a turn fails, the run is aborted, `shouldStopAfterTurn` says stop,
  * `maxTurns` is reached, or a hook deferred a call (then `state.interrupted` says which
- * calls wait, once the batch's other calls finished; pass `resume` to go on). Appends
+ * calls wait, once the batch's other calls finished; pass `resume` to go on; a batch
+ * aborted while it ran gives its deferred calls error results instead, but an abort that
+ * arrives after the batch ended leaves the interruption for the caller to close). Appends
  * every new message to `state.messages` and returns them.
  * Never rejects for model, tool or hook failures.
  *
@@ -203,33 +200,16 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       });
       // A loop, not a spread: spreading 200,000 results into push() overflowed the stack.
       for (const message of batch.messages) toolResults.push(message);
-      if (batch.deferred.length > 0 && !signal.aborted) {
-        toolResults = inCallOrder(toolCalls, toolResults);
+      // Results kept from before a resume, merged with the batch's own in call order.
+      if (done.length > 0) toolResults = inCallOrder(toolCalls, toolResults);
+      // The batch gave an aborted run's deferred calls their results; those it returns wait.
+      if (batch.deferred.length > 0) {
         state.interrupted = {
           results: toolResults,
           pending: batch.deferred.map(toPendingToolCall),
         };
         emit({ type: "turn_end", message, toolResults });
         return "end";
-      }
-      for (const call of batch.deferred) {
-        const result = createErrorToolResult(abortedWhilePendingMessage(call.tool.name));
-        const aborted: ToolResultMessage = {
-          role: "toolResult",
-          toolCallId: call.toolCall.id,
-          toolName: call.tool.name,
-          content: result.content,
-          isError: true,
-          timestamp: Date.now(),
-        };
-        emit({ type: "message_start", message: aborted });
-        emit({ type: "message_end", message: aborted });
-        toolResults.push(aborted);
-      }
-      // The batch's own results come in call order; those kept from before a resume, or made
-      // here for deferred calls, do not.
-      if (done.length > 0 || batch.deferred.length > 0) {
-        toolResults = inCallOrder(toolCalls, toolResults);
       }
       more = !batch.terminate;
     }

@@ -382,6 +382,9 @@ export class Agent {
             argsHash: await hashArguments(call.args),
           })),
         );
+        // Aborted after its batch had ended (a listener of its last events): the calls do
+        // not wait, as after abort() between runs.
+        if (controller.signal.aborted) this.#abandon();
       }
       return messages;
     }).finally(() => {

@@ -1,6 +1,7 @@
 // Interrupt and resume: a deferred call stops the run after the batch's other calls; a
 // person decides later, in this process or another; nothing runs twice.
 import {
+  type AgentEvent,
   type AgentState,
   approveCall,
   createAgent,
@@ -405,6 +406,100 @@ Deno.test("abort while pending in a sequential batch: the calls that never start
     "Tool lookup was not run: the run was aborted before it started",
   ]);
   deepEqual(executions(log), []);
+});
+
+/** The tool and message events of a run, as `<type> <toolCallId>`. */
+function callEvents(events: readonly AgentEvent[]): string[] {
+  return events.flatMap((event) => {
+    if (event.type.startsWith("tool_execution_")) {
+      return [
+        `${event.type.slice("tool_execution_".length)} ${
+          (event as { toolCallId: string }).toolCallId
+        }`,
+      ];
+    }
+    if (event.type === "message_end" && event.message.role === "toolResult") {
+      return [`message ${event.message.toolCallId}`];
+    }
+    return [];
+  });
+}
+
+Deno.test("abort as a sequential batch defers a call: it and the calls after it get results, each with its start and end, in call order", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [[
+    toolCall("lookup", { key: "a" }, "c1"),
+    toolCall("deploy", { target: "prod" }, "c2"),
+    toolCall("lookup", { key: "b" }, "c3"),
+  ]]);
+  const agent = createAgent({ ...options, toolExecution: "sequential" });
+  const events = recordEvents(agent);
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_deferred") agent.abort();
+  });
+  await agent.prompt("go");
+  deepEqual(agent.pending, []);
+  deepEqual(results(agent.messages).map((r) => [r.toolCallId, textOf(r)]), [
+    ["c1", "value of a"],
+    ["c2", "Tool deploy was not run: the run was aborted while the call waited for approval"],
+    ["c3", "Tool lookup was not run: the run was aborted before it started"],
+  ]);
+  deepEqual(callEvents(events), [
+    "start c1",
+    "end c1",
+    "message c1",
+    "start c2",
+    "deferred c2",
+    "end c2",
+    "start c3",
+    "end c3",
+    "message c2",
+    "message c3",
+  ]);
+  deepEqual(executions(log), ["lookup a"]);
+  await agent.prompt("again"); // the transcript is whole: a new prompt is taken
+});
+
+Deno.test("abort as a parallel batch defers a call: its end event and its message come in call order", async () => {
+  const log = tempLog();
+  const options = durableOptions(log, [[
+    toolCall("deploy", { target: "prod" }, "c1"),
+    toolCall("lookup", { key: "b" }, "c2"),
+  ]]);
+  const agent = createAgent(options);
+  const events = recordEvents(agent);
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_deferred") agent.abort();
+  });
+  await agent.prompt("go");
+  deepEqual(callEvents(events), [
+    "start c1",
+    "deferred c1",
+    "start c2",
+    "end c2",
+    "end c1",
+    "message c1",
+    "message c2",
+  ]);
+  deepEqual(results(agent.messages).map(textOf), [
+    "Tool deploy was not run: the run was aborted while the call waited for approval",
+    "Tool lookup was not run: the run was aborted before it started",
+  ]);
+});
+
+Deno.test("abort from a listener of a batch's last message: the deferred call does not stay pending", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, [...batchScript(), [text("fresh")]]));
+  agent.subscribe((event) => {
+    if (event.type === "message_end" && event.message.role === "toolResult") agent.abort();
+  });
+  await agent.prompt("ship it");
+  deepEqual(agent.pending, []);
+  deepEqual(results(agent.messages).map((r) => [r.toolCallId, textOf(r)]), [
+    ["c1", "value of a"],
+    ["c2", "Tool deploy was not run: the run was aborted while the call waited for approval"],
+    ["c3", "value of b"],
+  ]);
 });
 
 Deno.test("a state taken while a resumed call executes keeps the batch's earlier results", async () => {
