@@ -231,7 +231,18 @@ async function passHooks(
   validated: Record<string, unknown>,
 ): Promise<ToolCallPreparation> {
   const { toolCall, signal } = input;
-  let args = validated;
+  // Hooks get a copy, so the transcript keeps what the model sent; what they leave, returned
+  // or changed in place, is validated again before the call runs.
+  let args: Record<string, unknown>;
+  try {
+    args = structuredClone(validated);
+  } catch (error) {
+    return immediate(
+      toolCall,
+      errorToToolResult(error, `Cannot copy the arguments of tool "${tool.name}" for its hooks: `),
+      tool,
+    );
+  }
   let rewrittenBy: readonly string[] | undefined;
   let deferral: DeferToolCall | undefined;
   const hookContext = () => ({
@@ -247,6 +258,24 @@ async function passHooks(
   const limit = timeoutsFor(tool, input.timeouts ?? {}).hookMs;
   const stalled = (stage: string) =>
     immediate(toolCall, createErrorToolResult(hookTimedOutMessage(tool.name, stage, limit)), tool);
+  /** The arguments as the hooks left them, validated again (`by` names who changed them). */
+  const recheck = (
+    candidate: Record<string, unknown>,
+    by: string,
+    owners?: readonly string[],
+  ): { args: Record<string, unknown> } | { refused: ImmediateToolCall } => {
+    const checked = validateToolArguments(
+      tool.name,
+      tool.parameters,
+      candidate,
+      tool.validateArguments,
+      ` (arguments rewritten by ${by})`,
+    );
+    if (checked.ok) return { args: checked.value };
+    const refused = immediate(toolCall, createErrorToolResult(checked.message), tool);
+    if (owners) refused.rewrittenBy = owners;
+    return { refused };
+  };
 
   if (input.beforeToolCall) {
     const before = input.beforeToolCall;
@@ -262,25 +291,19 @@ async function passHooks(
       const { reason, key, deferredBy } = decision;
       deferral = { defer: true, reason, key, deferredBy };
     }
-    if (decision?.args && decision.args !== args) {
-      const by = decision.rewrittenBy?.length
-        ? decision.rewrittenBy.map(ownerLabel).join(", ")
-        : "beforeToolCall";
-      const rewritten = validateToolArguments(
-        tool.name,
-        tool.parameters,
-        decision.args,
-        tool.validateArguments,
-        ` (arguments rewritten by ${by})`,
-      );
-      if (!rewritten.ok) {
-        const call = immediate(toolCall, createErrorToolResult(rewritten.message), tool);
-        if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
-        return call;
-      }
-      args = rewritten.value;
-      rewrittenBy = decision.rewrittenBy ?? [];
-    }
+    const returned = decision?.args !== undefined && decision.args !== args;
+    const checked = returned
+      ? recheck(
+        decision.args!,
+        decision.rewrittenBy?.length
+          ? decision.rewrittenBy.map(ownerLabel).join(", ")
+          : "beforeToolCall",
+        decision.rewrittenBy,
+      )
+      : recheck(args, "beforeToolCall, in place");
+    if ("refused" in checked) return checked.refused;
+    args = checked.args;
+    if (returned) rewrittenBy = decision!.rewrittenBy ?? [];
   }
   if (input.verifyToolCall) {
     const verify = input.verifyToolCall;
@@ -293,6 +316,9 @@ async function passHooks(
     const verdict = outcome.value;
     if (verdict?.block) return blocked(toolCall, tool, verdict);
     if (verdict?.defer) deferral ??= verdict;
+    const checked = recheck(args, "verifyToolCall, in place");
+    if ("refused" in checked) return checked.refused;
+    args = checked.args;
   }
   if (deferral) return deferred(toolCall, tool, args, deferral);
   const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };

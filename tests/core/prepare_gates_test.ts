@@ -1,6 +1,6 @@
 import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
 import { Type } from "typebox";
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { echoTool, resultsOf, textOf } from "../support/agent_harness.ts";
 
 const weather = defineTool({
@@ -154,6 +154,89 @@ Deno.test("gate 4: valid rewritten arguments are what the tool receives (coerced
   // The transcript keeps what the model sent.
   const call = added[1].role === "assistant" ? added[1].content[0] : undefined;
   deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome" });
+});
+
+Deno.test("gate 4: arguments a hook changes in place are validated again too, and the transcript keeps the model's", async () => {
+  const cases: [string, Parameters<typeof definePlugin>[0], string][] = [
+    [
+      "beforeToolCall, changed in place and returned",
+      {
+        name: "mutator",
+        beforeToolCall: ({ args }) => {
+          args.days = -2;
+          return { args };
+        },
+      },
+      "beforeToolCall, in place",
+    ],
+    [
+      "beforeToolCall, changed in place, nothing returned",
+      {
+        name: "mutator",
+        beforeToolCall: ({ args }) => {
+          args.days = -2;
+        },
+      },
+      "beforeToolCall, in place",
+    ],
+    [
+      "verifyToolCall, changed in place",
+      {
+        name: "mutator",
+        verifyToolCall: ({ args }) => {
+          args.days = -2;
+        },
+      },
+      "verifyToolCall, in place",
+    ],
+  ];
+  for (const [what, plugin, by] of cases) {
+    const { result, added } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+      plugins: [definePlugin(plugin)],
+    });
+    equal(
+      textOf(result),
+      `Invalid arguments for tool "get_weather" (arguments rewritten by ${by}):\n` +
+        "  - days: must be >= 1 (received -2)\n" +
+        'Received arguments: {"city":"Rome","days":-2}',
+      what,
+    );
+    const call = added[1].role === "assistant" ? added[1].content[0] : undefined;
+    deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome" }, what);
+  }
+  // A valid change in place is what the tool receives.
+  const { result } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [definePlugin({
+      name: "mutator",
+      beforeToolCall: ({ args }) => {
+        args.days = 3;
+      },
+    })],
+  });
+  equal(textOf(result), "Sunny in Rome for 3 days");
+});
+
+Deno.test("gate 4: arguments that cannot be copied for the hooks (a function from prepareArguments) are an error result", async () => {
+  const odd = defineTool({
+    name: "odd",
+    description: "Adds a function to its arguments",
+    parameters: Type.Object({ city: Type.String() }),
+    prepareArguments: (raw) => ({ ...(raw as object), then: () => {} }),
+    execute: () => ({ content: [{ type: "text", text: "ran" }] }),
+  });
+  const model = scriptedModel([[toolCall("odd", { city: "Rome" })], [text("ok")]]);
+  const agent = createAgent({
+    model,
+    tools: [odd],
+    plugins: [definePlugin({ name: "watcher", beforeToolCall: () => undefined })],
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  equal(result.isError, true);
+  // The clone error quotes the function's source, as the runtime prints it.
+  match(
+    textOf(result),
+    /^Cannot copy the arguments of tool "odd" for its hooks: .+ could not be cloned\.$/,
+  );
 });
 
 Deno.test("a tool that throws becomes an error result with the error's message", async () => {
