@@ -7,9 +7,10 @@
  *
  * Copies the template into `target` (default `./<name>`), renames the package to
  * `<scope>/tack-plugin-<name>`, the plugin to `<name>`, its factory to `<camelName>`, its
- * options type to `<PascalName>Options` and its test file to `tests/<snake_name>_test.ts`. The copy imports `jsr:@tack/agent@^0.1/sdk`,
- * unless it lands inside a Tack checkout (or `--tack` names one), where it imports that
- * checkout's `sdk/` by relative path so it works offline. Refuses to overwrite anything.
+ * options type to `<PascalName>Options` and its test file to `tests/<snake_name>_test.ts`.
+ * The copy imports `jsr:@tack/agent@^0.1/…`; when it lands inside a Tack checkout (or
+ * `--tack` names one) its `deno.json` links that checkout, so those names resolve to it
+ * (offline too) while what is published still imports JSR. Refuses to overwrite anything.
  *
  * @module
  */
@@ -25,7 +26,7 @@ export interface ScaffoldOptions {
   target?: string;
   /** The JSR scope (default `@you`). */
   scope?: string;
-  /** A Tack checkout to import the SDK from, instead of JSR (auto-detected above `target`). */
+  /** A Tack checkout to link in place of JSR's `@tack/agent` (auto-detected above `target`). */
   tack?: string;
 }
 
@@ -144,19 +145,11 @@ export async function scaffoldPlugin(
     );
     if (file === "deno.json") {
       const config = JSON.parse(text);
-      config.imports = {
-        ...config.imports,
-        ...(tack
-          ? {
-            "@tack/agent/plugin": relative(target, join(tack, "sdk/plugin_api.ts")),
-            "@tack/agent/sdk": relative(target, join(tack, "sdk/mod.ts")),
-            "@tack/agent/sdk/testing": relative(
-              target,
-              join(tack, "sdk/testing.ts"),
-            ),
-          }
-          : JSR_IMPORTS),
-      };
+      config.imports = { ...config.imports, ...JSR_IMPORTS };
+      // JSR's names, as published; a checkout linked in resolves them until Tack is on JSR
+      // (and offline). What is published imports JSR either way.
+      if (tack) config.links = [relative(target, tack) || "."];
+      else delete config.links; // the template's, to the checkout it lives in
       text = JSON.stringify(config, null, 2) + "\n";
     }
     const out = file === join("tests", "hello_test.ts")

@@ -69,6 +69,7 @@ Deno.test("new-plugin copies the template under the new name, importing Tack fro
     equal(config.imports["@tack/agent/plugin"], "jsr:@tack/agent@^0.1/plugin");
     equal(config.imports["@tack/agent/sdk"], "jsr:@tack/agent@^0.1/sdk");
     equal(config.imports["@tack/agent/sdk/testing"], "jsr:@tack/agent@^0.1/sdk/testing");
+    equal(config.links, undefined, "no checkout to link outside one");
     const mod = await Deno.readTextFile(join(target, "mod.ts"));
     match(mod, /export function weatherTools\(options: WeatherToolsOptions = \{\}\): Plugin/);
     match(mod, /name: "weather-tools",/);
@@ -150,11 +151,22 @@ Deno.test("a copy outside the repo, wired to a Tack checkout, passes the command
     const made = await scaffold(["local-one", target, `--tack=${REPO}`]);
     equal(made.code, 0);
     match(made.stdout, /Next: cd .*local-one && deno task test\n/);
+    // JSR's names, as published, with the checkout linked in until Tack is on JSR (and offline).
     const config = JSON.parse(await Deno.readTextFile(join(target, "deno.json")));
-    equal(await exists(join(target, config.imports["@tack/agent/sdk"])), true);
-    equal(await exists(join(target, config.imports["@tack/agent/plugin"])), true);
+    equal(config.imports["@tack/agent/plugin"], "jsr:@tack/agent@^0.1/plugin");
+    equal(await Deno.realPath(join(target, config.links[0])), await Deno.realPath(REPO));
     // The tests and the JSDoc examples: 8 tests, 4 doc examples.
     match(await runPrintedTestCommand(target), /ok \| 12 passed \| 0 failed/);
+    // What would be published imports JSR, not a path out of the package.
+    const dryRun = await new Deno.Command(Deno.execPath(), {
+      args: ["publish", "--dry-run", "--allow-dirty"],
+      cwd: target,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const log = new TextDecoder().decode(dryRun.stdout) + new TextDecoder().decode(dryRun.stderr);
+    equal(dryRun.code, 0, log);
+    match(log, /Dry run complete/);
   });
 });
 

@@ -1,5 +1,5 @@
 // Depending on Tack from your own project, as the README shows: a project in a temp folder
-// outside the repo, with its own deno.json mapping `@tack/agent` to this checkout, a plugin
+// outside the repo, with its own deno.json linking `jsr:@tack/agent` to this checkout, a plugin
 // and a script, run in-process and sandboxed (the plugin is resolved and locked by the
 // project's own config, not the repo's).
 import { equal, match, rejects } from "node:assert/strict";
@@ -7,25 +7,18 @@ import { join } from "node:path";
 
 const REPO = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
-/** The deno.json the README tells a user to write (offline: a path mapping). */
+/** The deno.json the README tells a user to write (offline: JSR's name, linked to the checkout). */
 function projectConfig(): string {
   return JSON.stringify(
-    {
-      imports: {
-        "@tack/agent": `${REPO}/mod.ts`,
-        "@tack/agent/": `${REPO}/`,
-        "typebox": "npm:typebox@1.4.3",
-        "typebox/compile": "npm:typebox@1.4.3/compile",
-        "@std/jsonc": "npm:jsonc-parser@3.3.1",
-        "@openai/openai": "npm:openai@7.59.0",
-      },
-    },
+    { links: [REPO], imports: { "@tack/agent": "jsr:@tack/agent@^0.1" } },
     null,
     2,
   );
 }
 
-const PLUGIN = `import { definePlugin, defineTool, Type } from "@tack/agent";
+// The plugin API and the testing helpers by their subpaths, as the README's snippets import
+// them (a path mapping of "@tack/agent/" to the checkout broke every subpath).
+const PLUGIN = `import { definePlugin, defineTool, Type } from "@tack/agent/plugin";
 
 export default definePlugin({
   name: "shout",
@@ -41,14 +34,15 @@ export default definePlugin({
 });
 `;
 
-const SCRIPT =
-  `import { createAgent, loadPlugin, scriptedModel, text, toolCall } from "@tack/agent";
+const SCRIPT = `import { createAgent, loadPlugin } from "@tack/agent";
+import { scriptedModel, text, toolCall } from "@tack/agent/sdk/testing";
+import { readOnly } from "@tack/agent/plugins/read_only";
 
 const sandbox = Deno.args[0] === "sandboxed";
 const plugin = await loadPlugin("./shout_plugin.ts", { sandbox });
 const agent = createAgent({
   model: scriptedModel([[toolCall("shout", { text: "hello" })], [text("done")]]),
-  plugins: [plugin],
+  plugins: [plugin, readOnly()],
 });
 const messages = await agent.prompt("shout hello");
 const result = messages.find((m) => m.role === "toolResult");
