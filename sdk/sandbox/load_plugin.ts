@@ -111,6 +111,27 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * Creates the write grants that do not exist yet, as folders, so that bubblewrap can mount
+ * them. One it cannot mount would leave the plugin writing into the sandbox's own memory:
+ * its calls would succeed and its files vanish with it.
+ *
+ * @returns Why a grant could not be created, or `undefined`.
+ */
+async function createWriteGrants(grants: Required<PluginPermissions>): Promise<string | undefined> {
+  if (!Array.isArray(grants.write)) return undefined;
+  for (const path of grants.write.filter((path) => !exists(path))) {
+    try {
+      await Deno.mkdir(path, { recursive: true });
+    } catch (error) {
+      return `its write grant ${JSON.stringify(path)} does not exist and cannot be created (${
+        (error as Error).message
+      }); bubblewrap mounts only what exists: create it, or grant a folder that exists`;
+    }
+  }
+  return undefined;
+}
+
 /** The limits set above the defaults, as `memoryMb 4096 (default 512)`. */
 function raisedLimits(limits: Required<PluginLimits>): string[] {
   return (Object.keys(DEFAULT_LIMITS) as (keyof PluginLimits)[])
@@ -210,8 +231,11 @@ export async function loadPlugin(
   // A worker shares the host's process: limits do not apply, and never cost a restart.
   const capped = options.isolation !== "worker";
   let pinned: string | undefined;
-  const launch = (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) =>
-    start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
+  const launch = async (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) => {
+    const uncreatable = prepared.confined ? await createWriteGrants(grants) : undefined;
+    if (uncreatable !== undefined) throw refuse(uncreatable);
+    return await start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
+  };
   let live: Awaited<ReturnType<typeof start>> | undefined;
   // What a manifest decides, before its plugin runs with anything: refused (names, schemas,
   // the pinned hash, grants it may not have), or the grants and limits it runs with.
@@ -297,15 +321,6 @@ export async function loadPlugin(
           `plugin "${name}": its run grant ${
             JSON.stringify(path)
           } is not an executable file, so it is not mounted (a run grant never makes a file readable): running it will fail`,
-        );
-      }
-    }
-    if (prepared.confined && Array.isArray(grants.write)) {
-      for (const path of grants.write.filter((path) => !exists(path))) {
-        warn(
-          `plugin "${name}": its write grant ${
-            JSON.stringify(path)
-          } does not exist, so bubblewrap cannot mount it: writes there will fail`,
         );
       }
     }

@@ -142,24 +142,62 @@ Deno.test("a module that never finishes loading is killed at the start timeout",
 });
 
 Deno.test({
-  name: "a write grant that does not exist is reported: bubblewrap cannot mount it",
-  ignore: skipWithoutBwrap("a write grant that does not exist is reported"),
+  name:
+    "a write grant that does not exist is created as a folder before the sandbox starts: what the plugin writes there reaches the host",
+  ignore: skipWithoutBwrap("a write grant that does not exist is created"),
   async fn() {
     equal(HAVE_BWRAP, true, "bubblewrap must be installed");
-    const root = await Deno.makeTempDir({ prefix: "tack-write-" });
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-write-" }));
     const warnings: string[] = [];
     try {
-      const plugin = await loadPlugin("./tests/fixtures/sandbox/faulty_plugin.ts", {
+      const plugin = await loadPlugin("./tests/fixtures/sandbox/scribe_plugin.ts", {
         sandbox: true,
         root,
-        permissions: { write: ["./out"] },
         stderr: "capture",
         onWarning: (warning) => warnings.push(warning),
       });
-      await plugin.dispose?.();
-      deepEqual(warnings, [
-        `plugin "faulty": its write grant "${root}/out" does not exist, so bubblewrap cannot mount it: writes there will fail`,
-      ]);
+      try {
+        const save = plugin.tools!.find((tool) => tool.name === "save")!;
+        const signal = new AbortController().signal;
+        const result = await save.execute({ path: `${root}/notes/a.md`, text: "milk" }, {
+          toolCallId: "1",
+          signal,
+        });
+        deepEqual(result.content, [{ type: "text", text: `saved ${root}/notes/a.md` }]);
+        // Before: the call succeeded and the file was written into the sandbox's memory.
+        equal(await Deno.readTextFile(`${root}/notes/a.md`), "milk");
+      } finally {
+        await plugin.dispose?.();
+      }
+      deepEqual(warnings, []);
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "a write grant that cannot be created (under a file) refuses the load, saying what to do",
+  ignore: skipWithoutBwrap("a write grant that cannot be created"),
+  async fn() {
+    equal(HAVE_BWRAP, true, "bubblewrap must be installed");
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-write-" }));
+    try {
+      await Deno.writeTextFile(`${root}/file`, "");
+      const fixture = "./tests/fixtures/sandbox/faulty_plugin.ts";
+      await rejects(
+        loadPlugin(fixture, {
+          sandbox: true,
+          root,
+          permissions: { write: ["./file/out"] },
+          stderr: "capture",
+        }),
+        {
+          message: `Cannot load plugin "${fixture}": its write grant "${root}/file/out" does not ` +
+            `exist and cannot be created (Not a directory (os error 20): mkdir '${root}/file/out'); ` +
+            "bubblewrap mounts only what exists: create it, or grant a folder that exists",
+        },
+      );
     } finally {
       await Deno.remove(root, { recursive: true });
     }
