@@ -26,6 +26,13 @@ Deno.test("the installed tack works in any folder on that folder's files, config
       stderr: "piped",
     }).output();
     equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    // Pinned by the repository's lock: every npm package the installed tack resolved is one
+    // the repository's deno.lock names, at that version (on an empty cache, an install
+    // without the lock resolved newer hono, jose and others).
+    const pinned = JSON.parse(await Deno.readTextFile(join(REPO, "deno.lock"))).npm;
+    const resolved = JSON.parse(await Deno.readTextFile(join(root, "bin", ".tack", "deno.lock")))
+      .npm;
+    deepEqual(Object.keys(resolved).filter((name) => !(name in pinned)), []);
     const tack = join(root, "bin", "tack");
     // Deno's default cache folder is writable, so sandboxes keep their stores and caches.
     match(
@@ -108,4 +115,11 @@ Deno.test("the install task grants the environment the `agent` task's permission
   const config = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json")));
   const granted = /--allow-env=(\S+)/.exec(config.tasks.install)?.[1].split(",");
   deepEqual(granted, config.permissions.cli.env);
+});
+
+Deno.test("docs/cli.md's install one-liner is the install task", async () => {
+  const docs = await Deno.readTextFile(join(REPO, "docs", "cli.md"));
+  const block = /The\s+task is this one-liner[\s\S]*?```sh\n([\s\S]*?)```/.exec(docs)?.[1];
+  const task = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json"))).tasks.install;
+  equal(block?.replace(/\\\n\s*/g, "").trim(), task);
 });
