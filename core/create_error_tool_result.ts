@@ -45,6 +45,8 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
  *
  * const result = errorToToolResult(new Error("disk full"));
  * equal(result.content[0].type === "text" && result.content[0].text, "disk full");
+ * const failed = errorToToolResult(new TypeError("fetch failed", { cause: new Error("dns error") }));
+ * equal(failed.content[0].type === "text" && failed.content[0].text, "fetch failed (dns error)");
  * ```
  */
 export function errorToToolResult(error: unknown, prefix = "", plugin?: string): ToolResult {
@@ -54,13 +56,28 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
       permission,
     });
   }
-  const message = error instanceof Error ? error.message || error.name : String(error);
+  const message = error instanceof Error ? withCauses(error) : String(error);
   if (!(error instanceof ToolError)) return createErrorToolResult(prefix + message);
   const result = createErrorToolResult(prefix + message, error.details ?? {});
   if (error.content?.length) {
     result.content = prefix ? [{ type: "text", text: prefix }, ...error.content] : error.content;
   }
   return result;
+}
+
+/**
+ * An error's message followed by its causes' (`fetch failed (error sending request …)`):
+ * `fetch` and many libraries put the reason a model can act on in `cause`. Three levels at
+ * most; a cause whose message is already in the text is skipped.
+ */
+function withCauses(error: Error): string {
+  let text = error.message || error.name;
+  let cause = error.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++) {
+    if (cause.message && !text.includes(cause.message)) text += ` (${cause.message})`;
+    cause = cause.cause;
+  }
+  return text;
 }
 
 /** A Deno permission a tool was denied: its name (`read`, `net`, …) and what it asked for. */

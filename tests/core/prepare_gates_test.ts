@@ -251,6 +251,25 @@ Deno.test("a tool that throws becomes an error result with the error's message",
   equal(textOf(result), "disk full");
 });
 
+Deno.test("a tool whose fetch fails: the result says why (the error's cause), not just 'fetch failed'", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close(); // nothing listens there now: the connection is refused
+  const fetcher = defineTool({
+    name: "fetcher",
+    description: "Fetches a closed port",
+    parameters: Type.Object({}),
+    execute: async () => {
+      await fetch(`http://127.0.0.1:${port}/`);
+      return { content: [{ type: "text", text: "unreachable" }] };
+    },
+  });
+  const model = scriptedModel([[toolCall("fetcher", {})], [text("ok")]]);
+  const [result] = resultsOf(await createAgent({ model, tools: [fetcher] }).prompt("go"));
+  equal(result.isError, true);
+  match(textOf(result), /^fetch failed \(.*Connection refused.*\)$/);
+});
+
 Deno.test("a tool that throws a non-Error or returns garbage still yields one error result", async () => {
   const throwsString = defineTool({
     name: "throws_string",
