@@ -56,9 +56,13 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
       permission,
     });
   }
-  const message = error instanceof Error ? withCauses(error) : String(error);
-  if (!(error instanceof ToolError)) return createErrorToolResult(prefix + message);
-  const result = createErrorToolResult(prefix + message, error.details ?? {});
+  if (!(error instanceof ToolError)) {
+    return createErrorToolResult(
+      prefix + (error instanceof Error ? withCauses(error) : String(error)),
+    );
+  }
+  // A ToolError's message is what its tool chose to tell the model: its cause is not added.
+  const result = createErrorToolResult(prefix + (error.message || error.name), error.details ?? {});
   if (error.content?.length) {
     result.content = prefix ? [{ type: "text", text: prefix }, ...error.content] : error.content;
   }
@@ -68,7 +72,7 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
 /**
  * An error's message followed by its causes' (`fetch failed (error sending request …)`):
  * `fetch` and many libraries put the reason a model can act on in `cause`. Three levels at
- * most; a cause whose message is already in the text is skipped.
+ * most; a cause whose message is already in the text is skipped. Not for a `ToolError`.
  */
 function withCauses(error: Error): string {
   let text = error.message || error.name;
