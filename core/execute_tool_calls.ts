@@ -53,7 +53,7 @@ export interface ExecuteToolCallsInput {
 
 /** The outcome of a batch: one result message per call, in call order. */
 export interface ToolBatch {
-  /** One result message per call, in call order. */
+  /** One result message per call that has one (a deferred call has none yet), in call order. */
   messages: ToolResultMessage[];
   /** Every result asked to stop after this batch. */
   terminate: boolean;
@@ -375,7 +375,7 @@ async function executeParallel(
  * Runs every tool call of an assistant message and returns one result message per call,
  * in call order. Parallel unless the config says `"sequential"` or any called tool
  * declares `executionMode: "sequential"`. Pure: it writes nothing but events, and never
- * rejects.
+ * rejects for what a tool or hook does (an event listener that throws, a host bug, does).
  *
  * Parallel: calls are prepared in order, then the prepared calls run at once, at most
  * `config.maxConcurrency` at a time (the others wait in call order, and their timeouts

@@ -225,6 +225,10 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     return more ? "more" : "stop";
   };
 
+  // A bug of the caller's, thrown before the run starts (no agent_start without agent_end).
+  if (input.resume && state.messages.at(-1)?.role !== "assistant") {
+    throw new Error("Cannot resume: the transcript does not end with an assistant message");
+  }
   emit({ type: "agent_start" });
   emit({ type: "turn_start" });
   inject(input.prompts);
@@ -234,10 +238,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
   if (input.resume) {
     const interrupted = state.interrupted;
     state.interrupted = undefined;
-    const message = state.messages.at(-1);
-    if (message?.role !== "assistant") {
-      throw new Error("Cannot resume: the transcript does not end with an assistant message");
-    }
+    const message = state.messages.at(-1) as AssistantMessage;
     firstTurn = false;
     // The resumed batch may call any of the run's tools.
     const turn = { context: state, tools: indexFor(state.tools), config };

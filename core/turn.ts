@@ -91,33 +91,42 @@ export async function streamAssistantResponse(
       }
     }
   };
-  try {
-    const messages = config.transformContext
-      ? config.transformContext(context.messages)
-      : context.messages;
-    const stream = await config.model.stream(
-      { systemPrompt: context.systemPrompt, messages, tools: context.tools },
-      { signal },
-    );
-    if (stream instanceof AssistantMessageStream) {
-      // Our own stream: take what is buffered synchronously, and wait only when it is empty.
-      while (final === undefined) {
-        const event = stream.shift();
-        if (event !== undefined) take(event);
-        else if (stream.ended) break;
-        else await stream.ready();
-      }
-    } else {
-      for await (const event of stream) {
-        take(event);
-        if (final !== undefined) break;
-      }
+  let messages = context.messages;
+  if (config.transformContext) {
+    try {
+      messages = config.transformContext(context.messages);
+    } catch (error) {
+      // Its contract says it must not throw: a bug of the host's, told as such.
+      const text = error instanceof Error ? error.message : String(error);
+      final = createAssistantErrorMessage(config, "error", `transformContext failed: ${text}`);
     }
-    final ??= await stream.result();
-  } catch (error) {
-    const reason = signal.aborted ? "aborted" : "error";
-    const text = error instanceof Error ? error.message : String(error);
-    final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
+  }
+  if (final === undefined) {
+    try {
+      const stream = await config.model.stream(
+        { systemPrompt: context.systemPrompt, messages, tools: context.tools },
+        { signal },
+      );
+      if (stream instanceof AssistantMessageStream) {
+        // Our own stream: take what is buffered synchronously, and wait only when it is empty.
+        while (final === undefined) {
+          const event = stream.shift();
+          if (event !== undefined) take(event);
+          else if (stream.ended) break;
+          else await stream.ready();
+        }
+      } else {
+        for await (const event of stream) {
+          take(event);
+          if (final !== undefined) break;
+        }
+      }
+      final ??= await stream.result();
+    } catch (error) {
+      const reason = signal.aborted ? "aborted" : "error";
+      const text = error instanceof Error ? error.message : String(error);
+      final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
+    }
   }
   if (!started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });

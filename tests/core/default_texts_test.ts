@@ -87,16 +87,18 @@ Deno.test("a prepareTurn that never answers ends the run with the turn it could 
 
 Deno.test("runLoop refuses to resume a transcript that does not end with an assistant message", async () => {
   const state = { systemPrompt: "", messages: [user("hi")], tools: [] };
+  const events: string[] = [];
   await rejects(
     runLoop({
       state,
       prompts: [],
       config: { model: scriptedModel([[text("never sent")]]) },
       signal: new AbortController().signal,
-      emit: () => {},
+      emit: (event) => events.push(event.type),
       resume: new Map(),
     }),
     new Error("Cannot resume: the transcript does not end with an assistant message"),
   );
   equal(state.messages.length, 1);
+  deepEqual(events, [], "refused before the run starts: no agent_start without its agent_end");
 });

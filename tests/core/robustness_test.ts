@@ -211,7 +211,8 @@ Deno.test("transformContext that throws ends the turn with an error message", as
   const events = recordEvents(agent);
   const added = await agent.prompt("hi");
   const last = added.at(-1);
-  equal(last?.role === "assistant" && last.errorMessage, "Model stream failed: pruner bug");
+  // Named as the hook it is, not as the model's failure; the model is not called.
+  equal(last?.role === "assistant" && last.errorMessage, "transformContext failed: pruner bug");
   equal(events.at(-1)?.type, "agent_end");
 });
 
