@@ -31,6 +31,12 @@ export interface Interruption {
   results: ToolResultMessage[];
   /** The calls that wait for a decision, in call order. */
   pending: PendingToolCall[];
+  /**
+   * The names of the tools its turn offered, when `prepareTurn` chose them: on resume the
+   * batch's calls are prepared against the run's tools of these names, as in that turn (a
+   * tool hidden then is not found then either).
+   */
+  tools?: string[];
 }
 
 /**

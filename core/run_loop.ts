@@ -208,6 +208,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
           results: toolResults,
           pending: batch.deferred.map(toPendingToolCall),
         };
+        if (turn.tools !== indexFor(state.tools)) state.interrupted.tools = [...turn.tools.keys()];
         emit({ type: "turn_end", message, toolResults });
         return "end";
       }
@@ -240,8 +241,11 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     state.interrupted = undefined;
     const message = state.messages.at(-1) as AssistantMessage;
     firstTurn = false;
-    // The resumed batch may call any of the run's tools.
-    const turn = { context: state, tools: indexFor(state.tools), config };
+    // The resumed batch may call the tools its turn offered: the run's, unless prepareTurn
+    // chose some.
+    const offered = interrupted?.tools && new Set(interrupted.tools);
+    const tools = offered ? state.tools.filter((tool) => offered.has(tool.name)) : state.tools;
+    const turn = { context: state, tools: indexFor(tools), config };
     const step = await finishTurn(message, interrupted?.results ?? [], turn, input.resume);
     if (step === "end") return end();
     moreToolCalls = step === "more";

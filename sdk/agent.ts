@@ -114,6 +114,7 @@ export class Agent {
         results: structuredClone(restore.completed),
         pending: this.#pending.map(({ argsHash: _, ...call }) => call),
       };
+      if (restore.turnTools) this.#interrupted.tools = [...restore.turnTools];
     }
   }
 
@@ -143,6 +144,7 @@ export class Agent {
       completed: batch ? batch.results : this.#interrupted?.results ?? [],
       running: batch ? runningCalls(batch) : this.#running,
       sticky: this.#sticky,
+      ...(this.#interrupted?.tools ? { turnTools: this.#interrupted.tools } : {}),
       config: {
         provider: this.#init.config.model.provider,
         model: this.#init.config.model.id,

@@ -40,7 +40,7 @@ export interface AgentInit {
   /** Releases plugins and the model. */
   dispose?: () => Promise<void>;
   /** An interrupted run to go on from (`resumeAgent`). */
-  restore?: Pick<AgentState, "pending" | "completed" | "running" | "sticky">;
+  restore?: Pick<AgentState, "pending" | "completed" | "running" | "sticky" | "turnTools">;
 }
 
 /** What `prompt`, `steer` and `followUp` take: text, or a whole user message. */

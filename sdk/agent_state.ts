@@ -67,6 +67,11 @@ export interface AgentState {
   running: string[];
   /** "Always" decisions so far. */
   sticky: StickyDecision[];
+  /**
+   * The tools the open batch's turn offered, when `prepareTurn` chose them: the batch goes
+   * on with those alone.
+   */
+  turnTools?: string[];
   /** The agent it was taken from. */
   config: ConfigIdentity;
 }

@@ -18,7 +18,9 @@ function checkState(state: AgentState): void {
   const shape = state !== null && typeof state === "object" && state.version === 1 &&
     Array.isArray(state.messages) && Array.isArray(state.pending) &&
     Array.isArray(state.completed) && Array.isArray(state.running) &&
-    Array.isArray(state.sticky) && typeof state.config === "object" && state.config !== null;
+    Array.isArray(state.sticky) && typeof state.config === "object" && state.config !== null &&
+    (state.turnTools === undefined ||
+      (Array.isArray(state.turnTools) && state.turnTools.every((name) => typeof name === "string")));
   if (!shape) {
     throw new TypeError(
       "Cannot resume agent: the state is not an agent.state() of version 1 " +
@@ -87,6 +89,7 @@ export async function resumeAgent(
     completed: state.completed,
     running: state.running,
     sticky: state.sticky,
+    turnTools: state.turnTools,
   });
   checkIdentity(state, agent, agentOptions);
   if (decisions) await agent.resume(decisions);

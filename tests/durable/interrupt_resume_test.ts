@@ -502,6 +502,36 @@ Deno.test("abort from a listener of a batch's last message: the deferred call do
   ]);
 });
 
+Deno.test("a resumed sequential batch keeps its turn's tools: a call to a tool prepareTurn hid is not found, in this process or another", async () => {
+  for (const where of ["same agent", "resumeAgent"]) {
+    const log = tempLog();
+    const options = {
+      ...durableOptions(log, [
+        [toolCall("deploy", { target: "prod" }, "c1"), toolCall("lookup", { key: "b" }, "c2")],
+        [text("done")],
+      ]),
+      toolExecution: "sequential" as const,
+      // This turn offers deploy alone: lookup is hidden.
+      prepareTurn: ({ tools }: { tools: readonly { name: string }[] }) => ({
+        tools: tools.filter((tool) => tool.name !== "lookup") as never,
+      }),
+    };
+    const first = createAgent(options);
+    await first.prompt("go");
+    const state = JSON.parse(JSON.stringify(first.state())) as AgentState;
+    deepEqual(state.turnTools, ["deploy"], where);
+    const agent = where === "same agent"
+      ? first
+      : await resumeAgent(state, { ...options, messages: undefined });
+    await agent.resume([approveCall(agent.pending[0])]);
+    deepEqual(executions(log), ["deploy prod"], where);
+    deepEqual(results(agent.messages).map(textOf), [
+      "deployed prod",
+      "Tool lookup not found. Available tools: deploy",
+    ], where);
+  }
+});
+
 Deno.test("a state taken while a resumed call executes keeps the batch's earlier results", async () => {
   const log = tempLog();
   const ref: { agent?: ReturnType<typeof createAgent>; snapshot?: AgentState } = {};
