@@ -12,6 +12,9 @@ import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 
+/** The index of "No, block it" among {@linkcode confirmChoices}. */
+const NO = 1;
+
 /**
  * The choices for a request, in the order they are shown.
  *
@@ -115,7 +118,8 @@ export function createTerminalAsk(
   const color = hooks.color ?? false;
   const cwd = hooks.cwd ?? Deno.cwd();
   const select = hooks.select ??
-    ((choices) => keySelect({ choices, write, color }));
+    // "No" is where the cursor starts: an Enter meant for something else runs nothing.
+    ((choices) => keySelect({ choices, write, color, initial: NO }));
   return async function askOnTerminal(request) {
     hooks.before();
     try {

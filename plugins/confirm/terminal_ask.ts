@@ -60,6 +60,7 @@ export async function terminalAsk(request: ConfirmRequest): Promise<ConfirmAnswe
       { label: `Always allow ${request.always ?? `${request.toolName} this session`}`, key: "a" },
     ],
     write,
+    initial: 1, // "No": an Enter meant for something else runs nothing
   });
   return index === 0 ? "yes" : index === 2 ? "always" : "no";
 }

@@ -192,11 +192,13 @@ Deno.test({
       equal(body.split("\n").map((line) => line.slice(2)).join(""), dangerous);
       match(screen, /parts no rule approves:\n(?:.*\n)* {2}! rm -rf \.\/wsdata\n/);
       match(screen, /"always" covers: exactly this bash command/);
-      await term.keys("n");
+      // Enter alone answers "No": the cursor starts there, so a stray Enter runs nothing.
+      await term.keys("Enter");
       await term.waitFor(/The user declined to run bash/);
-      // Down, Down in one write, then Enter: "Always" (a dropped key would answer "No").
+      // The cursor starts on "No"; Up, Up in one write, then Enter: "Always" (a dropped key
+      // would answer "Yes", and the next call would be asked about again).
       await term.waitFor(/echo approved-always[\s\S]*\(a\)\s*$/);
-      await term.keys("Down", "Down", "Enter");
+      await term.keys("Up", "Up", "Enter");
       await term.waitFor(/done\n/);
       const tools = server.requests.slice(1).map((
         r: { messages: { role: string; content: string }[] },
