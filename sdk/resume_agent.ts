@@ -20,7 +20,8 @@ function checkState(state: AgentState): void {
     Array.isArray(state.completed) && Array.isArray(state.running) &&
     Array.isArray(state.sticky) && typeof state.config === "object" && state.config !== null &&
     (state.turnTools === undefined ||
-      (Array.isArray(state.turnTools) && state.turnTools.every((name) => typeof name === "string")));
+      (Array.isArray(state.turnTools) &&
+        state.turnTools.every((name) => typeof name === "string")));
   if (!shape) {
     throw new TypeError(
       "Cannot resume agent: the state is not an agent.state() of version 1 " +
