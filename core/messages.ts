@@ -107,3 +107,24 @@ export function emptyUsage(): Usage {
     cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
   };
 }
+
+/**
+ * The tool calls of a message (none unless it is an assistant message).
+ *
+ * @param message The message.
+ * @returns Its `toolCall` blocks, in order.
+ *
+ * @example
+ * ```ts
+ * import { toolCallsOf } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(toolCallsOf({ role: "user", content: "hi", timestamp: 0 }).length, 0);
+ * ```
+ */
+export function toolCallsOf(message: Message | undefined): ToolCall[] {
+  const calls: ToolCall[] = [];
+  if (message?.role !== "assistant") return calls;
+  for (const block of message.content) if (block.type === "toolCall") calls.push(block);
+  return calls;
+}

@@ -18,7 +18,7 @@ export type {
   Usage,
   UserMessage,
 } from "./messages.ts";
-export { emptyUsage } from "./messages.ts";
+export { emptyUsage, toolCallsOf } from "./messages.ts";
 export type { AssistantMessageEvent } from "./assistant_message_event.ts";
 export {
   type AssistantMessageEventStream,

@@ -17,7 +17,13 @@ import {
   type LoopConfig,
   type ToolIndex,
 } from "./loop_config.ts";
-import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from "./messages.ts";
+import {
+  type AssistantMessage,
+  type Message,
+  type ToolCall,
+  toolCallsOf,
+  type ToolResultMessage,
+} from "./messages.ts";
 import type { ToolCallPreparation } from "./prepare_tool_call.ts";
 import type { AgentTool } from "./tool.ts";
 import {
@@ -71,12 +77,6 @@ export interface RunLoopInput {
 export function maxTurnsMessage(maxTurns: number): string {
   return `Stopped after ${maxTurns} model turns (maxTurns) before the model finished. ` +
     `Send another prompt to let it go on, or raise maxTurns.`;
-}
-
-function toolCallsOf(message: AssistantMessage): ToolCall[] {
-  const calls: ToolCall[] = [];
-  for (const block of message.content) if (block.type === "toolCall") calls.push(block);
-  return calls;
 }
 
 /**

@@ -21,7 +21,8 @@ import {
 } from "./agent_state.ts";
 import { BatchTracker, runningCalls } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
-import { closeBatch, resolveDecisions, toolCallsOf } from "./resolve_decisions.ts";
+import { closeBatch, resolveDecisions } from "./resolve_decisions.ts";
+import { toolCallsOf } from "../core/messages.ts";
 import { ToolRegistry } from "./tool_registry.ts";
 import type { AgentInit, AgentListener, PromptInput } from "./agent_init.ts";
 import { drain, toUserMessage } from "./agent_init.ts";

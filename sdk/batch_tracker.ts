@@ -7,7 +7,7 @@
 
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { ToolResultMessage } from "../core/messages.ts";
-import { toolCallsOf } from "./resolve_decisions.ts";
+import { toolCallsOf } from "../core/messages.ts";
 
 /** What a batch in flight has done so far. */
 export interface BatchProgress {

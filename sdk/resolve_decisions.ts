@@ -9,7 +9,7 @@
 import { abortedWhilePendingMessage } from "../core/interruption.ts";
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
 import type { ToolIndex } from "../core/loop_config.ts";
-import type { Message, ToolCall, ToolResultMessage } from "../core/messages.ts";
+import type { ToolCall, ToolResultMessage } from "../core/messages.ts";
 import { abortedBeforeStartMessage, type ToolCallPreparation } from "../core/prepare_tool_call.ts";
 import { validateToolArguments } from "../core/validate_tool_arguments.ts";
 import {
@@ -20,25 +20,6 @@ import {
   type StickyDecision,
 } from "./agent_state.ts";
 import { hashArguments } from "./hash_arguments.ts";
-
-/**
- * The tool calls of a message (none unless it is an assistant message).
- *
- * @param message The message.
- * @returns Its `toolCall` blocks, in order.
- *
- * @example
- * ```ts
- * import { toolCallsOf } from "./resolve_decisions.ts";
- * import { equal } from "node:assert/strict";
- *
- * equal(toolCallsOf({ role: "user", content: "hi", timestamp: 0 }).length, 0);
- * ```
- */
-export function toolCallsOf(message: Message | undefined): ToolCall[] {
-  if (message?.role !== "assistant") return [];
-  return message.content.filter((block): block is ToolCall => block.type === "toolCall");
-}
 
 function errorResult(toolCall: ToolCall, text: string): ToolResultMessage {
   return {
