@@ -27,8 +27,8 @@ import {
 import type { ToolCallPreparation } from "./prepare_tool_call.ts";
 import type { AgentTool } from "./tool.ts";
 import {
+  buildTurn,
   createAssistantErrorMessage,
-  prepareTurn,
   streamAssistantResponse,
   type Turn,
 } from "./turn.ts";
@@ -266,7 +266,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       }
       turns++;
 
-      const turn = await prepareTurn(input, turns, indexFor);
+      const turn = await buildTurn(input, turns, indexFor);
       if ("failed" in turn) {
         inject([turn.failed]);
         emit({ type: "turn_end", message: turn.failed, toolResults: [] });

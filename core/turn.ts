@@ -142,7 +142,7 @@ export async function streamAssistantResponse(
  * @param indexFor Indexes a tool list (cached by the loop).
  * @returns The turn, or the assistant message that ends the run.
  */
-export async function prepareTurn(
+export async function buildTurn(
   input: TurnInput,
   number: number,
   indexFor: (tools: readonly AgentTool[]) => ToolIndex,
