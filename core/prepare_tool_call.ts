@@ -225,31 +225,42 @@ function deferred(
   return call;
 }
 
+/** A copy of the arguments for hooks to look at (the value itself when it cannot be copied). */
+function copyForHooks(args: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return structuredClone(args);
+  } catch {
+    return args; // a function, say, from prepareArguments: hooks see the value itself
+  }
+}
+
+/** Whether two argument values read the same as JSON (unreadable ones count as the same). */
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return true;
+  }
+}
+
 async function passHooks(
   input: PrepareToolCallInput,
   tool: AgentTool,
   validated: Record<string, unknown>,
 ): Promise<ToolCallPreparation> {
   const { toolCall, signal } = input;
-  // Hooks get a copy, so the transcript keeps what the model sent; what they leave, returned
-  // or changed in place, is validated again before the call runs.
-  let args: Record<string, unknown>;
-  try {
-    args = structuredClone(validated);
-  } catch (error) {
-    return immediate(
-      toolCall,
-      errorToToolResult(error, `Cannot copy the arguments of tool "${tool.name}" for its hooks: `),
-      tool,
-    );
-  }
+  // What runs: the validated arguments, or what the hooks left, validated again. Hooks look
+  // at a copy (`seen`), so the transcript keeps what the model sent, and a change they make in
+  // place is seen: the copy no longer matches.
+  let args = validated;
+  let seen = copyForHooks(args);
   let rewrittenBy: readonly string[] | undefined;
   let deferral: DeferToolCall | undefined;
   const hookContext = () => ({
     assistantMessage: input.assistantMessage,
     toolCall,
     tool,
-    args,
+    args: seen,
     context: input.context,
   });
   const aborted = () =>
@@ -291,19 +302,20 @@ async function passHooks(
       const { reason, key, deferredBy } = decision;
       deferral = { defer: true, reason, key, deferredBy };
     }
-    const returned = decision?.args !== undefined && decision.args !== args;
-    const checked = returned
-      ? recheck(
-        decision.args!,
-        decision.rewrittenBy?.length
-          ? decision.rewrittenBy.map(ownerLabel).join(", ")
-          : "beforeToolCall",
-        decision.rewrittenBy,
-      )
-      : recheck(args, "beforeToolCall, in place");
-    if ("refused" in checked) return checked.refused;
-    args = checked.args;
-    if (returned) rewrittenBy = decision!.rewrittenBy ?? [];
+    if (decision?.args !== undefined && decision.args !== seen) {
+      const by = decision.rewrittenBy?.length
+        ? decision.rewrittenBy.map(ownerLabel).join(", ")
+        : "beforeToolCall";
+      const checked = recheck(decision.args, by, decision.rewrittenBy);
+      if ("refused" in checked) return checked.refused;
+      args = checked.args;
+      rewrittenBy = decision.rewrittenBy ?? [];
+    } else if (!sameJson(seen, args)) {
+      const checked = recheck(seen, "beforeToolCall, in place");
+      if ("refused" in checked) return checked.refused;
+      args = checked.args;
+    }
+    seen = copyForHooks(args);
   }
   if (input.verifyToolCall) {
     const verify = input.verifyToolCall;
@@ -316,9 +328,11 @@ async function passHooks(
     const verdict = outcome.value;
     if (verdict?.block) return blocked(toolCall, tool, verdict);
     if (verdict?.defer) deferral ??= verdict;
-    const checked = recheck(args, "verifyToolCall, in place");
-    if ("refused" in checked) return checked.refused;
-    args = checked.args;
+    if (!sameJson(seen, args)) {
+      const checked = recheck(seen, "verifyToolCall, in place");
+      if ("refused" in checked) return checked.refused;
+      args = checked.args;
+    }
   }
   if (deferral) return deferred(toolCall, tool, args, deferral);
   const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };

@@ -1,5 +1,6 @@
 import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
 import { Type } from "typebox";
+import { z } from "zod";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { echoTool, resultsOf, textOf } from "../support/agent_harness.ts";
 
@@ -216,7 +217,8 @@ Deno.test("gate 4: arguments a hook changes in place are validated again too, an
   equal(textOf(result), "Sunny in Rome for 3 days");
 });
 
-Deno.test("gate 4: arguments that cannot be copied for the hooks (a function from prepareArguments) are an error result", async () => {
+Deno.test("gate 4: arguments that cannot be copied (a function from prepareArguments) are shown to hooks as they are", async () => {
+  let seen: unknown;
   const odd = defineTool({
     name: "odd",
     description: "Adds a function to its arguments",
@@ -228,15 +230,34 @@ Deno.test("gate 4: arguments that cannot be copied for the hooks (a function fro
   const agent = createAgent({
     model,
     tools: [odd],
+    plugins: [definePlugin({ name: "watcher", beforeToolCall: ({ args }) => void (seen = args) })],
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  equal(textOf(result), "ran");
+  equal(typeof (seen as { then?: unknown }).then, "function");
+});
+
+Deno.test("gate 4: hooks that change nothing leave a transforming schema's output as it was validated", async () => {
+  let received: unknown;
+  const length = defineTool({
+    name: "length",
+    description: "The length of a text",
+    parameters: z.object({ text: z.string().transform((text) => text.length) }),
+    execute: (args) => {
+      received = args;
+      return { content: [{ type: "text", text: String(args.text) }] };
+    },
+  });
+  const model = scriptedModel([[toolCall("length", { text: "hello" })], [text("ok")]]);
+  const agent = createAgent({
+    model,
+    tools: [length],
     plugins: [definePlugin({ name: "watcher", beforeToolCall: () => undefined })],
   });
   const [result] = resultsOf(await agent.prompt("go"));
-  equal(result.isError, true);
-  // The clone error quotes the function's source, as the runtime prints it.
-  match(
-    textOf(result),
-    /^Cannot copy the arguments of tool "odd" for its hooks: .+ could not be cloned\.$/,
-  );
+  // Validated once: a second pass would check 5 against z.string() (and coerce it to "5").
+  equal(textOf(result), "5");
+  deepEqual(received, { text: 5 });
 });
 
 Deno.test("a tool that throws becomes an error result with the error's message", async () => {
