@@ -10,9 +10,9 @@
 export const MAX_ARGUMENT_DEPTH = 128;
 
 /**
- * Why arguments nest too deeply, or `undefined` when they do not. It runs on every call's
- * arguments, so it allocates nothing (a walk with an array of its own cost ~125 ns a call,
- * more than checking the arguments); its recursion stops at the limit.
+ * Why arguments nest too deeply, or `undefined` when they do not. It allocates nothing (a
+ * walk with an array of its own cost ~125 ns for a small object) and its recursion stops at
+ * the limit.
  *
  * @param value The arguments.
  * @returns `they nest more than 128 levels deep`, or `undefined`.
@@ -39,6 +39,11 @@ export function argumentDepthProblem(value: unknown): string | undefined {
 function nestsDeeper(value: unknown, levels: number): boolean {
   if (typeof value !== "object" || value === null) return false;
   if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    // An index loop: `for…in` over an array costs ~5× more (~350 ns for two strings).
+    for (let i = 0; i < value.length; i++) if (nestsDeeper(value[i], levels - 1)) return true;
+    return false;
+  }
   for (const key in value) {
     if (nestsDeeper((value as Record<string, unknown>)[key], levels - 1)) return true;
   }

@@ -113,6 +113,21 @@ function describeOwnIssue(issue: ArgumentIssue, args: unknown): string {
   return `${path}: ${issue.message} (received ${JSON.stringify(received)})`;
 }
 
+/**
+ * Arguments that failed their check and nest past `MAX_ARGUMENT_DEPTH` are refused as such,
+ * before they are copied, coerced and quoted: for 2,000,000 levels that took ~9 s, blocking
+ * the host. Only on this path, so valid arguments pay nothing (the walk costs as much as the
+ * check of a small object).
+ */
+function tooDeepToDescribe(toolName: string, note: string, args: unknown) {
+  const tooDeep = argumentDepthProblem(args);
+  if (tooDeep === undefined) return undefined;
+  return {
+    ok: false as const,
+    message: `Invalid arguments for tool "${toolName}"${note}: ${tooDeep}`,
+  };
+}
+
 function checkOwn(validator: ArgumentValidator, args: unknown): ArgumentCheck {
   try {
     return validator(args);
@@ -132,6 +147,8 @@ function validateOwn(
 ): ValidationOutcome {
   const first = checkOwn(validator, args);
   if (first.ok) return first;
+  const tooDeep = tooDeepToDescribe(toolName, note, args);
+  if (tooDeep) return tooDeep;
   let coerced: unknown = args;
   try {
     coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
@@ -147,9 +164,9 @@ function validateOwn(
  * the tool's own validator when it has one (a Standard Schema's, set by `defineTool`).
  * Arguments that fit are returned as they are (or as the validator parsed them); others
  * are coerced on a copy (`"5"` → 5, `"true"` → true, `null` for an optional property →
- * left out) following `schema`, and checked again. Arguments nested deeper than
- * `MAX_ARGUMENT_DEPTH` (128) are refused before any of that. The JSON Schema validator is compiled
- * once per schema object.
+ * left out) following `schema`, and checked again; unless they nest deeper than
+ * `MAX_ARGUMENT_DEPTH` (128), refused as such before they are copied or quoted. The JSON Schema
+ * validator is compiled once per schema object.
  *
  * @param toolName The tool's name, for the error text.
  * @param schema The tool's parameter schema.
@@ -177,11 +194,6 @@ export function validateToolArguments(
   validator?: ArgumentValidator,
   note = "",
 ): ValidationOutcome {
-  // Checked first: checking and quoting 2,000,000 levels took seconds, blocking the host.
-  const tooDeep = argumentDepthProblem(args);
-  if (tooDeep) {
-    return { ok: false, message: `Invalid arguments for tool "${toolName}"${note}: ${tooDeep}` };
-  }
   if (validator) return validateOwn(toolName, schema, validator, args, note);
   try {
     return validate(toolName, schema, args, note);
@@ -230,6 +242,8 @@ function validate(
 ): ValidationOutcome {
   const validator = validatorFor(schema);
   if (validator.Check(args)) return { ok: true, value: args as Record<string, unknown> };
+  const tooDeep = tooDeepToDescribe(toolName, note, args);
+  if (tooDeep) return tooDeep;
   let coerced: unknown;
   try {
     coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
