@@ -225,22 +225,27 @@ function deferred(
   return call;
 }
 
-/** A copy of the arguments for hooks to look at (the value itself when it cannot be copied). */
+/**
+ * A frozen copy of the arguments for hooks to look at: every hook of a stage sees exactly
+ * what will run, and one that tries to change it in place throws (and fails closed) instead
+ * of showing the hooks after it arguments that will not run. Arguments that cannot be copied
+ * (a function, say, from `prepareArguments`) are shown as they are.
+ */
 function copyForHooks(args: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown>;
   try {
-    return structuredClone(args);
+    copy = structuredClone(args);
   } catch {
-    return args; // a function, say, from prepareArguments: hooks see the value itself
+    return args;
   }
-}
-
-/** Whether two argument values read the same as JSON (unreadable ones count as the same). */
-function sameJson(a: unknown, b: unknown): boolean {
-  try {
-    return JSON.stringify(a) === JSON.stringify(b);
-  } catch {
-    return true;
+  const stack: object[] = [copy];
+  while (stack.length > 0) {
+    const value = Object.freeze(stack.pop()!);
+    for (const item of Object.values(value)) {
+      if (typeof item === "object" && item !== null) stack.push(item);
+    }
   }
+  return copy;
 }
 
 async function passHooks(
@@ -249,9 +254,8 @@ async function passHooks(
   validated: Record<string, unknown>,
 ): Promise<ToolCallPreparation> {
   const { toolCall, signal } = input;
-  // What runs: the validated arguments, or what the hooks left, validated again. Hooks look
-  // at a copy (`seen`), so the transcript keeps what the model sent, and a change they make in
-  // place is seen: the copy no longer matches.
+  // What runs: the validated arguments, or a new object a hook returned, validated again.
+  // Hooks look at a frozen copy (`seen`), so the transcript keeps what the model sent.
   let args = validated;
   let seen = copyForHooks(args);
   let rewrittenBy: readonly string[] | undefined;
@@ -269,24 +273,6 @@ async function passHooks(
   const limit = timeoutsFor(tool, input.timeouts ?? {}).hookMs;
   const stalled = (stage: string) =>
     immediate(toolCall, createErrorToolResult(hookTimedOutMessage(tool.name, stage, limit)), tool);
-  /** The arguments as the hooks left them, validated again (`by` names who changed them). */
-  const recheck = (
-    candidate: Record<string, unknown>,
-    by: string,
-    owners?: readonly string[],
-  ): { args: Record<string, unknown> } | { refused: ImmediateToolCall } => {
-    const checked = validateToolArguments(
-      tool.name,
-      tool.parameters,
-      candidate,
-      tool.validateArguments,
-      ` (arguments rewritten by ${by})`,
-    );
-    if (checked.ok) return { args: checked.value };
-    const refused = immediate(toolCall, createErrorToolResult(checked.message), tool);
-    if (owners) refused.rewrittenBy = owners;
-    return { refused };
-  };
 
   if (input.beforeToolCall) {
     const before = input.beforeToolCall;
@@ -302,22 +288,28 @@ async function passHooks(
       const { reason, key, deferredBy } = decision;
       deferral = { defer: true, reason, key, deferredBy };
     }
-    if (decision?.args !== undefined && decision.args !== seen) {
+    if (decision?.args && decision.args !== seen) {
       const by = decision.rewrittenBy?.length
         ? decision.rewrittenBy.map(ownerLabel).join(", ")
         : "beforeToolCall";
-      const checked = recheck(decision.args, by, decision.rewrittenBy);
-      if ("refused" in checked) return checked.refused;
-      args = checked.args;
+      const rewritten = validateToolArguments(
+        tool.name,
+        tool.parameters,
+        decision.args,
+        tool.validateArguments,
+        ` (arguments rewritten by ${by})`,
+      );
+      if (!rewritten.ok) {
+        const call = immediate(toolCall, createErrorToolResult(rewritten.message), tool);
+        if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
+        return call;
+      }
+      args = rewritten.value;
       rewrittenBy = decision.rewrittenBy ?? [];
-    } else if (!sameJson(seen, args)) {
-      const checked = recheck(seen, "beforeToolCall, in place");
-      if ("refused" in checked) return checked.refused;
-      args = checked.args;
     }
-    seen = copyForHooks(args);
   }
   if (input.verifyToolCall) {
+    if (args !== validated) seen = copyForHooks(args); // the rewritten arguments
     const verify = input.verifyToolCall;
     const outcome = await boundHook(() => verify(hookContext(), signal), signal, limit);
     if (outcome.kind === "error") {
@@ -328,11 +320,6 @@ async function passHooks(
     const verdict = outcome.value;
     if (verdict?.block) return blocked(toolCall, tool, verdict);
     if (verdict?.defer) deferral ??= verdict;
-    if (!sameJson(seen, args)) {
-      const checked = recheck(seen, "verifyToolCall, in place");
-      if ("refused" in checked) return checked.refused;
-      args = checked.args;
-    }
   }
   if (deferral) return deferred(toolCall, tool, args, deferral);
   const prepared: PreparedToolCall = { kind: "prepared", toolCall, tool, args };

@@ -157,62 +157,43 @@ Deno.test("gate 4: valid rewritten arguments are what the tool receives (coerced
   deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome" });
 });
 
-Deno.test("gate 4: arguments a hook changes in place are validated again too, and the transcript keeps the model's", async () => {
-  const cases: [string, Parameters<typeof definePlugin>[0], string][] = [
-    [
-      "beforeToolCall, changed in place and returned",
-      {
-        name: "mutator",
-        beforeToolCall: ({ args }) => {
-          args.days = -2;
-          return { args };
-        },
-      },
-      "beforeToolCall, in place",
-    ],
-    [
-      "beforeToolCall, changed in place, nothing returned",
-      {
-        name: "mutator",
-        beforeToolCall: ({ args }) => {
-          args.days = -2;
-        },
-      },
-      "beforeToolCall, in place",
-    ],
-    [
-      "verifyToolCall, changed in place",
-      {
-        name: "mutator",
-        verifyToolCall: ({ args }) => {
-          args.days = -2;
-        },
-      },
-      "verifyToolCall, in place",
-    ],
-  ];
-  for (const [what, plugin, by] of cases) {
-    const { result, added } = await runOne(toolCall("get_weather", { city: "Rome" }), {
-      plugins: [definePlugin(plugin)],
-    });
-    equal(
-      textOf(result),
-      `Invalid arguments for tool "get_weather" (arguments rewritten by ${by}):\n` +
-        "  - days: must be >= 1 (received -2)\n" +
-        'Received arguments: {"city":"Rome","days":-2}',
-      what,
-    );
-    const call = added[1].role === "assistant" ? added[1].content[0] : undefined;
-    deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome" }, what);
-  }
-  // A valid change in place is what the tool receives.
-  const { result } = await runOne(toolCall("get_weather", { city: "Rome" }), {
-    plugins: [definePlugin({
+Deno.test("gate 4: hooks see a frozen copy: a change made in place fails closed, naming the plugin; the transcript keeps the model's", async () => {
+  const cases: [string, Parameters<typeof definePlugin>[0]][] = [
+    ["beforeToolCall", {
       name: "mutator",
       beforeToolCall: ({ args }) => {
-        args.days = 3;
+        args.days = -2;
+        return { args };
       },
-    })],
+    }],
+    ["verifyToolCall", {
+      name: "mutator",
+      verifyToolCall: ({ args }) => {
+        args.days = -2;
+      },
+    }],
+  ];
+  for (const [stage, plugin] of cases) {
+    const { result, added } = await runOne(toolCall("get_weather", { city: "Rome", days: 2 }), {
+      plugins: [definePlugin(plugin)],
+    });
+    equal(result.isError, true);
+    equal(
+      textOf(result),
+      `Tool get_weather was blocked: plugin "mutator" failed in ${stage}: ` +
+        "Cannot assign to read only property 'days' of object '#<Object>'",
+    );
+    const call = added[1].role === "assistant" ? added[1].content[0] : undefined;
+    deepEqual(call?.type === "toolCall" && call.arguments, { city: "Rome", days: 2 }, stage);
+  }
+  // A new object returned is the way to rewrite.
+  const { result } = await runOne(toolCall("get_weather", { city: "Rome", days: 2 }), {
+    plugins: [
+      definePlugin({
+        name: "rewriter",
+        beforeToolCall: ({ args }) => ({ args: { ...args, days: 3 } }),
+      }),
+    ],
   });
   equal(textOf(result), "Sunny in Rome for 3 days");
 });
