@@ -43,6 +43,11 @@ export interface LoopState {
   tools: readonly AgentTool[];
   /** Set by the loop when a batch had deferred calls; the run stopped there. */
   interrupted?: Interruption;
+  /**
+   * Set by the loop for the turn in progress when `prepareTurn` chose its tools: their
+   * names, so a state taken mid-batch resumes with them (see `Interruption.tools`).
+   */
+  turnTools?: string[];
 }
 
 /** What {@linkcode runLoop} runs on. */
@@ -208,7 +213,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
           results: toolResults,
           pending: batch.deferred.map(toPendingToolCall),
         };
-        if (turn.tools !== indexFor(state.tools)) state.interrupted.tools = [...turn.tools.keys()];
+        if (state.turnTools) state.interrupted.tools = state.turnTools;
         emit({ type: "turn_end", message, toolResults });
         return "end";
       }
@@ -246,6 +251,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     const offered = interrupted?.tools && new Set(interrupted.tools);
     const tools = offered ? state.tools.filter((tool) => offered.has(tool.name)) : state.tools;
     const turn = { context: state, tools: indexFor(tools), config };
+    state.turnTools = interrupted?.tools;
     const step = await finishTurn(message, interrupted?.results ?? [], turn, input.resume);
     if (step === "end") return end();
     moreToolCalls = step === "more";
@@ -267,6 +273,9 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       turns++;
 
       const turn = await buildTurn(input, turns, indexFor);
+      state.turnTools = "failed" in turn || turn.tools === indexFor(state.tools)
+        ? undefined
+        : [...turn.tools.keys()];
       if ("failed" in turn) {
         inject([turn.failed]);
         emit({ type: "turn_end", message: turn.failed, toolResults: [] });

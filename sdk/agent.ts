@@ -137,6 +137,7 @@ export class Agent {
    */
   state(): AgentState {
     const batch = this.#batch.current; // defined only while a batch is in flight
+    const turnTools = batch ? this.#state?.turnTools : this.#interrupted?.tools;
     // Through JSON, so what you get is exactly what a store gives back.
     return JSON.parse(JSON.stringify({
       version: 1 as const,
@@ -145,7 +146,7 @@ export class Agent {
       completed: batch ? batch.results : this.#interrupted?.results ?? [],
       running: batch ? runningCalls(batch) : this.#running,
       sticky: this.#sticky,
-      ...(this.#interrupted?.tools ? { turnTools: this.#interrupted.tools } : {}),
+      ...(turnTools ? { turnTools } : {}),
       config: {
         provider: this.#init.config.model.provider,
         model: this.#init.config.model.id,

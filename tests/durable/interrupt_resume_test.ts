@@ -532,6 +532,48 @@ Deno.test("a resumed sequential batch keeps its turn's tools: a call to a tool p
   }
 });
 
+Deno.test("a state taken mid-batch keeps its turn's tools: on resume a call to a tool prepareTurn hid is not found", async () => {
+  const log = tempLog();
+  let snapshot: AgentState | undefined;
+  const ref: { agent?: ReturnType<typeof createAgent> } = {};
+  const crashy = defineTool({
+    name: "migrate",
+    description: "Runs a migration; the process 'crashes' while it runs",
+    parameters: Type.Object({}),
+    execute: () => {
+      snapshot = ref.agent!.state();
+      return { content: [{ type: "text", text: "migrated" }] };
+    },
+  });
+  const options = {
+    ...durableOptions(log, [[
+      toolCall("migrate", {}, "c1"),
+      toolCall("lookup", { key: "b" }, "c2"),
+    ]]),
+    toolExecution: "sequential" as const,
+    // This turn offers migrate alone: lookup is hidden.
+    prepareTurn: ({ tools }: { tools: readonly { name: string }[] }) => ({
+      tools: tools.filter((tool) => tool.name !== "lookup") as never,
+    }),
+  };
+  const tools = [...options.tools!, crashy];
+  const agent = createAgent({ ...options, tools });
+  ref.agent = agent;
+  await agent.prompt("go");
+  deepEqual(snapshot!.turnTools?.sort(), ["deploy", "migrate"]);
+  const restored = await resumeAgent(JSON.parse(JSON.stringify(snapshot)), {
+    ...options,
+    model: scriptedModel([[text("checked")]]),
+    tools,
+    decisions: [],
+  });
+  deepEqual(executions(log), []);
+  deepEqual(results(restored.messages).map((r) => r.toolCallId + " " + textOf(r).slice(0, 40)), [
+    "c1 Tool migrate was interrupted while it wa",
+    "c2 Tool lookup not found. Available tools: ",
+  ]);
+});
+
 Deno.test("a state taken while a resumed call executes keeps the batch's earlier results", async () => {
   const log = tempLog();
   const ref: { agent?: ReturnType<typeof createAgent>; snapshot?: AgentState } = {};
