@@ -112,24 +112,20 @@ function exists(path: string): boolean {
 }
 
 /**
- * Creates the write grants that do not exist yet, as folders, so that bubblewrap can mount
- * them. One it cannot mount would leave the plugin writing into the sandbox's own memory:
- * its calls would succeed and its files vanish with it.
+ * Why a confined plugin cannot start with these grants: a write grant that does not exist.
+ * bubblewrap mounts only what exists, and an unmounted path left the plugin writing into
+ * the sandbox's own memory, its calls succeeding while its files vanished. Tack does not
+ * create it: whether it names a folder or a file to be is the plugin's to say.
  *
- * @returns Why a grant could not be created, or `undefined`.
+ * @returns The problem, or `undefined`.
  */
-async function createWriteGrants(grants: Required<PluginPermissions>): Promise<string | undefined> {
+function missingWriteGrant(grants: Required<PluginPermissions>): string | undefined {
   if (!Array.isArray(grants.write)) return undefined;
-  for (const path of grants.write.filter((path) => !exists(path))) {
-    try {
-      await Deno.mkdir(path, { recursive: true });
-    } catch (error) {
-      return `its write grant ${JSON.stringify(path)} does not exist and cannot be created (${
-        (error as Error).message
-      }); bubblewrap mounts only what exists: create it, or grant a folder that exists`;
-    }
-  }
-  return undefined;
+  const missing = grants.write.find((path) => !exists(path));
+  if (missing === undefined) return undefined;
+  return `its write grant ${
+    JSON.stringify(missing)
+  } does not exist, and bubblewrap mounts only what exists (writes there would vanish with the sandbox): create it (a folder, or the file), or grant a folder that exists`;
 }
 
 /** The limits set above the defaults, as `memoryMb 4096 (default 512)`. */
@@ -232,8 +228,8 @@ export async function loadPlugin(
   const capped = options.isolation !== "worker";
   let pinned: string | undefined;
   const launch = async (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) => {
-    const uncreatable = prepared.confined ? await createWriteGrants(grants) : undefined;
-    if (uncreatable !== undefined) throw refuse(uncreatable);
+    const missing = prepared.confined ? missingWriteGrant(grants) : undefined;
+    if (missing !== undefined) throw refuse(missing);
     return await start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
   };
   let live: Awaited<ReturnType<typeof start>> | undefined;
