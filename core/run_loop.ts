@@ -231,7 +231,10 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     return more ? "more" : "stop";
   };
 
-  // A bug of the caller's, thrown before the run starts (no agent_start without agent_end).
+  // Bugs of the caller's, thrown before the run starts (no agent_start without agent_end).
+  if (input.resume && input.prompts.length > 0) {
+    throw new Error("Cannot resume with prompts: a resumed batch goes on from the transcript");
+  }
   if (input.resume && state.messages.at(-1)?.role !== "assistant") {
     throw new Error("Cannot resume: the transcript does not end with an assistant message");
   }

@@ -3,6 +3,7 @@
 import {
   createAgent,
   definePlugin,
+  emptyUsage,
   type Message,
   runLoop,
   scriptedModel,
@@ -101,4 +102,35 @@ Deno.test("runLoop refuses to resume a transcript that does not end with an assi
   );
   equal(state.messages.length, 1);
   deepEqual(events, [], "refused before the run starts: no agent_start without its agent_end");
+});
+
+Deno.test("runLoop refuses to resume with prompts, before the run starts", async () => {
+  const call = toolCall("echo", {}, "c1");
+  const state = {
+    systemPrompt: "",
+    messages: [user("hi"), {
+      role: "assistant" as const,
+      content: [call],
+      stopReason: "toolUse" as const,
+      usage: emptyUsage(),
+      provider: "demo",
+      model: "demo",
+      timestamp: 0,
+    }],
+    tools: [echoTool()],
+  };
+  const events: string[] = [];
+  await rejects(
+    runLoop({
+      state,
+      prompts: [user("and also")],
+      config: { model: scriptedModel([[text("never sent")]]) },
+      signal: new AbortController().signal,
+      emit: (event) => events.push(event.type),
+      resume: new Map(),
+    }),
+    new Error("Cannot resume with prompts: a resumed batch goes on from the transcript"),
+  );
+  equal(state.messages.length, 2);
+  deepEqual(events, []);
 });
