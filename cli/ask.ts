@@ -12,11 +12,9 @@ import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 
-/** The index of "No, block it" among {@linkcode confirmChoices}. */
-const NO = 1;
-
 /**
- * The choices for a request, in the order they are shown.
+ * The choices for a request, in the order they are shown: "No" first, where the cursor
+ * starts, so a stray Enter runs nothing and one Down is "Yes", never "Always".
  *
  * @param request The request (its `always` says what "always" covers).
  * @returns The choices, each with its answer and letter.
@@ -27,6 +25,7 @@ const NO = 1;
  * import { equal } from "node:assert/strict";
  *
  * const choices = confirmChoices({ toolName: "bash", args: {}, reason: "", toolCallId: "c", always: "exactly this bash command" });
+ * equal(choices[0].label, "No, block it");
  * equal(choices[2].label, "Always allow exactly this bash command, this session");
  * ```
  */
@@ -34,8 +33,8 @@ export function confirmChoices(
   request: ConfirmRequest,
 ): (Choice & { answer: ConfirmAnswer })[] {
   return [
-    { label: "Yes, run it", key: "y", answer: "yes" },
     { label: "No, block it", key: "n", answer: "no" },
+    { label: "Yes, run it", key: "y", answer: "yes" },
     {
       label: `Always allow ${
         request.always ?? `${request.toolName} calls like this`
@@ -118,8 +117,7 @@ export function createTerminalAsk(
   const color = hooks.color ?? false;
   const cwd = hooks.cwd ?? Deno.cwd();
   const select = hooks.select ??
-    // "No" is where the cursor starts: an Enter meant for something else runs nothing.
-    ((choices) => keySelect({ choices, write, color, initial: NO }));
+    ((choices) => keySelect({ choices, write, color }));
   return async function askOnTerminal(request) {
     hooks.before();
     try {

@@ -54,15 +54,15 @@ export async function terminalAsk(request: ConfirmRequest): Promise<ConfirmAnswe
   const write = (text: string) => void process.stderr.write(text);
   write(formatConfirmRequest(request) + "\n");
   const index = await keySelect({
+    // "No" first, where the cursor starts: a stray Enter runs nothing, one Down is "Yes".
     choices: [
-      { label: "Yes", key: "y" },
       { label: "No", key: "n" },
+      { label: "Yes", key: "y" },
       { label: `Always allow ${request.always ?? `${request.toolName} this session`}`, key: "a" },
     ],
     write,
-    initial: 1, // "No": an Enter meant for something else runs nothing
   });
-  return index === 0 ? "yes" : index === 2 ? "always" : "no";
+  return index === 1 ? "yes" : index === 2 ? "always" : "no";
 }
 
 /**

@@ -30,14 +30,14 @@ function harness(answer: number | undefined, size = { columns: 80, rows: 30 }, c
 }
 
 Deno.test("each choice maps to its answer, with the spinner paused around the question", async () => {
-  for (const [index, answer] of [[0, "yes"], [1, "no"], [2, "always"]] as const) {
+  for (const [index, answer] of [[0, "no"], [1, "yes"], [2, "always"]] as const) {
     const { ask, log } = harness(index);
     equal(await ask(request), answer);
     deepEqual(log, [
       "before",
       "write:confirm asks: run bash? (bash has effect exec)\neffects: exec\ncommand: git push\n" +
       '"always" covers: exactly this bash command\n',
-      "select:Yes, run it (y)|No, block it (n)|" +
+      "select:No, block it (n)|Yes, run it (y)|" +
       "Always allow exactly this bash command, this session (a)",
       "after",
     ]);

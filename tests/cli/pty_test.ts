@@ -195,10 +195,10 @@ Deno.test({
       // Enter alone answers "No": the cursor starts there, so a stray Enter runs nothing.
       await term.keys("Enter");
       await term.waitFor(/The user declined to run bash/);
-      // The cursor starts on "No"; Up, Up in one write, then Enter: "Always" (a dropped key
-      // would answer "Yes", and the next call would be asked about again).
+      // The cursor starts on "No"; Down, Down in one write, then Enter: "Always" (a dropped
+      // key would answer "Yes", and the next call would be asked about again).
       await term.waitFor(/echo approved-always[\s\S]*\(a\)\s*$/);
-      await term.keys("Up", "Up", "Enter");
+      await term.keys("Down", "Down", "Enter");
       await term.waitFor(/done\n/);
       const tools = server.requests.slice(1).map((
         r: { messages: { role: string; content: string }[] },
