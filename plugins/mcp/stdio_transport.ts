@@ -9,6 +9,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
+import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
 /** The variables a server inherits from the host (the SDK's list, after sudo's). */
 export const INHERITED_ENV: readonly string[] = [
@@ -19,9 +20,6 @@ export const INHERITED_ENV: readonly string[] = [
   "TERM",
   "USER",
 ];
-
-/** The longest line (one JSON-RPC message) a server may send, in bytes. */
-const MAX_LINE = 10 * 1024 * 1024;
 
 /** How to start the server and how long it has to exit at each step of a shutdown. */
 export interface StdioTransportOptions {
@@ -37,6 +35,11 @@ export interface StdioTransportOptions {
   stderr?: "inherit" | "ignore";
   /** How long each shutdown step waits for the process to exit, in ms (default 2 000). */
   killGraceMs?: number;
+  /**
+   * Called when the server writes a line (one message) over `MAX_MESSAGE_BYTES` (10 MB); the
+   * line is not kept and the process is ended. `onerror` gets the same error.
+   */
+  onTooLarge?: (error: Error) => void;
 }
 
 function inheritedEnv(): Record<string, string> {
@@ -159,10 +162,12 @@ export class StdioTransport implements Transport {
       const line = decoder.decode(bytes).replace(/\r$/, "");
       if (line.trim() !== "") this.#deliver(line);
     }, {
-      maxLineBytes: MAX_LINE,
+      maxLineBytes: MAX_MESSAGE_BYTES,
       long: "stop",
       onTooLong: () => {
-        this.onerror?.(new Error(`MCP server sent a line longer than ${MAX_LINE} bytes`));
+        const error = tooLargeError(MAX_MESSAGE_BYTES);
+        this.#options.onTooLarge?.(error);
+        this.onerror?.(error);
         this.terminate();
       },
     });
