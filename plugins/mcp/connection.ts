@@ -114,7 +114,15 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    const transport = await makeTransport(this.#config, this.#killGraceMs);
+    // A message over the limit ends the connection at once (instead of leaving the call
+    // to its timeout): the call fails with `live.failure`, and the next one starts afresh.
+    const ended: { live?: Live } = {};
+    const transport = await makeTransport(this.#config, this.#killGraceMs, (error) => {
+      const live = ended.live;
+      if (!live || live.failure) return;
+      live.failure = error;
+      this.#maintain(() => this.#retire(live));
+    });
     // Progress is taken here, as each message arrives. The SDK hands notifications to
     // their handlers a microtask later but a response at once, so a last progress
     // notification read in the same chunk as the response found its handler removed.
@@ -125,7 +133,7 @@ export class McpConnection {
       }
     };
     const client = new Client(CLIENT_INFO);
-    const live: Live = { client, transport };
+    const live: Live = ended.live = { client, transport };
     client.onclose = () => {
       if (this.#live === live) this.#live = undefined;
     };
@@ -339,6 +347,7 @@ export class McpConnection {
     try {
       return await send(client, { signal, timeout: options.timeoutMs ?? NO_TIMEOUT_MS });
     } catch (error) {
+      if (live.failure) throw live.failure;
       if (error instanceof McpError) {
         if ((error as McpError).code === ErrorCode.RequestTimeout) this.#check(live);
       } else if (!signal?.aborted) {

@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
+import { boundedFetch } from "./bounded_body.ts";
 
 /** What Tack tells servers about itself in `initialize`. */
 export const CLIENT_INFO: { name: string; version: string } = { name: "tack", version: "0.1.0" };
@@ -21,16 +22,20 @@ export interface Live {
   client: Client;
   /** The transport it runs over. */
   transport: Transport;
+  /** Why the connection was ended by the plugin (a message over the limit), if it was. */
+  failure?: Error;
 }
 
 /**
  * The transport for a config. The SDK's HTTP transport is imported on demand; Tack's
  * stdio transport reads the environment only when it starts a server, so an HTTP-only
- * plugin needs no `env` permission.
+ * plugin needs no `env` permission. Either calls `onTooLarge` when the server sends a
+ * message over `MAX_MESSAGE_BYTES` (a stdio server is then ended; an HTTP body is dropped).
  */
 export async function makeTransport(
   config: McpServerConfig,
   killGraceMs: number,
+  onTooLarge?: (error: Error) => void,
 ): Promise<Transport> {
   if ("url" in config) {
     const { StreamableHTTPClientTransport } = await import(
@@ -38,9 +43,10 @@ export async function makeTransport(
     );
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
+      fetch: boundedFetch((error) => onTooLarge?.(error)),
     });
   }
-  return new StdioTransport({ ...config, killGraceMs });
+  return new StdioTransport({ ...config, killGraceMs, onTooLarge });
 }
 
 /**

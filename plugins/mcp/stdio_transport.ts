@@ -8,6 +8,8 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
+import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
 /** The variables a server inherits from the host (the SDK's list, after sudo's). */
 export const INHERITED_ENV: readonly string[] = [
@@ -18,9 +20,6 @@ export const INHERITED_ENV: readonly string[] = [
   "TERM",
   "USER",
 ];
-
-/** The longest line (one JSON-RPC message) a server may send, in characters. */
-const MAX_LINE = 10 * 1024 * 1024;
 
 /** How to start the server and how long it has to exit at each step of a shutdown. */
 export interface StdioTransportOptions {
@@ -36,6 +35,11 @@ export interface StdioTransportOptions {
   stderr?: "inherit" | "ignore";
   /** How long each shutdown step waits for the process to exit, in ms (default 2 000). */
   killGraceMs?: number;
+  /**
+   * Called when the server writes a line (one message) over `MAX_MESSAGE_BYTES` (10 MB); the
+   * line is not kept and the process is ended. `onerror` gets the same error.
+   */
+  onTooLarge?: (error: Error) => void;
 }
 
 function inheritedEnv(): Record<string, string> {
@@ -144,25 +148,36 @@ export class StdioTransport implements Transport {
     return Promise.resolve();
   }
 
+  /**
+   * Reads the server's messages, one a line. Newlines are found in each chunk's bytes, never
+   * by rescanning what came before: a line of 9 MB read as a string (appended to, searched
+   * from its start at each chunk) held the event loop ~0.45 s, and a server writing such lines
+   * without pause held it nearly all the time.
+   */
   async #read(stdout: ReadableStream<Uint8Array>): Promise<void> {
     const decoder = new TextDecoder();
     const reader = this.#reader = stdout.getReader();
-    let buffer = "";
+    // A last line without a newline is not a message (the SDK's reader drops it too).
+    const split = lineSplitter((bytes) => {
+      const line = decoder.decode(bytes).replace(/\r$/, "");
+      if (line.trim() !== "") this.#deliver(line);
+    }, {
+      maxLineBytes: MAX_MESSAGE_BYTES,
+      long: "stop",
+      onTooLong: () => {
+        const error = tooLargeError(MAX_MESSAGE_BYTES);
+        this.#options.onTooLarge?.(error);
+        this.onerror?.(error);
+        this.terminate();
+      },
+    });
     try {
       while (true) {
-        const { done, value: chunk } = await reader.read();
+        const { done, value } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n")) !== -1) {
-          const line = buffer.slice(0, end).replace(/\r$/, "");
-          buffer = buffer.slice(end + 1);
-          if (line.trim() !== "") this.#deliver(line);
-        }
-        if (buffer.length > MAX_LINE) {
-          this.onerror?.(new Error(`MCP server sent a line longer than ${MAX_LINE} characters`));
-          buffer = "";
-          this.terminate();
+        if (!split.push(value)) {
+          await reader.cancel().catch(() => {});
+          break;
         }
       }
     } catch (error) {
