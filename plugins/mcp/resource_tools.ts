@@ -40,7 +40,10 @@ function isText(mimeType: string | undefined): boolean {
 /** A blob whose MIME type says text, decoded (UTF-8); anything else as it is. */
 function asText(contents: Contents): Contents {
   if (typeof contents.blob !== "string" || !isText(contents.mimeType)) return contents;
-  const bytes = Uint8Array.from(atob(contents.blob), (c) => c.charCodeAt(0));
+  // A plain loop: Uint8Array.from with a callback per character held the host ~1.1 s for 7 MB.
+  const binary = atob(contents.blob);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   const { blob: _blob, ...rest } = contents;
   return { ...rest, text: new TextDecoder().decode(bytes) };
 }
