@@ -294,20 +294,31 @@ Deno.test("abort during the batch: a call deferred in it does not become pending
   );
 });
 
-Deno.test("a call executing when the state was taken is reported as 'may have completed' and not re-run", async () => {
-  const log = tempLog();
-  let snapshot: AgentState | undefined;
-  const ref: { agent?: ReturnType<typeof createAgent> } = {};
-  const crashy = defineTool({
+/** A migrate tool during which the agent's state is taken, as a store checkpoints before a crash. */
+function checkpointedMigrate(ref: { agent?: ReturnType<typeof createAgent> }, log?: string) {
+  const taken: { state?: AgentState } = {};
+  const tool = defineTool({
     name: "migrate",
     description: "Runs a migration; the process 'crashes' while it runs",
     parameters: Type.Object({}),
     execute: () => {
-      Deno.writeTextFileSync(log, "migrate\n", { append: true });
-      snapshot = ref.agent!.state(); // what a store checkpointed just before the crash
+      if (log) Deno.writeTextFileSync(log, "migrate\n", { append: true });
+      taken.state = ref.agent!.state();
       return { content: [{ type: "text", text: "migrated" }] };
     },
   });
+  return { tool, taken };
+}
+
+/** A prepareTurn that offers every tool but lookup. */
+const hideLookup = ({ tools }: { tools: readonly { name: string }[] }) => ({
+  tools: tools.filter((tool) => tool.name !== "lookup") as never,
+});
+
+Deno.test("a call executing when the state was taken is reported as 'may have completed' and not re-run", async () => {
+  const log = tempLog();
+  const ref: { agent?: ReturnType<typeof createAgent> } = {};
+  const { tool: crashy, taken } = checkpointedMigrate(ref, log);
   const options = durableOptions(log, [[
     toolCall("lookup", { key: "a" }, "c1"),
     toolCall("migrate", {}, "c2"),
@@ -316,9 +327,9 @@ Deno.test("a call executing when the state was taken is reported as 'may have co
   const agent = createAgent({ ...options, tools, toolExecution: "sequential" });
   ref.agent = agent;
   await agent.prompt("go");
-  deepEqual(snapshot!.running, ["c2"]);
-  deepEqual(snapshot!.completed.map((r) => r.toolCallId), ["c1"]);
-  const restored = await resumeAgent(JSON.parse(JSON.stringify(snapshot)), {
+  deepEqual(taken.state!.running, ["c2"]);
+  deepEqual(taken.state!.completed.map((r) => r.toolCallId), ["c1"]);
+  const restored = await resumeAgent(JSON.parse(JSON.stringify(taken.state)), {
     ...durableOptions(log, [[text("checked")]]),
     tools,
     toolExecution: "sequential",
@@ -511,10 +522,7 @@ Deno.test("a resumed sequential batch keeps its turn's tools: a call to a tool p
         [text("done")],
       ]),
       toolExecution: "sequential" as const,
-      // This turn offers deploy alone: lookup is hidden.
-      prepareTurn: ({ tools }: { tools: readonly { name: string }[] }) => ({
-        tools: tools.filter((tool) => tool.name !== "lookup") as never,
-      }),
+      prepareTurn: hideLookup, // this turn offers deploy alone
     };
     const first = createAgent(options);
     await first.prompt("go");
@@ -534,34 +542,22 @@ Deno.test("a resumed sequential batch keeps its turn's tools: a call to a tool p
 
 Deno.test("a state taken mid-batch keeps its turn's tools: on resume a call to a tool prepareTurn hid is not found", async () => {
   const log = tempLog();
-  let snapshot: AgentState | undefined;
   const ref: { agent?: ReturnType<typeof createAgent> } = {};
-  const crashy = defineTool({
-    name: "migrate",
-    description: "Runs a migration; the process 'crashes' while it runs",
-    parameters: Type.Object({}),
-    execute: () => {
-      snapshot = ref.agent!.state();
-      return { content: [{ type: "text", text: "migrated" }] };
-    },
-  });
+  const { tool: crashy, taken } = checkpointedMigrate(ref);
   const options = {
     ...durableOptions(log, [[
       toolCall("migrate", {}, "c1"),
       toolCall("lookup", { key: "b" }, "c2"),
     ]]),
     toolExecution: "sequential" as const,
-    // This turn offers migrate alone: lookup is hidden.
-    prepareTurn: ({ tools }: { tools: readonly { name: string }[] }) => ({
-      tools: tools.filter((tool) => tool.name !== "lookup") as never,
-    }),
+    prepareTurn: hideLookup, // this turn offers migrate alone
   };
   const tools = [...options.tools!, crashy];
   const agent = createAgent({ ...options, tools });
   ref.agent = agent;
   await agent.prompt("go");
-  deepEqual(snapshot!.turnTools?.sort(), ["deploy", "migrate"]);
-  const restored = await resumeAgent(JSON.parse(JSON.stringify(snapshot)), {
+  deepEqual(taken.state!.turnTools?.sort(), ["deploy", "migrate"]);
+  const restored = await resumeAgent(JSON.parse(JSON.stringify(taken.state)), {
     ...options,
     model: scriptedModel([[text("checked")]]),
     tools,
