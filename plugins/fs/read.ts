@@ -24,8 +24,6 @@ export interface ReadDetails {
 }
 
 const BINARY_SNIFF_BYTES = 8000;
-/** Files larger than this are read as a stream of lines, not whole. */
-const STREAM_ABOVE_BYTES = 8 * 1024 * 1024;
 
 function imageMimeType(bytes: Uint8Array): string | undefined {
   const at = (i: number, ...values: number[]) => values.every((v, j) => bytes[i + j] === v);
@@ -43,14 +41,6 @@ function toBase64(bytes: Uint8Array): string {
   }
   return btoa(binary);
 }
-
-function splitLines(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-const encoder = new TextEncoder();
 
 /**
  * Creates the `read` tool. Text comes back as it is in the file (no line numbers), from
@@ -107,36 +97,25 @@ export function createReadTool(context: FsContext): AgentTool {
       if (info.isDirectory) throw new Error(`${name} is a directory; use ls to list it`);
       const refusal = fileRefusal(info, name, context.allowHardLinks);
       if (refusal) throw new Error(refusal);
-      if (info.size > STREAM_ABOVE_BYTES) {
-        const head = await readHead(target.real);
-        if (!imageMimeType(head) || info.size > context.maxImageBytes) {
-          checkNotBinary(name, head, info.size, context);
-          const lines = streamLines(target.real, context.maxReadBytes, signal);
-          return await readText(context, name, lines, offset ?? 1, limit);
-        }
+      // Text is always streamed: its lines are found chunk by chunk, so a file of millions
+      // of short lines never holds the host in one long synchronous split.
+      const head = await readHead(target.real);
+      const mimeType = imageMimeType(head);
+      if (!mimeType) {
+        checkNotBinary(name, head, info.size, context);
+        const lines = streamLines(target.real, context.maxReadBytes, signal);
+        return await readText(context, name, lines, offset ?? 1, limit);
       }
+      checkImageSize(name, info.size, context);
       const bytes = await Deno.readFile(target.real);
-      const mimeType = imageMimeType(bytes);
-      if (mimeType) {
-        checkImageSize(name, bytes.length, context);
-        return {
-          content: [
-            {
-              type: "text",
-              text: `Read image ${name} [${mimeType}, ${formatBytes(bytes.length)}]`,
-            },
-            { type: "image", data: toBase64(bytes), mimeType },
-          ],
-          details: { path: name, image: { mimeType, bytes: bytes.length } } satisfies ReadDetails,
-        };
-      }
-      checkNotBinary(name, bytes, bytes.length, context);
-      const text = new TextDecoder().decode(bytes);
-      const lines = (text === "" ? [] : splitLines(text)).map((line) => ({
-        text: line,
-        bytes: encoder.encode(line).length,
-      }));
-      return await readText(context, name, lines, offset ?? 1, limit);
+      checkImageSize(name, bytes.length, context);
+      return {
+        content: [
+          { type: "text", text: `Read image ${name} [${mimeType}, ${formatBytes(bytes.length)}]` },
+          { type: "image", data: toBase64(bytes), mimeType },
+        ],
+        details: { path: name, image: { mimeType, bytes: bytes.length } } satisfies ReadDetails,
+      };
     },
   }) as AgentTool;
 }
@@ -168,9 +147,12 @@ async function readHead(path: string): Promise<Uint8Array> {
   return buffer.subarray(0, read ?? 0);
 }
 
-/** A line of text and its full size in bytes (its text may be only its head). */
+/**
+ * A line's first bytes (decoded only if it is shown: most lines of a long file are only
+ * counted) and its full size in bytes.
+ */
 interface Line {
-  text: string;
+  head: Uint8Array;
   bytes: number;
 }
 
@@ -185,21 +167,21 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
 }
 
 /**
- * The lines of a large file, read as a stream: memory and time stay linear in the file
- * whatever its line lengths. A line keeps only its first `keepBytes` bytes (the rest is
- * counted, not kept), and the stream stops when `signal` aborts (the call's timeout).
+ * The lines of a file, read as a stream, one batch per chunk read: memory and time stay
+ * linear in the file whatever its line lengths, and the host's event loop runs between
+ * chunks. A line keeps only its first `keepBytes` bytes (the rest is counted, not kept),
+ * and the stream stops when `signal` aborts (the call's timeout).
  */
 async function* streamLines(
   path: string,
   keepBytes: number,
   signal: AbortSignal,
-): AsyncGenerator<Line> {
+): AsyncGenerator<Line[]> {
   using file = await Deno.open(path);
-  const decoder = new TextDecoder();
+  // The start of a line that began in an earlier chunk.
   let kept: Uint8Array[] = [];
   let keptBytes = 0;
   let bytes = 0;
-  let pending = false;
   const take = (segment: Uint8Array) => {
     bytes += segment.length;
     if (keptBytes < keepBytes) {
@@ -209,56 +191,65 @@ async function* streamLines(
     }
   };
   const flush = (): Line => {
-    const line = { text: decoder.decode(concat(kept, keptBytes)), bytes };
+    const line = { head: concat(kept, keptBytes), bytes };
     kept = [];
     keptBytes = 0;
     bytes = 0;
-    pending = false;
     return line;
   };
   for await (const chunk of file.readable) {
     signal.throwIfAborted();
+    const lines: Line[] = [];
     let start = 0;
     for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      take(chunk.subarray(start, end));
-      yield flush();
+      if (kept.length === 0 && bytes === 0) {
+        // The common case: the whole line is in this chunk.
+        lines.push({
+          head: chunk.subarray(start, Math.min(end, start + keepBytes)),
+          bytes: end - start,
+        });
+      } else {
+        take(chunk.subarray(start, end));
+        lines.push(flush());
+      }
       start = end + 1;
     }
-    if (start < chunk.length) {
-      take(chunk.subarray(start));
-      pending = true;
-    }
+    if (start < chunk.length) take(chunk.subarray(start));
+    yield lines;
   }
-  if (pending) yield flush();
+  if (kept.length > 0 || bytes > 0) yield [flush()];
 }
 
 async function readText(
   context: FsContext,
   name: string,
-  source: Iterable<Line> | AsyncIterable<Line>,
+  source: AsyncIterable<Line[]>,
   offset: number,
   limit: number | undefined,
 ): Promise<{ content: { type: "text"; text: string }[]; details: ReadDetails }> {
   const wanted = Math.min(limit ?? Infinity, context.maxReadLines);
+  const decoder = new TextDecoder();
   const shown: string[] = [];
   let total = 0;
   let bytes = 0;
   let cutByBytes = false;
   let collecting = true;
   let tooLong: Line | undefined;
-  for await (const line of source) {
-    total++;
-    if (!collecting || total < offset) continue;
-    const size = line.bytes + 1;
-    if (bytes + size > context.maxReadBytes) {
-      cutByBytes = true;
-      collecting = false;
-      if (shown.length === 0) tooLong = line;
-      continue;
+  for await (const lines of source) {
+    for (const line of lines) {
+      total++;
+      if (!collecting || total < offset) continue;
+      const size = line.bytes + 1;
+      if (bytes + size > context.maxReadBytes) {
+        cutByBytes = true;
+        collecting = false;
+        if (shown.length === 0) tooLong = line;
+        continue;
+      }
+      shown.push(decoder.decode(line.head));
+      bytes += size;
+      if (shown.length >= wanted) collecting = false;
     }
-    shown.push(line.text);
-    bytes += size;
-    if (shown.length >= wanted) collecting = false;
   }
   if (total === 0) {
     if (offset > 1) throw new Error(`Offset ${offset} is beyond the end of ${name} (it is empty)`);
@@ -275,7 +266,7 @@ async function readText(
   const start = offset - 1;
   if (tooLong !== undefined) {
     const line = tooLong;
-    const head = line.text.slice(0, context.maxReadBytes);
+    const head = decoder.decode(line.head).slice(0, context.maxReadBytes);
     return {
       content: [{
         type: "text",

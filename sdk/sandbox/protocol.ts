@@ -85,8 +85,18 @@ export type ChildMessage =
   /** An allocation failed: the child is out of memory (it is then restarted). */
   | { type: "out_of_memory" };
 
+function hasId(value: object): boolean {
+  return typeof (value as { id?: unknown }).id === "number";
+}
+
+/** A tool result's shape, as far as every listener of its events relies on it. */
+function hasContent(result: unknown): boolean {
+  return Array.isArray((result as { content?: unknown } | null | undefined)?.content);
+}
+
 /**
- * Parses one line the child printed. Anything that is not a known message is garbage.
+ * Parses one line the child printed. Anything that is not a known message is garbage,
+ * and so is an update or a result without a `content` array.
  *
  * @param line One line of the child's stdout.
  * @returns The message, or `undefined` for garbage.
@@ -115,9 +125,15 @@ export function parseChildMessage(line: string): ChildMessage | undefined {
         ? value as ChildMessage
         : undefined;
     case "update":
+      return hasId(value) && hasContent((value as { partial?: unknown }).partial)
+        ? value as ChildMessage
+        : undefined;
     case "result":
+      return hasId(value) && hasContent((value as { result?: unknown }).result)
+        ? value as ChildMessage
+        : undefined;
     case "hook_result":
-      return typeof (value as { id?: unknown }).id === "number" ? value as ChildMessage : undefined;
+      return hasId(value) ? value as ChildMessage : undefined;
     case "out_of_memory":
       return value as ChildMessage;
     case "fatal":

@@ -89,6 +89,22 @@ export function hostTimeout(declared: unknown, max: number): number | undefined 
   return Math.min(declared, max);
 }
 
+/**
+ * The most events a sandboxed plugin's `onEvent` may leave unanswered before the host
+ * stops sending it `tool_execution_update` events (other events are always sent). A tool
+ * reporting progress in a loop would otherwise pile up one waiting hook per update on the
+ * host (a million updates: 2.8 GB).
+ *
+ * @example The bound
+ * ```ts
+ * import { MAX_EVENTS_WAITING } from "./sandbox_plugin.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(MAX_EVENTS_WAITING, 64);
+ * ```
+ */
+export const MAX_EVENTS_WAITING = 64;
+
 /** How long a sandboxed plugin's hook may take, by default, whatever the agent's `hookTimeoutMs`. */
 export const DEFAULT_SANDBOX_HOOK_TIMEOUT_MS = 30_000;
 
@@ -170,6 +186,8 @@ export function sandboxedPlugin(
     }, manifest.name)
   );
   const hooks = new Set(manifest.hooks);
+  /** Events sent to the sandbox's `onEvent` that it has not answered yet. */
+  let waiting = 0;
   const plugin: Plugin = {
     name: manifest.name,
     version: manifest.version,
@@ -226,10 +244,15 @@ export function sandboxedPlugin(
     onEvent: hooks.has("onEvent")
       ? function onEvent(event) {
         if (event.type === "message_update") return;
+        // Progress is skipped while the child is behind: each update a tool reports would
+        // otherwise wait here, in memory, for the child's answer.
+        if (event.type === "tool_execution_update" && waiting >= MAX_EVENTS_WAITING) return;
         const seen = own === undefined ? event : ownEvent(event, own);
         if (seen === undefined) return;
+        waiting++;
         connection.hook("onEvent", seen as unknown as Record<string, unknown>, limit)
-          .catch(() => {});
+          .catch(() => {})
+          .finally(() => waiting--);
       }
       : undefined,
     dispose: () => connection.dispose(),

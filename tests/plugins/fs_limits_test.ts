@@ -89,6 +89,36 @@ Deno.test("read: a 4 GB single line is read in bounded memory and stops at abort
   });
 });
 
+Deno.test("read: a file of 4 million empty lines is streamed, so an abort stops it", async () => {
+  await withRoot(async (root) => {
+    // Read whole and split in one go, it held the host 8.7 s at 8 MB (no timer fired).
+    await Deno.writeTextFile(`${root}/lines.txt`, "\n".repeat(4 * 1024 * 1024));
+    const read = createReadTool(createFsContext({ root }));
+    const controller = new AbortController();
+    let ticks = 0;
+    const timer = setInterval(() => {
+      if (++ticks === 3) controller.abort(new Error("stopped by the test"));
+    }, 1);
+    try {
+      await rejects(
+        async () =>
+          await read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, {
+            toolCallId: "1",
+            signal: controller.signal,
+          }),
+        { message: "stopped by the test" },
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    const last = await read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, {
+      toolCallId: "2",
+      signal: new AbortController().signal,
+    });
+    equal(last.content[0].type === "text" && last.content[0].text, "");
+  });
+});
+
 Deno.test("read: a 12 MB single line comes back cut to the byte cap, with its size", async () => {
   await withRoot(async (root) => {
     await Deno.writeTextFile(`${root}/min.js`, "y".repeat(12 * 1024 * 1024));
