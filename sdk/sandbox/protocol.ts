@@ -117,6 +117,25 @@ export function parseChildMessage(line: string): ChildMessage | undefined {
   } catch {
     return undefined;
   }
+  return checkChildMessage(value);
+}
+
+/**
+ * A value as a child's message, or `undefined` for garbage ({@linkcode parseChildMessage}
+ * once parsed; a worker's messages arrive parsed).
+ *
+ * @param value What the child sent.
+ * @returns The message, or `undefined` for garbage.
+ *
+ * @example
+ * ```ts
+ * import { checkChildMessage } from "./protocol.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(checkChildMessage({ type: "update", id: 1, partial: null }), undefined);
+ * ```
+ */
+export function checkChildMessage(value: unknown): ChildMessage | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const type = (value as { type?: unknown }).type;
   switch (type) {

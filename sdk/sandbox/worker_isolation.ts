@@ -8,8 +8,18 @@
  */
 
 import { PERMISSION_NAMES, type PluginPermissions } from "../permissions.ts";
+import { checkChildMessage } from "./protocol.ts";
 import type { RunnerConfig } from "./serve_plugin.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_connection.ts";
+
+/** A worker's message as text, for the garbage error (a cycle or a bigint cannot be JSON). */
+function shown(data: unknown): string {
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return String(data);
+  }
+}
 
 /**
  * The `deno.permissions` of a worker for resolved grants: exactly them, nothing inherited.
@@ -119,11 +129,13 @@ export function spawnWorker(
       closedResolve();
     };
     worker.onmessage = (event) => {
+      const message = checkChildMessage(event.data);
       // A worker has no memory cap of its own: it shares the host's.
-      if (event.data?.type === "out_of_memory") {
+      if (message?.type === "out_of_memory") {
         handlers.onFault("ran out of memory");
         stop("out of memory");
-      } else handlers.onMessage(event.data);
+      } else if (message === undefined) handlers.onGarbage(shown(event.data));
+      else handlers.onMessage(message);
     };
     worker.onerror = (event) => {
       event.preventDefault();

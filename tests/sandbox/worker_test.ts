@@ -42,3 +42,18 @@ Deno.test("isolation: worker without --unstable-worker-options is a load error, 
       'Cannot load plugin "./tests/fixtures/sandbox/escape_plugin.ts": Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options',
   });
 });
+
+Deno.test("isolation: a worker's message without content is garbage: the call fails, the worker restarts", async () => {
+  const host = new URL("../fixtures/sandbox/null_update_host.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", host],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout).trim();
+  // Before: the update reached every event listener, which read its missing content.
+  deepEqual(JSON.parse(stdout), {
+    error: 'Tool junk failed: the sandbox of plugin "nully" printed invalid protocol output ' +
+      '("{\\"type\\":\\"update\\",\\"id\\":1,\\"partial\\":null}") while running it; it restarts for the next call',
+  });
+});
