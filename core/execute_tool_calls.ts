@@ -4,20 +4,14 @@
  * @module
  */
 
-import type { AgentEvent, AgentEventSink } from "./agent_event.ts";
-import { applyResultBudget } from "./apply_result_budget.ts";
+import type { AgentEventSink } from "./agent_event.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import { CallWatch } from "./call_watch.ts";
 import { type ExecutedToolCall, runPreparedToolCall } from "./execute_prepared_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 import type { AgentContext } from "./hooks.ts";
-import {
-  DEFAULT_MAX_RESULT_CHARS,
-  type LoopConfig,
-  timeoutsFor,
-  type ToolIndex,
-} from "./loop_config.ts";
+import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
 import { abortedWhilePendingMessage } from "./interruption.ts";
 import {
@@ -27,7 +21,13 @@ import {
   prepareToolCall,
   type ToolCallPreparation,
 } from "./prepare_tool_call.ts";
-import type { AgentTool } from "./tool.ts";
+import {
+  deferCall,
+  emitResultMessage,
+  type Finished,
+  settle,
+  type Settled,
+} from "./settle_call.ts";
 
 /** What `executeToolCalls` reads. It writes nothing but events. */
 export interface ExecuteToolCallsInput {
@@ -71,78 +71,6 @@ export function truncatedCallMessage(toolName: string): string {
   return `Tool ${toolName} was not run: your response was cut off at the output token limit ` +
     `(stopReason "length"), so its arguments may be incomplete. Re-issue the call, with shorter ` +
     `arguments if you can.`;
-}
-
-interface Finished extends ExecutedToolCall {
-  toolCall: ToolCall;
-  tool?: AgentTool;
-  /** The arguments it ran with, if it ran. */
-  args?: Record<string, unknown>;
-  blockedBy?: string;
-  rewrittenBy?: readonly string[];
-}
-
-interface Settled {
-  /** Absent for a deferred call. */
-  message?: ToolResultMessage;
-  terminate: boolean;
-  deferred?: DeferredToolCall;
-}
-
-function deferCall(input: ExecuteToolCallsInput, call: DeferredToolCall): Settled {
-  const event: Extract<AgentEvent, { type: "tool_execution_deferred" }> = {
-    type: "tool_execution_deferred",
-    toolCallId: call.toolCall.id,
-    toolName: call.tool.name,
-    args: call.args,
-    reason: call.reason,
-  };
-  if (call.deferredBy !== undefined) event.deferredBy = call.deferredBy;
-  input.emit(event);
-  return { terminate: false, deferred: call };
-}
-
-function finish(input: ExecuteToolCallsInput, done: Finished): Settled {
-  const budget = done.tool?.maxResultChars ?? input.config.maxResultChars ??
-    DEFAULT_MAX_RESULT_CHARS;
-  const { result, truncation } = applyResultBudget(done.result, budget);
-  const { toolCall } = done;
-  const end: Extract<AgentEvent, { type: "tool_execution_end" }> = {
-    type: "tool_execution_end",
-    toolCallId: toolCall.id,
-    toolName: toolCall.name,
-    result,
-    isError: done.isError,
-  };
-  if (done.args !== undefined) end.args = done.args;
-  if (done.blockedBy !== undefined) end.blockedBy = done.blockedBy;
-  if (done.rewrittenBy !== undefined) end.rewrittenBy = done.rewrittenBy;
-  input.emit(end);
-  const message: ToolResultMessage = {
-    role: "toolResult",
-    toolCallId: toolCall.id,
-    toolName: toolCall.name,
-    content: result.content,
-    details: result.details,
-    isError: done.isError,
-    timestamp: Date.now(),
-  };
-  if (truncation) message.truncation = truncation;
-  return { message, terminate: result.terminate === true };
-}
-
-/** `finish`, guaranteed not to throw: whatever goes wrong, the call still gets one result. */
-function settle(input: ExecuteToolCallsInput, done: Finished): Settled {
-  try {
-    return finish(input, done);
-  } catch (error) {
-    return finish(input, {
-      toolCall: done.toolCall,
-      tool: done.tool,
-      result: errorToToolResult(error, `Cannot finish tool call ${done.toolCall.name}: `),
-      isError: true,
-    });
-  }
 }
 
 /**
@@ -229,12 +157,6 @@ function start(
     timeouts: input.config,
     signal: input.signal,
   });
-}
-
-function emitResultMessage(input: ExecuteToolCallsInput, message?: ToolResultMessage): void {
-  if (!message) return;
-  input.emit({ type: "message_start", message });
-  input.emit({ type: "message_end", message });
 }
 
 function isSequential(input: ExecuteToolCallsInput): boolean {

@@ -1,0 +1,168 @@
+/**
+ * How a tool call's outcome leaves the executor: its `tool_execution_end` (or
+ * `tool_execution_deferred`) event, and its result message under the result budget.
+ *
+ * @module
+ */
+
+import type { AgentEvent, AgentEventSink } from "./agent_event.ts";
+import { applyResultBudget } from "./apply_result_budget.ts";
+import { errorToToolResult } from "./create_error_tool_result.ts";
+import type { ExecutedToolCall } from "./execute_prepared_tool_call.ts";
+import { DEFAULT_MAX_RESULT_CHARS } from "./loop_config.ts";
+import type { ToolCall, ToolResultMessage } from "./messages.ts";
+import type { DeferredToolCall } from "./prepare_tool_call.ts";
+import type { AgentTool } from "./tool.ts";
+
+/** What a call ended with, and what its end event says about it. */
+export interface Finished extends ExecutedToolCall {
+  /** The call. */
+  toolCall: ToolCall;
+  /** Its tool, when it exists. */
+  tool?: AgentTool;
+  /** The arguments it ran with, if it ran. */
+  args?: Record<string, unknown>;
+  /** The hook that blocked it. */
+  blockedBy?: string;
+  /** The hooks that rewrote its arguments. */
+  rewrittenBy?: readonly string[];
+}
+
+/** A call as its batch keeps it: its result message, or its deferral. */
+export interface Settled {
+  /** Absent for a deferred call. */
+  message?: ToolResultMessage;
+  /** Its result asked to stop after the batch. */
+  terminate: boolean;
+  /** Set for a call a hook deferred. */
+  deferred?: DeferredToolCall;
+}
+
+/** Where settling sends its events, and the agent's result budget. */
+export interface SettleInput {
+  /** Receives the events. */
+  emit: AgentEventSink;
+  /** The loop's config (its `maxResultChars`). */
+  config: { maxResultChars?: number };
+}
+
+/**
+ * Emits a deferred call's `tool_execution_deferred`: it has no result yet.
+ *
+ * @param input The event sink.
+ * @param call The deferred call.
+ * @returns It, as its batch keeps it.
+ *
+ * @example
+ * ```ts
+ * import { deferCall } from "./settle_call.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const tool = { name: "rm", description: "", parameters: {}, execute: () => ({ content: [] }) };
+ * const toolCall = { type: "toolCall" as const, id: "c1", name: "rm", arguments: {} };
+ * const events: string[] = [];
+ * const kept = deferCall({ emit: (e) => events.push(e.type), config: {} },
+ *   { kind: "deferred", toolCall, tool, args: {}, reason: "asks" });
+ * equal(kept.deferred?.reason, "asks");
+ * equal(events.join(), "tool_execution_deferred");
+ * ```
+ */
+export function deferCall(input: SettleInput, call: DeferredToolCall): Settled {
+  const event: Extract<AgentEvent, { type: "tool_execution_deferred" }> = {
+    type: "tool_execution_deferred",
+    toolCallId: call.toolCall.id,
+    toolName: call.tool.name,
+    args: call.args,
+    reason: call.reason,
+  };
+  if (call.deferredBy !== undefined) event.deferredBy = call.deferredBy;
+  input.emit(event);
+  return { terminate: false, deferred: call };
+}
+
+function finish(input: SettleInput, done: Finished): Settled {
+  const budget = done.tool?.maxResultChars ?? input.config.maxResultChars ??
+    DEFAULT_MAX_RESULT_CHARS;
+  const { result, truncation } = applyResultBudget(done.result, budget);
+  const { toolCall } = done;
+  const end: Extract<AgentEvent, { type: "tool_execution_end" }> = {
+    type: "tool_execution_end",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    result,
+    isError: done.isError,
+  };
+  if (done.args !== undefined) end.args = done.args;
+  if (done.blockedBy !== undefined) end.blockedBy = done.blockedBy;
+  if (done.rewrittenBy !== undefined) end.rewrittenBy = done.rewrittenBy;
+  input.emit(end);
+  const message: ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: toolCall.id,
+    toolName: toolCall.name,
+    content: result.content,
+    details: result.details,
+    isError: done.isError,
+    timestamp: Date.now(),
+  };
+  if (truncation) message.truncation = truncation;
+  return { message, terminate: result.terminate === true };
+}
+
+/**
+ * Emits a finished call's `tool_execution_end` and builds its result message, under the
+ * result budget. Never throws for what the call returned: whatever goes wrong (a result
+ * the budget cannot measure), the call still gets one result, an error naming it. A throw
+ * from the event sink (a host bug) propagates.
+ *
+ * @param input The event sink and the budget.
+ * @param done The call and what it ended with.
+ * @returns Its result message, and whether it asked to stop.
+ *
+ * @example
+ * ```ts
+ * import { settle } from "./settle_call.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const toolCall = { type: "toolCall" as const, id: "c1", name: "echo", arguments: {} };
+ * const kept = settle({ emit: () => {}, config: {} }, {
+ *   toolCall, result: { content: [{ type: "text", text: "hi" }] }, isError: false,
+ * });
+ * equal(kept.message?.toolCallId, "c1");
+ * ```
+ */
+export function settle(input: SettleInput, done: Finished): Settled {
+  try {
+    return finish(input, done);
+  } catch (error) {
+    return finish(input, {
+      toolCall: done.toolCall,
+      tool: done.tool,
+      result: errorToToolResult(error, `Cannot finish tool call ${done.toolCall.name}: `),
+      isError: true,
+    });
+  }
+}
+
+/**
+ * Emits a result message's `message_start` and `message_end` (nothing for a call with no
+ * message yet).
+ *
+ * @param input The event sink.
+ * @param message The message, if the call has one.
+ *
+ * @example
+ * ```ts
+ * import { emitResultMessage } from "./settle_call.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const events: string[] = [];
+ * emitResultMessage({ emit: (e) => events.push(e.type), config: {} }, undefined);
+ * equal(events.length, 0);
+ * ```
+ */
+export function emitResultMessage(input: SettleInput, message?: ToolResultMessage): void {
+  if (!message) return;
+  input.emit({ type: "message_start", message });
+  input.emit({ type: "message_end", message });
+}
