@@ -88,7 +88,7 @@ async function searchFile(
   let matched = false;
   let scanned = 0;
   for (let i = 0; i < lines.length; i++) {
-    scanned += lines[i].length;
+    scanned += lines[i].length + 1; // an empty line costs a test too
     if (scanned > YIELD_EVERY_CHARS) {
       scanned = 0;
       await yieldToLoop();

@@ -6,7 +6,13 @@
  */
 
 import { createAgent, scriptedModel, text, type ToolCall, toolCall } from "@tack/agent";
-import { createFsContext, createReadTool, fs, type FsOptions } from "@tack/agent/plugins/fs";
+import {
+  createFsContext,
+  createGrepTool,
+  createReadTool,
+  fs,
+  type FsOptions,
+} from "@tack/agent/plugins/fs";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
@@ -45,6 +51,23 @@ async function sparse(path: string, head: string, size: number): Promise<void> {
 
 const GB = 1024 ** 3;
 
+/**
+ * Runs `body` with a signal aborted at the third tick of a 1 ms timer, and checks it rejects
+ * with that abort: it can only when it lets the event loop turn (timers, abort) as it works.
+ */
+async function abortedMidway(body: (signal: AbortSignal) => unknown): Promise<void> {
+  const controller = new AbortController();
+  let ticks = 0;
+  const timer = setInterval(() => {
+    if (++ticks === 3) controller.abort(new Error("stopped by the test"));
+  }, 1);
+  try {
+    await rejects(async () => await body(controller.signal), { message: "stopped by the test" });
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 Deno.test("grep: a file over the size cap is skipped without being read", async () => {
   await withRoot(async (root) => {
     await sparse(`${root}/huge.log`, "needle\n", 1.5 * GB);
@@ -62,25 +85,10 @@ Deno.test("read: a 4 GB single line is read in bounded memory and stops at abort
   await withRoot(async (root) => {
     await sparse(`${root}/one_line.txt`, "x".repeat(9000), 4 * GB);
     const read = createReadTool(createFsContext({ root }));
-    const controller = new AbortController();
-    let ticks = 0;
-    const timer = setInterval(() => {
-      if (++ticks === 3) controller.abort(new Error("stopped by the test"));
-    }, 1);
     const before = Deno.memoryUsage().rss;
-    try {
-      await rejects(
-        async () =>
-          await read.execute({ path: "one_line.txt" }, {
-            toolCallId: "1",
-            signal: controller.signal,
-          }),
-        { message: "stopped by the test" },
-      );
-    } finally {
-      clearInterval(timer);
-    }
-    equal(ticks >= 3, true, "the timer kept firing while read streamed");
+    await abortedMidway((signal) =>
+      read.execute({ path: "one_line.txt" }, { toolCallId: "1", signal })
+    );
     const grown = Deno.memoryUsage().rss - before;
     equal(grown < 256 * 1024 ** 2, true, `rss grew by ${grown} bytes`);
     // Through the agent, the call's timeout ends it with an error result.
@@ -94,28 +102,25 @@ Deno.test("read: a file of 4 million empty lines is streamed, so an abort stops 
     // Read whole and split in one go, it held the host 8.7 s at 8 MB (no timer fired).
     await Deno.writeTextFile(`${root}/lines.txt`, "\n".repeat(4 * 1024 * 1024));
     const read = createReadTool(createFsContext({ root }));
-    const controller = new AbortController();
-    let ticks = 0;
-    const timer = setInterval(() => {
-      if (++ticks === 3) controller.abort(new Error("stopped by the test"));
-    }, 1);
-    try {
-      await rejects(
-        async () =>
-          await read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, {
-            toolCallId: "1",
-            signal: controller.signal,
-          }),
-        { message: "stopped by the test" },
-      );
-    } finally {
-      clearInterval(timer);
-    }
+    await abortedMidway((signal) =>
+      read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, { toolCallId: "1", signal })
+    );
     const last = await read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, {
       toolCallId: "2",
       signal: new AbortController().signal,
     });
     equal(last.content[0].type === "text" && last.content[0].text, "");
+  });
+});
+
+Deno.test("grep: a file of 4 million empty lines lets the loop turn, so an abort stops it", async () => {
+  await withRoot(async (root) => {
+    // Empty lines counted nothing toward the pause between scans: the whole file ran at once.
+    await Deno.writeTextFile(`${root}/lines.txt`, "\n".repeat(4 * 1024 * 1024));
+    const grep = createGrepTool(createFsContext({ root }));
+    await abortedMidway((signal) =>
+      grep.execute({ pattern: "x", path: "lines.txt" }, { toolCallId: "1", signal })
+    );
   });
 });
 
