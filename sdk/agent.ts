@@ -21,6 +21,7 @@ import {
 } from "./agent_state.ts";
 import { BatchTracker, runningCalls } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
+import { notifyListeners } from "./notify_listeners.ts";
 import { closeBatch, resolveDecisions } from "./resolve_decisions.ts";
 import { toolCallsOf } from "../core/messages.ts";
 import { ToolRegistry } from "./tool_registry.ts";
@@ -28,10 +29,6 @@ import type { AgentInit, AgentListener, PromptInput } from "./agent_init.ts";
 import { drain, toUserMessage } from "./agent_init.ts";
 
 export type { AgentInit, AgentListener, PromptInput, QueueMode } from "./agent_init.ts";
-
-function reportListenerError(event: AgentEvent, error: unknown): void {
-  console.error(`Tack: an event listener threw on "${event.type}":`, error);
-}
 
 function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
   return isPromiseLike<T>(value) ? Promise.resolve(value).then(next) : next(value);
@@ -322,17 +319,7 @@ export class Agent {
 
   #emit = (event: AgentEvent): void => {
     this.#batch.track(event);
-    const listeners = this.#listeners;
-    for (let i = 0; i < listeners.length; i++) {
-      try {
-        const returned: unknown = listeners[i](event);
-        if (isPromiseLike(returned)) {
-          returned.then(undefined, (error) => reportListenerError(event, error));
-        }
-      } catch (error) {
-        reportListenerError(event, error);
-      }
-    }
+    notifyListeners(this.#listeners, event);
   };
 
   #start(
