@@ -377,11 +377,18 @@ Deno.test("resumeAgent refuses another model or missing tools, and malformed sta
   await rejects(resumeAgent(state, { ...durableOptions(log, []), tools: [] }), {
     message: "Cannot resume agent: the state's tools deploy, lookup are missing",
   });
+  const malformed = "Cannot resume agent: the state is not an agent.state() of version 1 " +
+    "(messages, pending, completed, running, sticky, config)";
   await rejects(resumeAgent({ version: 2 } as unknown as AgentState, durableOptions(log, [])), {
     name: "TypeError",
-    message: "Cannot resume agent: the state is not an agent.state() of version 1 " +
-      "(messages, pending, completed, running, sticky, config)",
+    message: malformed,
   });
+  for (const turnTools of ["deploy", [1]]) {
+    await rejects(
+      resumeAgent({ ...state, turnTools } as unknown as AgentState, durableOptions(log, [])),
+      { name: "TypeError", message: malformed },
+    );
+  }
 });
 
 Deno.test("sequential batch: the calls after a deferred one wait with it and run after it, in order", async () => {
