@@ -12,11 +12,52 @@ import { toolCallsOf } from "../core/messages.ts";
 /** What a batch in flight has done so far. */
 export interface BatchProgress {
   /** Results of the calls that finished, in finishing order. */
-  results: ToolResultMessage[];
+  readonly results: ToolResultMessage[];
   /** Ids of the calls that started, in order: executing unless they finished or were deferred. */
-  started: string[];
+  readonly started: string[];
   /** Ids of the calls a hook deferred. */
-  deferred: string[];
+  readonly deferred: string[];
+}
+
+type End = Extract<AgentEvent, { type: "tool_execution_end" }>;
+
+/**
+ * A batch's progress as the events came: a finished call's result message is built only
+ * when asked for (a state taken mid-run), so following a batch costs a push per event.
+ */
+class Progress implements BatchProgress {
+  readonly started: string[] = [];
+  readonly deferred: string[] = [];
+  readonly #earlier: readonly ToolResultMessage[];
+  readonly #ends: End[] = [];
+  readonly #endedAt: number[] = [];
+
+  constructor(earlier: readonly ToolResultMessage[]) {
+    this.#earlier = [...earlier];
+  }
+
+  /** Records a call's end. */
+  ended(event: End): void {
+    this.#ends.push(event);
+    this.#endedAt.push(Date.now());
+  }
+
+  get results(): ToolResultMessage[] {
+    const results = [...this.#earlier];
+    for (let i = 0; i < this.#ends.length; i++) {
+      const end = this.#ends[i];
+      results.push({
+        role: "toolResult",
+        toolCallId: end.toolCallId,
+        toolName: end.toolName,
+        content: end.result.content,
+        details: end.result.details,
+        isError: end.isError,
+        timestamp: this.#endedAt[i],
+      });
+    }
+    return results;
+  }
 }
 
 /**
@@ -63,7 +104,7 @@ export function runningCalls(batch: BatchProgress): string[] {
  */
 export class BatchTracker {
   /** The batch in flight, if any. */
-  current: BatchProgress | undefined;
+  current: Progress | undefined;
 
   /**
    * Starts following a batch (a resumed one starts with the results it already had).
@@ -71,7 +112,7 @@ export class BatchTracker {
    * @param results The batch's finished results so far.
    */
   begin(results: readonly ToolResultMessage[]): void {
-    this.current = { results: [...results], started: [], deferred: [] };
+    this.current = new Progress(results);
   }
 
   /** Stops following (the run ended). */
@@ -97,17 +138,7 @@ export class BatchTracker {
         break;
       case "tool_execution_end":
         // Every call ends once, after its start (the loop guarantees both).
-        if (this.current) {
-          this.current.results.push({
-            role: "toolResult",
-            toolCallId: event.toolCallId,
-            toolName: event.toolName,
-            content: event.result.content,
-            details: event.result.details,
-            isError: event.isError,
-            timestamp: Date.now(),
-          });
-        }
+        this.current?.ended(event);
         break;
       case "turn_end":
         this.current = undefined;
