@@ -128,7 +128,10 @@ export class BatchTracker {
   track(event: AgentEvent): void {
     switch (event.type) {
       case "message_end":
-        if (toolCallsOf(event.message).length > 0) this.begin([]);
+        // A batch starts with an assistant message asking for tools (not with its results).
+        if (event.message.role === "assistant" && toolCallsOf(event.message).length > 0) {
+          this.begin([]);
+        }
         break;
       case "tool_execution_start":
         this.current?.started.push(event.toolCallId);
