@@ -43,7 +43,6 @@ export class CallWatch {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedFor = Infinity;
   #listening = false;
-  #stamp: number | undefined;
 
   /**
    * Creates a watch.
@@ -57,8 +56,7 @@ export class CallWatch {
   /**
    * Watches one running call.
    *
-   * @param timeoutMs Its timeout (`Infinity` or 0 for none), counted from now (calls added
-   * in one synchronous run, as a batch's lanes start, share one reading of the clock).
+   * @param timeoutMs Its timeout (`Infinity` or 0 for none), counted from now.
    * @param stop Called once, with why, if the call must stop before it settles.
    * @returns Call when the call settles, to stop watching it.
    */
@@ -68,30 +66,13 @@ export class CallWatch {
       this.#signal.addEventListener("abort", this.#onAbort);
     }
     const deadline = timeoutMs > 0 && Number.isFinite(timeoutMs)
-      ? this.#now() + timeoutMs
+      ? performance.now() + timeoutMs
       : Infinity;
     const watcher: Watcher = { deadline, stop };
     this.#watchers.add(watcher);
     if (deadline < this.#armedFor) this.#arm(deadline);
     return () => void this.#watchers.delete(watcher);
   }
-
-  /**
-   * The clock, read once for the calls added in one go (a parallel batch starts its calls
-   * together, so they share a start time): `performance.now()` costs ~100 ns here, as much
-   * as the rest of `add`. Forgotten at the next microtask.
-   */
-  #now(): number {
-    if (this.#stamp === undefined) {
-      this.#stamp = performance.now();
-      queueMicrotask(this.#forget);
-    }
-    return this.#stamp;
-  }
-
-  #forget = (): void => {
-    this.#stamp = undefined;
-  };
 
   /** Stops the timer and the abort listener. */
   dispose(): void {
