@@ -1,14 +1,12 @@
 /**
  * How the plugin reaches a server: the transport for a config (Tack's stdio transport, or
- * the SDK's streamable HTTP one, loaded on demand), ending it, and telling progress
- * notifications apart.
+ * the SDK's streamable HTTP one, loaded on demand), and ending it.
  *
  * @module
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded_body.ts";
@@ -60,12 +58,4 @@ export async function makeTransport(
  */
 export async function terminate(transport: Transport): Promise<void> {
   if (transport instanceof StdioTransport) await transport.terminate();
-}
-
-/** Whether a message is a progress notification (which carries no `id`). */
-export function isProgress(
-  message: JSONRPCMessage,
-): message is JSONRPCMessage & { method: string; params: Progress & { progressToken: unknown } } {
-  return "method" in message && message.method === "notifications/progress" &&
-    !("id" in message);
 }

@@ -61,3 +61,25 @@ Deno.test("progress kept back is shown when the interval has passed, while the c
     await plugin.dispose();
   }
 });
+
+Deno.test("a call receiving more than 100,000 progress notifications ends the server; the next call restarts it", async () => {
+  const plugin = await mcp({ name: "flooding", ...FLOODING, progressIntervalMs: 60_000 });
+  try {
+    const { results, events } = await run(plugin, [
+      toolCall("flooding_progress", { count: 100_001 }),
+    ]);
+    deepEqual([results[0].isError, firstText(results[0])], [
+      true,
+      'MCP tool "progress" on server "flooding" failed: the server sent more than 100000 ' +
+      "progress notifications for one call; it is reconnected on the next call",
+    ]);
+    // The last shown is the last within the bound.
+    deepEqual(updatesOf(events), ["progress 1/100001", "progress 100000/100001"]);
+    // Exactly the bound is allowed.
+    const after = await run(plugin, [toolCall("flooding_progress", { count: 100_000 })]);
+    equal(firstText(after.results[0]), "sent 100000 progress notifications");
+    equal(plugin.servers.get("flooding")?.starts, 2);
+  } finally {
+    await plugin.dispose();
+  }
+});
