@@ -65,7 +65,7 @@ export function isProgress(
  * @example A call's progress, taken from a connected transport
  * ```ts
  * import { ProgressRoutes } from "./progress_routes.ts";
- * import type { MessageExtraInfo, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+ * import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
  * import { deepEqual } from "node:assert/strict";
  *
  * const transport = { onmessage: () => {} } as unknown as Transport; // as the SDK leaves it
@@ -111,7 +111,8 @@ export class ProgressRoutes {
    *
    * @param transport The transport.
    * @param onFlood Called when a call receives more than {@linkcode MAX_PROGRESS_PER_CALL},
-   * before its signal aborts: with the error that ends the connection (`the server sent more than 100000 progress notifications for one call`).
+   * before its signal aborts, with the error that ends the connection (`the server sent more
+   * than 100000 progress notifications for one call`).
    */
   tap(transport: Transport, onFlood: (error: Error) => void): void {
     const sdk = transport.onmessage;

@@ -7,7 +7,7 @@
  * @module
  */
 
-/** The JSON-RPC code of the error answer put at the end of such a stream (the SDK's "Connection closed"). */
+/** The code of the error answer put at the end of such a stream (the SDK's "Connection closed"). */
 const UNANSWERED_CODE = -32000;
 /** What the error answer says. */
 const UNANSWERED_MESSAGE = "the server closed the response stream without answering";
