@@ -87,6 +87,7 @@ function boundBody(
  *
  * @param onTooLarge Called with the error when a body passes the limit.
  * @param maxBytes The limit (default {@linkcode MAX_MESSAGE_BYTES}).
+ * @param inner The `fetch` to bound (default the global one).
  * @returns The bounded `fetch`.
  *
  * @example A body over the limit fails to read
@@ -107,9 +108,10 @@ function boundBody(
 export function boundedFetch(
   onTooLarge: (error: Error) => void,
   maxBytes: number = MAX_MESSAGE_BYTES,
+  inner: typeof fetch = fetch,
 ): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await inner(input, init);
     // A null-body status cannot be given a body; Deno gives it none anyway.
     if (!response.body || [101, 204, 205, 304].includes(response.status)) return response;
     const eventStream = /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");

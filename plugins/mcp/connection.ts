@@ -11,9 +11,7 @@ import {
   type CallToolResult,
   ErrorCode,
   type GetPromptResult,
-  type JSONRPCMessage,
   McpError,
-  type Progress,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -25,7 +23,8 @@ import {
 import { errorText } from "./describe_failure.ts";
 import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
-import { CLIENT_INFO, isProgress, type Live, makeTransport, terminate } from "./make_transport.ts";
+import { CLIENT_INFO, type Live, makeTransport, terminate } from "./make_transport.ts";
+import { ProgressRoutes } from "./progress_routes.ts";
 
 export type { CallOptions } from "./options.ts";
 
@@ -61,9 +60,8 @@ export class McpConnection {
   readonly #connectTimeoutMs: number;
   readonly #pingTimeoutMs: number;
   readonly #killGraceMs: number;
-  readonly #progress = new Map<string, (progress: Progress) => void>();
+  readonly #progress = new ProgressRoutes();
   readonly #toolsChanged = new Set<() => void>();
-  #progressTokens = 0;
   #live?: Live;
   #connecting?: Promise<Live>;
   #checking?: Promise<void>;
@@ -114,32 +112,24 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    // A message over the limit ends the connection at once (instead of leaving the call
-    // to its timeout): the call fails with `live.failure`, and the next one starts afresh.
+    // A message over the limit, or a call's progress past its bound, ends the connection at
+    // once (instead of leaving the call to its timeout): the call fails with `live.failure`,
+    // and the next one starts afresh.
     const ended: { live?: Live } = {};
-    const transport = await makeTransport(this.#config, this.#killGraceMs, (error) => {
+    const end = (error: Error) => {
       const live = ended.live;
       if (!live || live.failure) return;
       live.failure = error;
       this.#maintain(() => this.#retire(live));
-    });
-    // Progress is taken here, as each message arrives. The SDK hands notifications to
-    // their handlers a microtask later but a response at once, so a last progress
-    // notification read in the same chunk as the response found its handler removed.
-    transport.onmessage = (message: JSONRPCMessage) => {
-      if (isProgress(message)) {
-        const { progressToken: token, ...progress } = message.params;
-        this.#progress.get(String(token))?.(progress);
-      }
     };
+    const transport = await makeTransport(this.#config, this.#killGraceMs, end);
     const client = new Client(CLIENT_INFO);
     const live: Live = ended.live = { client, transport };
     client.onclose = () => {
       if (this.#live === live) this.#live = undefined;
     };
     // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
-    // them to the console unless a handler is set. Progress with Tack's own tokens is
-    // one: the SDK does not know them.
+    // them to the console unless a handler is set.
     client.onerror = () => {};
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       for (const listener of [...this.#toolsChanged]) listener();
@@ -147,6 +137,7 @@ export class McpConnection {
     this.#starts++;
     try {
       await client.connect(transport, { timeout: this.#connectTimeoutMs });
+      this.#progress.tap(transport, end);
     } catch (error) {
       await terminate(transport);
       await client.close().catch(() => {});
@@ -312,18 +303,19 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    const { onprogress } = options;
-    const token = onprogress ? `tack-${++this.#progressTokens}` : undefined;
-    if (token) this.#progress.set(token, onprogress!);
+    const route = options.onprogress ? this.#progress.add(options.onprogress) : undefined;
+    // A call flooded with progress is stopped at once, as a cancelled one.
+    const signals = [options.signal, route?.signal].filter((signal) => signal !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
     try {
-      return await this.#request(options, (client, request) =>
+      return await this.#request({ ...options, signal }, (client, request) =>
         client.callTool(
-          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+          { name, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) },
           undefined,
           request,
         )) as CallToolResult;
     } finally {
-      if (token) this.#progress.delete(token);
+      if (route) this.#progress.delete(route.token);
     }
   }
 

@@ -1,3 +1,5 @@
+import { isUnanswered } from "./unanswered_stream.ts";
+
 /**
  * The error texts of MCP calls that did not get a result from the server.
  *
@@ -10,7 +12,8 @@ const REQUEST_TIMEOUT = -32001;
 
 /**
  * Says why a call to an MCP tool failed, naming the server and the tool: the server
- * closed the connection (it is restarted on the next call), it did not answer in time,
+ * closed the connection (it is restarted on the next call) or an HTTP response stream
+ * without answering, it did not answer in time,
  * it could not be reached, or it answered with a protocol error.
  *
  * @param server The server's name.
@@ -45,6 +48,9 @@ export function describeFailure(
   const message = (error instanceof Error ? error.message : String(error))
     .replace(/^(MCP error -?\d+: )\1+/, "$1");
   const code = (error as { code?: unknown } | undefined)?.code;
+  if (isUnanswered(error)) {
+    return `MCP server "${server}" closed the response stream for ${what} without answering`;
+  }
   if (code === CONNECTION_CLOSED) {
     return `MCP server "${server}" closed the connection during ${what}; it is restarted on the next call`;
   }

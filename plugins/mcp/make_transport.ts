@@ -1,17 +1,16 @@
 /**
  * How the plugin reaches a server: the transport for a config (Tack's stdio transport, or
- * the SDK's streamable HTTP one, loaded on demand), ending it, and telling progress
- * notifications apart.
+ * the SDK's streamable HTTP one, loaded on demand), and ending it.
  *
  * @module
  */
 
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
-import { boundedFetch } from "./bounded_body.ts";
+import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded_body.ts";
+import { answeringFetch } from "./unanswered_stream.ts";
 
 /** What Tack tells servers about itself in `initialize`. */
 export const CLIENT_INFO: { name: string; version: string } = { name: "tack", version: "0.1.0" };
@@ -31,6 +30,8 @@ export interface Live {
  * stdio transport reads the environment only when it starts a server, so an HTTP-only
  * plugin needs no `env` permission. Either calls `onTooLarge` when the server sends a
  * message over `MAX_MESSAGE_BYTES` (a stdio server is then ended; an HTTP body is dropped).
+ * A POST's event stream that ends without answering (and without an event id, so the SDK
+ * cannot resume it) fails its request at once (see `answeringFetch`).
  */
 export async function makeTransport(
   config: McpServerConfig,
@@ -43,7 +44,9 @@ export async function makeTransport(
     );
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
-      fetch: boundedFetch((error) => onTooLarge?.(error)),
+      // The bound is outermost: the answer put at the end of a stream is read within it, and a
+      // body over the limit is an error, not a stream ending without answering.
+      fetch: boundedFetch((error) => onTooLarge?.(error), MAX_MESSAGE_BYTES, answeringFetch()),
     });
   }
   return new StdioTransport({ ...config, killGraceMs, onTooLarge });
@@ -55,12 +58,4 @@ export async function makeTransport(
  */
 export async function terminate(transport: Transport): Promise<void> {
   if (transport instanceof StdioTransport) await transport.terminate();
-}
-
-/** Whether a message is a progress notification (which carries no `id`). */
-export function isProgress(
-  message: JSONRPCMessage,
-): message is JSONRPCMessage & { method: string; params: Progress & { progressToken: unknown } } {
-  return "method" in message && message.method === "notifications/progress" &&
-    !("id" in message);
 }

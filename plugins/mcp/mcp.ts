@@ -182,6 +182,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
           name: toolName(config.toolPrefix ?? server, tool.name, taken),
           effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
           timeoutMs: config.timeoutMs,
+          progressIntervalMs: options.progressIntervalMs,
           schemaTally,
         }));
       }

@@ -75,6 +75,12 @@ export interface McpLimits {
    * that stopped answering starts at SIGTERM.
    */
   killGraceMs?: number;
+  /**
+   * The least time between two `tool_execution_update` events of one call, in ms (default
+   * 100): a call's first progress is shown at once, then at most one every interval, always
+   * the latest, and the last before the result. `0` shows every notification.
+   */
+  progressIntervalMs?: number;
 }
 
 /** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */

@@ -18,6 +18,7 @@ import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { mapResult, textOf } from "./map_result.ts";
+import { paceProgress } from "./pace_progress.ts";
 
 /** The `details` of an MCP tool's result (and of its error results). */
 export interface McpCallDetails {
@@ -46,6 +47,11 @@ export interface TackToolOptions {
   effects: readonly ToolEffect[];
   /** Its per-call timeout; default the agent's. */
   timeoutMs?: number;
+  /**
+   * The least time between two `tool_execution_update` events of one call, in ms (default
+   * 100): the latest progress is kept until then, and delivered before the result.
+   */
+  progressIntervalMs?: number;
   /**
    * Shared by the tools of one listing, so that a server's schemas together stay within
    * `SCHEMA_LIMITS`' totals (values, patterns): past them, a tool's schema is not compiled and
@@ -90,7 +96,8 @@ function progressText(progress: Progress): string {
  * Wraps an MCP tool as a Tack tool whose `execute` calls it through `connection`. The
  * call's `signal` cancels the MCP request; the server's `isError` results and every
  * failure (server gone, timeout, protocol error) become error results whose text names
- * the server; progress notifications become `tool_execution_update` events.
+ * the server; progress notifications become `tool_execution_update` events: the first at
+ * once, then at most one every `progressIntervalMs` (the latest), the last before the result.
  *
  * @param connection The server's connection.
  * @param tool The tool as the server listed it.
@@ -133,14 +140,18 @@ export function toTackTool(
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     async execute(params, { signal, update }): Promise<ToolResult<McpCallDetails>> {
       const base: McpCallDetails = { server, tool: tool.name };
+      const progress = update &&
+        paceProgress(
+          (progress: Progress) =>
+            update({ content: [{ type: "text", text: progressText(progress) }] }),
+          options.progressIntervalMs,
+        );
       let result;
       try {
         result = await connection.callTool(tool.name, params, {
           signal,
           timeoutMs: options.timeoutMs,
-          onprogress: update
-            ? (progress) => update({ content: [{ type: "text", text: progressText(progress) }] })
-            : undefined,
+          onprogress: progress?.push,
         });
       } catch (error) {
         const code = (error as { code?: unknown }).code;
@@ -148,6 +159,8 @@ export function toTackTool(
           details: typeof code === "number" ? { ...base, code } : base,
           cause: error,
         });
+      } finally {
+        progress?.flush();
       }
       const mapped = mapResult(result);
       const details: McpCallDetails = mapped.structuredContent

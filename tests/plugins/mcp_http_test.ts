@@ -96,7 +96,13 @@ Deno.test("mcp with several servers: one plugin, tools prefixed by server name",
 
 Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own tokens, not the SDK's)", async () => {
   const server = startHttpServer(0, false);
-  const plugin = await mcp({ name: "web", url: server.url, tools: ["count"] });
+  // Every notification is shown (the pacing is the stdio tests' and mcp_progress_test.ts').
+  const plugin = await mcp({
+    name: "web",
+    url: server.url,
+    tools: ["count"],
+    progressIntervalMs: 0,
+  });
   try {
     const { results, events } = await run(plugin, [toolCall("web_count", {})]);
     equal(firstText(results[0]), "counted");

@@ -240,6 +240,7 @@ Deno.test("server-everything: the last progress of a long-running operation arri
     tools: ["trigger-long-running-operation"],
     resources: false,
     prompts: false,
+    progressIntervalMs: 0, // every notification shown, however close together they arrive
   });
   try {
     const { results, events } = await run(plugin, [

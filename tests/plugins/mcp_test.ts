@@ -132,21 +132,29 @@ Deno.test("mcp calls pass through hooks and policies like any other call", async
   }
 });
 
-Deno.test("mcp: progress notifications become tool_execution_update events", async () => {
-  const plugin = await mcp({ name: "fixture", ...STDIO_SERVER });
-  try {
-    const { results, events } = await run(plugin, [toolCall("fixture_count", {})]);
-    equal(firstText(results[0]), "counted");
-    const updates = events.flatMap((event) =>
-      event.type === "tool_execution_update" && event.partialResult.content[0]?.type === "text"
-        ? [event.partialResult.content[0].text]
-        : []
-    );
-    deepEqual(updates, ["progress 1/3", "progress 2/3", "done"]);
-  } finally {
-    await plugin.dispose();
-  }
-});
+for (const progressIntervalMs of [0, 60_000]) {
+  Deno.test(`mcp: progress notifications become tool_execution_update events (progressIntervalMs ${progressIntervalMs})`, async () => {
+    const plugin = await mcp({ name: "fixture", ...STDIO_SERVER, progressIntervalMs });
+    try {
+      const { results, events } = await run(plugin, [toolCall("fixture_count", {})]);
+      equal(firstText(results[0]), "counted");
+      const updates = events.flatMap((event) =>
+        event.type === "tool_execution_update" && event.partialResult.content[0]?.type === "text"
+          ? [event.partialResult.content[0].text]
+          : []
+      );
+      // Every one, or the first at once and the latest (kept back) before the result.
+      deepEqual(
+        updates,
+        progressIntervalMs === 0
+          ? ["progress 1/3", "progress 2/3", "done"]
+          : ["progress 1/3", "done"],
+      );
+    } finally {
+      await plugin.dispose();
+    }
+  });
+}
 
 Deno.test("mcp: parallel calls share one server process", async () => {
   const plugin = await mcp({ name: "fixture", ...STDIO_SERVER });
