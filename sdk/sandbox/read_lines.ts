@@ -23,8 +23,12 @@ export interface ReadLinesOptions {
   onTooLong?: () => void;
 }
 
+// Empty lines share one empty array (a new one costs an ArrayBuffer each).
+const EMPTY = new Uint8Array(0);
+
 function join(parts: Uint8Array[], size: number): Uint8Array {
   if (parts.length === 1) return parts[0];
+  if (size === 0) return EMPTY;
   const out = new Uint8Array(size);
   let at = 0;
   for (const part of parts) {
