@@ -21,6 +21,11 @@ export interface ReadLinesOptions {
   long: LongLine;
   /** With `long: "stop"`, called once when a line passes the limit. */
   onTooLong?: () => void;
+  /**
+   * Asked by `readLines` after each chunk: a promise to wait for before reading on (the
+   * stream's writer waits meanwhile, once its pipe is full), or `undefined`.
+   */
+  pause?: () => Promise<void> | undefined;
 }
 
 // Empty lines share one empty array (a new one costs an ArrayBuffer each).
@@ -113,7 +118,8 @@ export function lineSplitter(
  * Reads a stream to its end, handing each line (without its newline) to `onLine`.
  *
  * @param stream The bytes.
- * @param onLine Receives each line's bytes, and how many bytes were cut from its end.
+ * @param onLine Receives each line's bytes, and how many bytes were cut from its end. The
+ * bytes stay valid after the call (a stream's chunks are not reused), so they may be kept.
  * @param options The limit, and what to do past it.
  * @returns When the stream ends (or, with `long: "stop"`, when a line passes the limit).
  *
@@ -146,6 +152,8 @@ export async function readLines(
         await reader.cancel().catch(() => {});
         return;
       }
+      const paused = options.pause?.();
+      if (paused !== undefined) await paused;
     }
     split.end();
   } finally {

@@ -1,9 +1,10 @@
 /**
  * A sandbox child that is a `deno run` process (under bubblewrap or `unshare -n` where
  * available), speaking JSON lines over stdin and stdout. What it sends is bounded: a
- * message over the frame limit stops it, each stderr line is cut at
- * {@linkcode STDERR_LINE_BYTES} and stripped of control sequences before it reaches a
- * terminal or an error text.
+ * message over the frame limit stops it, and its stderr goes through
+ * {@linkcode sandboxStderr} (each line cut and stripped of control sequences, at most
+ * `STDERR_LINES_PER_SECOND` a second) before it reaches a terminal or an error
+ * text.
  *
  * @module
  */
@@ -11,6 +12,7 @@
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
 import type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_connection.ts";
+import { sandboxStderr, STDERR_LINE_BYTES } from "./sandbox_stderr.ts";
 import { stripControlSequences } from "./strip_control_sequences.ts";
 
 /** How to start the process. */
@@ -20,7 +22,7 @@ export interface ProcessCommand {
   args: readonly string[];
   /** The whole environment of the child (it starts from an empty one). */
   env: Record<string, string>;
-  /** `"forward"` (default) copies the child's stderr to the host's, each line prefixed with `[label] `; `"capture"` only keeps its tail for error texts. */
+  /** `"forward"` (default) copies the child's stderr to the host's, each line prefixed with `[label] ` (at most `STDERR_LINES_PER_SECOND` a second); `"capture"` only keeps its tail for error texts. */
   stderr?: "forward" | "capture";
   /** The prefix of forwarded stderr lines. */
   label: string;
@@ -32,15 +34,6 @@ export interface ProcessCommand {
 
 /** The largest message a sandbox may send by default, in MB. */
 export const DEFAULT_FRAME_MB = 16;
-
-/** Each stderr line of a sandbox is cut after this many bytes. */
-export const STDERR_LINE_BYTES = 4096;
-
-const TAIL_CHARS = 2000;
-
-// What Deno and V8 print when the heap limit or the OS limit is reached.
-const OUT_OF_MEMORY =
-  /Fatal (?:JavaScript|process) out of memory|memory allocation of \d+ bytes failed/;
 
 /**
  * How a breached memory cap reads in error texts.
@@ -96,10 +89,8 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     const writer = process.stdin.getWriter();
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
-    let tail = "";
     let alive = true;
     let garbage = false;
-    let outOfMemory = false;
     let queue: string[] = [];
     const kill = () => {
       if (!alive) return;
@@ -128,13 +119,16 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       long: "stop",
       onTooLong: () => fault(`sent a message over its frame limit (${frameMb} MB)`),
     });
-    const stderr = readLines(process.stderr, (bytes, cut) => {
-      const text = stripControlSequences(decoder.decode(bytes));
-      if (OUT_OF_MEMORY.test(text)) outOfMemory = true;
-      const line = cut > 0 ? `${text}… [${cut} more bytes cut]` : text;
-      tail = (tail + line + "\n").slice(-TAIL_CHARS);
-      if (command.stderr !== "capture") console.error(`[${command.label}] ${line}`);
-    }, { maxLineBytes: STDERR_LINE_BYTES, long: "cut" });
+    const lines = sandboxStderr({
+      label: command.label,
+      print: command.stderr === "capture" ? undefined : (line) => console.error(line),
+    });
+    const stderr = readLines(process.stderr, lines.line, {
+      maxLineBytes: STDERR_LINE_BYTES,
+      long: "cut",
+      pause: lines.pause,
+    }).finally(lines.end);
+    process.status.finally(lines.release);
     const closed = Promise.all([process.status, stdout, stderr]).then(async ([status]) => {
       alive = false;
       try {
@@ -142,7 +136,9 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       } catch {
         // The pipe is already broken.
       }
-      if (outOfMemory && !status.success) handlers.onFault(memoryLimitText(command.memoryMb));
+      if (lines.outOfMemory() && !status.success) {
+        handlers.onFault(memoryLimitText(command.memoryMb));
+      }
       const reason = status.signal !== null
         ? `killed by ${status.signal}`
         : `exit code ${status.code}`;
@@ -162,7 +158,7 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       },
       kill,
       closed,
-      stderrTail: () => tail,
+      stderrTail: lines.tail,
     };
   };
 }

@@ -95,3 +95,27 @@ Deno.test("control sequences are stripped: what is left holds no control charact
     [],
   );
 });
+
+Deno.test("a pause asked for after a chunk holds the reader until it settles", async () => {
+  let pulled = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled++ < 3) controller.enqueue(encoder.encode(`${pulled}\n`));
+      else controller.close();
+    },
+  }, { highWaterMark: 0 });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const lines: string[] = [];
+  const reading = readLines(stream, (line) => lines.push(decoder.decode(line)), {
+    maxLineBytes: 10,
+    long: "cut",
+    pause: () => lines.length === 1 ? gate : undefined,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  deepEqual(lines, ["1"], "the reader went on while paused");
+  equal(pulled, 1);
+  release();
+  await reading;
+  deepEqual(lines, ["1", "2", "3"]);
+});
