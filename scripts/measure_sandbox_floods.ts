@@ -1,8 +1,10 @@
 /**
- * Measures what a sandboxed plugin's stderr floods cost its host: a million short lines,
+ * Measures what a sandboxed plugin's floods cost its host. On stderr: a million short lines,
  * and ten seconds of empty lines written as fast as the plugin can, each forwarded (to
- * `/dev/null`) and captured. Each run is a fresh host process; it prints the host's CPU time and
- * the wall time of the call, and the longest gap between ticks of a 10 ms timer.
+ * `/dev/null`) and captured; for each, the host's CPU time and the wall time of the call,
+ * and the longest gap between ticks of a 10 ms timer. On stdin: a plugin that stops reading
+ * while the host sends it calls of 1 MB, one a tick; how many it sent before the plugin
+ * was stopped, and how much the host's memory grew. Each run is a fresh host process.
  *
  *   deno run -A scripts/measure_sandbox_floods.ts
  *
@@ -13,6 +15,7 @@
  */
 
 import process from "node:process";
+import type { ToolResult } from "../mod.ts";
 import { loadPlugin } from "../sdk/sandbox/mod.ts";
 
 const FIXTURE = new URL("../tests/fixtures/sandbox/hostile_plugin.ts", import.meta.url).pathname;
@@ -75,6 +78,64 @@ export async function measureFlood(
   };
 }
 
+/** What a plugin that stops reading its stdin cost the host. */
+export interface StuckCost {
+  /** Calls sent to it after it stopped reading (those that ended naming the limit, if any did). */
+  sent: number;
+  /** What the last of them returned. */
+  last: string;
+  /** How much the host's resident memory grew meanwhile, in MB. */
+  rssGrowthMb: number;
+}
+
+/**
+ * Loads the hostile fixture sandboxed, blocks it in its `stall` tool, and sends it up to
+ * `calls` calls of 1 MB each, one a tick, until one of them fails.
+ *
+ * @param calls The most calls to send.
+ * @returns How many were sent and how much the host's memory grew.
+ *
+ * @example A few calls
+ * ```ts ignore
+ * import { measureStuckStdin } from "./measure_sandbox_floods.ts";
+ * console.log(await measureStuckStdin(8));
+ * ```
+ */
+export async function measureStuckStdin(calls: number): Promise<StuckCost> {
+  const plugin = await loadPlugin(FIXTURE, { sandbox: true, stderr: "capture" });
+  const tool = (name: string) => plugin.tools!.find((candidate) => candidate.name === name)!;
+  const signal = new AbortController().signal;
+  const text = (result: ToolResult | Promise<ToolResult>) =>
+    Promise.resolve(result).then(
+      (done) => done.content.map((block) => block.type === "text" ? block.text : "").join(""),
+      (error: Error) => error.message,
+    );
+  let stalled!: () => void;
+  const blocking = new Promise<void>((resolve) => (stalled = resolve));
+  const stall = text(tool("stall").execute({}, { toolCallId: "stall", signal, update: stalled }));
+  await blocking;
+  const rss = Deno.memoryUsage().rss;
+  const args = { text: "x".repeat(1024 * 1024) };
+  const pending: Promise<string>[] = [];
+  let failed = false;
+  for (let i = 0; i < calls && !failed; i++) {
+    pending.push(text(tool("length").execute(args, { toolCallId: `l${i}`, signal })));
+    pending.at(-1)!.finally(() => (failed = true));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const rssGrowthMb = (Deno.memoryUsage().rss - rss) / 1024 / 1024;
+  // Calls sent after the plugin was stopped went to a fresh sandbox: wait for them all.
+  const results = await Promise.all(pending);
+  await stall;
+  await plugin.dispose?.();
+  const stuck = results.filter((result) => result.includes("unread on its stdin")).length;
+  return {
+    sent: stuck === 0 ? results.length : stuck,
+    last: results[stuck - 1] ?? results.at(-1)!,
+    rssGrowthMb,
+  };
+}
+
 const RUNS = [
   ["forward", "chatter", '{"lines":1000000}'],
   ["capture", "chatter", '{"lines":1000000}'],
@@ -84,7 +145,9 @@ const RUNS = [
 
 if (import.meta.main) {
   const [role, stderr, tool, args] = Deno.args;
-  if (role === "--child") {
+  if (role === "--stuck") {
+    console.log(JSON.stringify(await measureStuckStdin(512)));
+  } else if (role === "--child") {
     const cost = await measureFlood(stderr as "forward" | "capture", tool, JSON.parse(args));
     console.log(JSON.stringify(cost));
   } else {
@@ -101,5 +164,15 @@ if (import.meta.main) {
           `longest event-loop gap ${cost.longestGapMs.toFixed(0)} ms`,
       );
     }
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", import.meta.filename!, "--stuck"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const stuck = JSON.parse(new TextDecoder().decode(output.stdout)) as StuckCost;
+    console.log(
+      `a plugin that stops reading its stdin, sent calls of 1 MB: ${stuck.sent} sent, the host's ` +
+        `memory grew ${stuck.rssGrowthMb.toFixed(0)} MB; the last call: ${stuck.last}`,
+    );
   }
 }

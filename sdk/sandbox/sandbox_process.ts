@@ -4,11 +4,13 @@
  * message over the frame limit stops it, and its stderr goes through
  * {@linkcode sandboxStderr} (each line cut and stripped of control sequences, at most
  * `STDERR_LINES_PER_SECOND` a second) before it reaches a terminal or an error
- * text.
+ * text. What it is sent is bounded too: a child that leaves
+ * {@linkcode STDIN_LIMIT_FRAMES} frames unread on its stdin is taken for stuck and stopped.
  *
  * @module
  */
 
+import { childStdin, STDIN_LIMIT_FRAMES } from "./child_stdin.ts";
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
 import type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_connection.ts";
@@ -26,7 +28,7 @@ export interface ProcessCommand {
   stderr?: "forward" | "capture";
   /** The prefix of forwarded stderr lines. */
   label: string;
-  /** The largest message the child may send, in MB (default {@linkcode DEFAULT_FRAME_MB}). */
+  /** The largest message the child may send, in MB (default {@linkcode DEFAULT_FRAME_MB}); it may leave {@linkcode STDIN_LIMIT_FRAMES} times as much unread on its stdin. */
   frameMb?: number;
   /** The memory cap the command line applies, in MB, to name it when it is broken. */
   memoryMb?: number;
@@ -54,6 +56,24 @@ export function memoryLimitText(memoryMb: number | undefined): string {
   return memoryMb === undefined
     ? "ran out of memory"
     : `exceeded its memory limit (${memoryMb} MB)`;
+}
+
+/**
+ * How a child that stopped reading its stdin reads in error texts.
+ *
+ * @param frameMb Its frame limit, in MB.
+ * @returns The words after "the sandbox of plugin …".
+ *
+ * @example The default limit
+ * ```ts
+ * import { stdinLimitText } from "./sandbox_process.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(stdinLimitText(16), "left 64 MB unread on its stdin (its limit)");
+ * ```
+ */
+export function stdinLimitText(frameMb: number): string {
+  return `left ${STDIN_LIMIT_FRAMES * frameMb} MB unread on its stdin (its limit)`;
 }
 
 /**
@@ -86,15 +106,15 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const writer = process.stdin.getWriter();
+    const stdin = childStdin(process.stdin, STDIN_LIMIT_FRAMES * frameMb * 1024 * 1024);
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
     let alive = true;
     let garbage = false;
-    let queue: string[] = [];
     const kill = () => {
       if (!alive) return;
       alive = false;
+      stdin.discard();
       try {
         process.kill("SIGKILL");
       } catch {
@@ -131,11 +151,7 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     process.status.finally(lines.release);
     const closed = Promise.all([process.status, stdout, stderr]).then(async ([status]) => {
       alive = false;
-      try {
-        await writer.close();
-      } catch {
-        // The pipe is already broken.
-      }
+      await stdin.close();
       if (lines.outOfMemory() && !status.success) {
         handlers.onFault(memoryLimitText(command.memoryMb));
       }
@@ -144,17 +160,14 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
         : `exit code ${status.code}`;
       handlers.onExit(reason);
     });
-    // Messages sent in one tick leave in one write (the hooks and calls of a batch).
-    const flush = () => {
-      const text = queue.length === 1 ? queue[0] : queue.join("");
-      queue = [];
-      if (alive) writer.write(encoder.encode(text)).catch(() => {});
-    };
     return {
       send(message) {
         if (!alive) return;
-        if (queue.length === 0) queueMicrotask(flush);
-        queue.push(JSON.stringify(message) + "\n");
+        // Past the bound the child is taken for stuck: the work this message belongs to
+        // ends with the rest of the child's, with an error naming the limit.
+        if (!stdin.send(encoder.encode(JSON.stringify(message) + "\n"))) {
+          fault(stdinLimitText(frameMb));
+        }
       },
       kill,
       closed,
