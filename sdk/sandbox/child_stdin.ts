@@ -38,7 +38,10 @@ export interface ChildStdin {
   send(line: Uint8Array): boolean;
   /** Bytes handed to the pipe in earlier ticks that the child has not taken yet. */
   waiting(): number;
-  /** Drops what is queued and writes nothing more (the child is gone or going). */
+  /**
+   * Drops what is queued and closes the pipe at once, without waiting for the child to take
+   * what was written (the child is gone or going).
+   */
   discard(): void;
   /** Closes the pipe once what was written is taken (never rejects). */
   close(): Promise<void>;
@@ -110,6 +113,10 @@ export function childStdin(
       open = false;
       queue = [];
       queued = 0;
+      // Closes the pipe now, dropping what the child has not taken: whatever still reads it
+      // (a sandbox whose bubblewrap was killed before it could take the sandbox down with
+      // it) reads its end and exits, letting go of the other pipes.
+      writer.abort().catch(() => {});
     },
     async close() {
       open = false;

@@ -66,6 +66,25 @@ Deno.test("a discarded stdin writes nothing more", async () => {
   await stdin.close();
 });
 
+Deno.test("a discarded stdin is closed at once, not left open for whatever still reads it", async () => {
+  // After a kill, whatever still reads the pipe (a sandbox whose bubblewrap was killed before
+  // it could take the sandbox down with it) must see its end, or it holds the host's other
+  // pipes open and dispose() waits for ever. (A write still in flight delays this: a stream
+  // aborts only after it; see docs/sandbox.md.)
+  let closedWith: unknown = "open";
+  const pipe = new WritableStream<Uint8Array>({
+    write: () => {},
+    abort: (reason) => void (closedWith = reason),
+  });
+  const stdin = childStdin(pipe, 1024);
+  stdin.send(encoder.encode("taken\n"));
+  await tick();
+  stdin.discard();
+  await tick();
+  equal(closedWith, undefined, "the pipe was closed (aborted), not left open");
+  await stdin.close();
+});
+
 // The real thing: a sandboxed plugin whose tool blocks its thread, so it reads nothing.
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
