@@ -46,6 +46,13 @@ function fail(message: string): never {
 
 function serversOf(options: McpOptions): [string, McpServerConfig][] {
   if (typeof options !== "object" || options === null) fail("options must be an object");
+  const { progressIntervalMs } = options;
+  if (
+    progressIntervalMs !== undefined &&
+    !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)
+  ) {
+    fail(`progressIntervalMs ${progressIntervalMs} must be a number of ms, 0 or more`);
+  }
   if ("servers" in options) {
     const entries = Object.entries(options.servers ?? {});
     if (entries.length === 0) fail("options.servers is empty");

@@ -33,6 +33,14 @@ Deno.test("mcp rejects malformed options with a clear TypeError", async () => {
       { command: "deno", timeoutMs: 0 },
       'server "mcp" has timeoutMs 0; it must be a positive number',
     ],
+    [
+      { command: "deno", progressIntervalMs: -1 },
+      "progressIntervalMs -1 must be a number of ms, 0 or more",
+    ],
+    [
+      { command: "deno", progressIntervalMs: Number.NaN },
+      "progressIntervalMs NaN must be a number of ms, 0 or more",
+    ],
     [{ servers: {} }, "options.servers is empty"],
     [{ servers: { a: { command: "deno" }, b: {} } }, 'server "b" needs either a command or a url'],
   ];
