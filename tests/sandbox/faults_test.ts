@@ -1,15 +1,9 @@
 // Faults in a sandbox: a runaway call is killed, a crash or garbage ends in-flight calls
 // with error results, abort stops calls; the sandbox restarts and the agent goes on.
-import {
-  createAgent,
-  type Plugin,
-  scriptedModel,
-  text,
-  toolCall,
-  type ToolResultMessage,
-} from "@tack/agent";
+import { createAgent, scriptedModel, text, toolCall, type ToolResultMessage } from "@tack/agent";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { instanceOf } from "../support/sandboxed_calls.ts";
 
 const FIXTURE = "./tests/fixtures/sandbox/faulty_plugin.ts";
 
@@ -19,15 +13,6 @@ function results(messages: readonly { role: string }[]): ToolResultMessage[] {
 
 function textOf(result: ToolResultMessage): string {
   return result.content.map((block) => block.type === "text" ? block.text : "").join("\n");
-}
-
-async function instanceOf(plugin: Plugin): Promise<string> {
-  const echo = plugin.tools!.find((tool) => tool.name === "echo")!;
-  const result = await echo.execute({ text: "who" }, {
-    toolCallId: "who",
-    signal: new AbortController().signal,
-  });
-  return (result.details as { instance: string }).instance;
 }
 
 Deno.test("sandbox faults", async (t) => {

@@ -2,36 +2,11 @@
 // flood on stdout or stderr, escape sequences, 2 GB of memory. The host stays
 // responsive (a timer keeps firing), the call ends with an error result naming the
 // limit, and the sandbox restarts for the next call.
-import type { AgentTool, Plugin, ToolResult } from "@tack/agent";
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { callTool as call, instanceOf } from "../support/sandboxed_calls.ts";
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
-
-function tool(plugin: Plugin, name: string): AgentTool {
-  return plugin.tools!.find((candidate) => candidate.name === name)!;
-}
-
-/** Runs a tool; an error result comes back as its text prefixed with "error: ". */
-async function call(plugin: Plugin, name: string, args: Record<string, unknown> = {}) {
-  try {
-    const result: ToolResult = await tool(plugin, name).execute(args, {
-      toolCallId: name,
-      signal: new AbortController().signal,
-    });
-    return result.content.map((block) => block.type === "text" ? block.text : "").join("");
-  } catch (error) {
-    return `error: ${(error as Error).message}`;
-  }
-}
-
-async function instanceOf(plugin: Plugin): Promise<string> {
-  const result = await tool(plugin, "echo").execute({ text: "who" }, {
-    toolCallId: "who",
-    signal: new AbortController().signal,
-  });
-  return (result.details as { instance: string }).instance;
-}
 
 /** Counts timer ticks while `work` runs: a host blocked for the whole attack counts none. */
 async function ticking<T>(work: () => Promise<T>): Promise<{ value: T; ticks: number }> {

@@ -1,10 +1,10 @@
 // A sandbox's stderr lines are bounded in number: at most 200 a second are shown, the rest
 // are dropped with a note counting them, and the last lines of a stream that ends
 // mid-flood are shown after all (a crash's last words, V8's out-of-memory report).
-import type { Plugin, ToolResult } from "@tack/agent";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { sandboxStderr } from "../../sdk/sandbox/sandbox_stderr.ts";
+import { callTool as call } from "../support/sandboxed_calls.ts";
 
 const encoder = new TextEncoder();
 
@@ -154,19 +154,6 @@ Deno.test("V8's out-of-memory report is noticed in the last lines of a flood, ca
 // The real thing: a sandboxed plugin flooding its stderr.
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
-
-async function call(plugin: Plugin, name: string, args: Record<string, unknown> = {}) {
-  const tool = plugin.tools!.find((candidate) => candidate.name === name)!;
-  try {
-    const result: ToolResult = await tool.execute(args, {
-      toolCallId: name,
-      signal: new AbortController().signal,
-    });
-    return result.content.map((block) => block.type === "text" ? block.text : "").join("");
-  } catch (error) {
-    return `error: ${(error as Error).message}`;
-  }
-}
 
 Deno.test("50,000 lines on a plugin's stderr: each is shown or counted, at most 200 shown and ~20,000 read a second", async () => {
   const host = new URL("../fixtures/sandbox/stderr_host.ts", import.meta.url).pathname;

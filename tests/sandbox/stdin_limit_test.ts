@@ -1,10 +1,11 @@
 // What the host writes to a sandbox that stops reading its stdin is bounded: past four
 // frames unread, the child is taken for stuck, every call sent to it ends with an error
 // naming the limit, and the sandbox restarts. A hook that met it runs again in a fresh one.
-import type { AgentTool, BeforeToolCallContext, Plugin, ToolResult } from "@tack/agent";
+import type { BeforeToolCallContext, Plugin } from "@tack/agent";
 import { deepEqual, equal } from "node:assert/strict";
 import { childStdin } from "../../sdk/sandbox/child_stdin.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { callTool as call, instanceOf, toolOf as tool } from "../support/sandboxed_calls.ts";
 
 const encoder = new TextEncoder();
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
@@ -89,22 +90,6 @@ Deno.test("a discarded stdin is closed at once, not left open for whatever still
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
 
-function tool(plugin: Plugin, name: string): AgentTool {
-  return plugin.tools!.find((candidate) => candidate.name === name)!;
-}
-
-async function call(plugin: Plugin, name: string, args: Record<string, unknown> = {}) {
-  try {
-    const result: ToolResult = await tool(plugin, name).execute(args, {
-      toolCallId: name,
-      signal: new AbortController().signal,
-    });
-    return result.content.map((block) => block.type === "text" ? block.text : "").join("");
-  } catch (error) {
-    return `error: ${(error as Error).message}`;
-  }
-}
-
 /** Calls `stall` and waits until it reports that it blocks; then `outcome` is its end. */
 async function stall(plugin: Plugin): Promise<{ outcome: Promise<string> }> {
   let stalled!: () => void;
@@ -125,12 +110,21 @@ async function stall(plugin: Plugin): Promise<{ outcome: Promise<string> }> {
   return { outcome };
 }
 
-async function instanceOf(plugin: Plugin): Promise<string> {
-  const result = await tool(plugin, "echo").execute({ text: "who" }, {
-    toolCallId: "who",
-    signal: new AbortController().signal,
-  });
-  return (result.details as { instance: string }).instance;
+/** The hostile fixture with `frameMb: 1`: the host lets 4 MB wait unread on its stdin. */
+function loadWithSmallFrames(): Promise<Plugin> {
+  return loadPlugin(FIXTURE, { sandbox: true, stderr: "capture", limits: { frameMb: 1 } });
+}
+
+/**
+ * Blocks the child's thread in a tool, then sends 4.4 MB of calls in one tick: one write the
+ * child never takes, so the bound is reached. Returns the outcomes of those five calls.
+ */
+async function fillStdin(plugin: Plugin): Promise<Promise<string>[]> {
+  const stalled = (await stall(plugin)).outcome;
+  const big = { text: "x".repeat(1.1 * 1024 * 1024) };
+  const filling = [1, 2, 3, 4].map(() => call(plugin, "length", big));
+  await tick();
+  return [stalled, ...filling];
 }
 
 const LIMIT_TEXT = 'the sandbox of plugin "hostile" left 4 MB unread on its stdin (its limit)';
@@ -138,22 +132,13 @@ const failed = (name: string) =>
   `error: Tool ${name} failed: ${LIMIT_TEXT} while running it; it restarts for the next call`;
 
 Deno.test("a plugin that stops reading its stdin: every call sent to it ends naming the limit, then it restarts", async () => {
-  // frameMb 1: the host lets 4 MB wait unread.
-  const plugin = await loadPlugin(FIXTURE, {
-    sandbox: true,
-    stderr: "capture",
-    limits: { frameMb: 1 },
-  });
+  const plugin = await loadWithSmallFrames();
   try {
     const before = await instanceOf(plugin);
-    const stalled = (await stall(plugin)).outcome;
-    const big = { text: "x".repeat(1.1 * 1024 * 1024) };
-    // 4.4 MB in one tick: it leaves in one write the child never takes.
-    const filling = [1, 2, 3, 4].map(() => call(plugin, "length", big));
-    await tick();
+    const filled = await fillStdin(plugin);
     // The next message finds the limit reached: the child is stopped.
     const refused = call(plugin, "echo", { text: "one more" });
-    deepEqual(await Promise.all([stalled, ...filling, refused]), [
+    deepEqual(await Promise.all([...filled, refused]), [
       failed("stall"),
       failed("length"),
       failed("length"),
@@ -169,11 +154,7 @@ Deno.test("a plugin that stops reading its stdin: every call sent to it ends nam
 });
 
 Deno.test("a hook that finds a plugin's stdin full runs again in a fresh sandbox", async () => {
-  const plugin = await loadPlugin(FIXTURE, {
-    sandbox: true,
-    stderr: "capture",
-    limits: { frameMb: 1 },
-  });
+  const plugin = await loadWithSmallFrames();
   try {
     const seen = tool(plugin, "seen");
     const context = {
@@ -186,13 +167,10 @@ Deno.test("a hook that finds a plugin's stdin full runs again in a fresh sandbox
       args: {},
       context: { systemPrompt: "", messages: [], tools: plugin.tools! },
     } as unknown as BeforeToolCallContext;
-    const stalled = (await stall(plugin)).outcome;
-    const big = { text: "x".repeat(1.1 * 1024 * 1024) };
-    const filling = [1, 2, 3, 4].map(() => call(plugin, "length", big));
-    await tick();
+    const filled = await fillStdin(plugin);
     const answer = await plugin.beforeToolCall!(context, new AbortController().signal);
     deepEqual(answer, { args: { seen: "true " } });
-    deepEqual(await Promise.all([stalled, ...filling]), [
+    deepEqual(await Promise.all(filled), [
       failed("stall"),
       failed("length"),
       failed("length"),
@@ -205,11 +183,7 @@ Deno.test("a hook that finds a plugin's stdin full runs again in a fresh sandbox
 });
 
 Deno.test("one message larger than the limit still reaches a plugin that reads", async () => {
-  const plugin = await loadPlugin(FIXTURE, {
-    sandbox: true,
-    stderr: "capture",
-    limits: { frameMb: 1 },
-  });
+  const plugin = await loadWithSmallFrames();
   try {
     const before = await instanceOf(plugin);
     equal(await call(plugin, "length", { text: "x".repeat(6 * 1024 * 1024) }), "6291456");
