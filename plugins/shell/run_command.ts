@@ -6,6 +6,7 @@
  */
 
 import { createOutputBuffer } from "./output_buffer.ts";
+import { killProcessGroup } from "../../sdk/process_group.ts";
 
 /** What {@linkcode runCommand} takes. */
 export interface RunCommandOptions {
@@ -51,17 +52,6 @@ export interface CommandOutcome {
 
 /** How long the pipes may stay open after the command exits (held by escaped processes). */
 const DRAIN_MS = 250;
-
-function killGroup(child: Deno.ChildProcess): void {
-  try {
-    // A negative pid signals the whole group; the child leads its own (detached: setsid).
-    Deno.kill(-child.pid, "SIGKILL");
-  } catch {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-  }
-}
 
 async function pump(
   stream: ReadableStream<Uint8Array>,
@@ -125,11 +115,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   let aborted = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup(child);
+    killProcessGroup(child);
   }, options.timeoutMs);
   const onAbort = () => {
     aborted = true;
-    killGroup(child);
+    killProcessGroup(child);
   };
   options.signal.addEventListener("abort", onAbort, { once: true });
   if (options.signal.aborted) onAbort();
@@ -152,7 +142,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   ]);
   try {
     const status = await child.status;
-    killGroup(child);
+    killProcessGroup(child);
     let drainTimer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       reading,

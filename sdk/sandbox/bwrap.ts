@@ -123,7 +123,10 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
   const args = [
     "--unshare-all",
     "--die-with-parent",
-    "--new-session",
+    // No `--new-session`: the host starts bubblewrap in a session of its own (detached),
+    // so nothing in the sandbox has a controlling terminal, and the whole sandbox stays in
+    // bubblewrap's process group, which the host kills as one (bubblewrap's own setsid
+    // would take the sandbox out of it before `--die-with-parent` is armed).
     "--cap-drop",
     "ALL",
     "--proc",

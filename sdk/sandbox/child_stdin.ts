@@ -43,8 +43,6 @@ export interface ChildStdin {
    * what was written (the child is gone or going).
    */
   discard(): void;
-  /** Closes the pipe once what was written is taken (never rejects). */
-  close(): Promise<void>;
 }
 
 function join(lines: Uint8Array[], size: number): Uint8Array {
@@ -113,18 +111,9 @@ export function childStdin(
       open = false;
       queue = [];
       queued = 0;
-      // Closes the pipe now, dropping what the child has not taken: whatever still reads it
-      // (a sandbox whose bubblewrap was killed before it could take the sandbox down with
-      // it) reads its end and exits, letting go of the other pipes.
+      // Closes the pipe now, dropping what the child has not taken: whatever of it still
+      // reads the pipe (where its process group could not be killed whole) reads its end.
       writer.abort().catch(() => {});
-    },
-    async close() {
-      open = false;
-      try {
-        await writer.close();
-      } catch {
-        // The pipe is already broken.
-      }
     },
   };
 }

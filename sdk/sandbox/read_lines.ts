@@ -26,6 +26,11 @@ export interface ReadLinesOptions {
    * stream's writer waits meanwhile, once its pipe is full), or `undefined`.
    */
   pause?: () => Promise<void> | undefined;
+  /**
+   * Once this settles, reading stops as if the stream had ended: for a pipe that a process
+   * the reader no longer waits for may hold open.
+   */
+  stop?: Promise<unknown>;
 }
 
 // Empty lines share one empty array (a new one costs an ArrayBuffer each).
@@ -144,6 +149,8 @@ export async function readLines(
 ): Promise<void> {
   const split = lineSplitter(onLine, options);
   const reader = stream.getReader();
+  // A reader released by then (the stream ended first) refuses the cancel: nothing to stop.
+  options.stop?.finally(() => reader.cancel().catch(() => {}));
   try {
     while (true) {
       const { value, done } = await reader.read();

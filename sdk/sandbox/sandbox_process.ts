@@ -10,6 +10,7 @@
  * @module
  */
 
+import { killProcessGroup } from "../process_group.ts";
 import { childStdin, STDIN_LIMIT_FRAMES } from "./child_stdin.ts";
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
@@ -36,6 +37,12 @@ export interface ProcessCommand {
 
 /** The largest message a sandbox may send by default, in MB. */
 export const DEFAULT_FRAME_MB = 16;
+
+/**
+ * How long the pipes are read after the child exits: what it wrote last is in them, and
+ * they end at once unless something it left running holds them (then they are let go).
+ */
+const DRAIN_MS = 1000;
 
 /**
  * How a breached memory cap reads in error texts.
@@ -105,6 +112,9 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
+      // Its own process group (setsid), killed whole: bubblewrap, the sandbox it forks
+      // (even before it has tied that sandbox's life to its own) and what the plugin starts.
+      detached: Deno.build.os !== "windows",
     }).spawn();
     const stdin = childStdin(process.stdin, STDIN_LIMIT_FRAMES * frameMb * 1024 * 1024);
     const encoder = new TextEncoder();
@@ -115,12 +125,10 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       if (!alive) return;
       alive = false;
       stdin.discard();
-      try {
-        process.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
+      killProcessGroup(process);
     };
+    let stopReading!: () => void;
+    const stop = new Promise<void>((resolve) => (stopReading = resolve));
     const fault = (why: string) => {
       handlers.onFault(why);
       kill();
@@ -138,6 +146,7 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       maxLineBytes: frameMb * 1024 * 1024,
       long: "stop",
       onTooLong: () => fault(`sent a message over its frame limit (${frameMb} MB)`),
+      stop,
     });
     const lines = sandboxStderr({
       label: command.label,
@@ -147,11 +156,18 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       maxLineBytes: STDERR_LINE_BYTES,
       long: "cut",
       pause: lines.pause,
+      stop,
     }).finally(lines.end);
     process.status.finally(lines.release);
-    const closed = Promise.all([process.status, stdout, stderr]).then(async ([status]) => {
+    const closed = process.status.then(async (status) => {
       alive = false;
-      await stdin.close();
+      // Whatever of it is left (nothing, unless the group could not be killed whole) may
+      // not hold up its end: its stdin is closed, its pipes read for DRAIN_MS at most.
+      killProcessGroup(process);
+      stdin.discard();
+      const drained = setTimeout(stopReading, DRAIN_MS);
+      await Promise.all([stdout, stderr]);
+      clearTimeout(drained);
       if (lines.outOfMemory() && !status.success) {
         handlers.onFault(memoryLimitText(command.memoryMb));
       }

@@ -119,3 +119,26 @@ Deno.test("a pause asked for after a chunk holds the reader until it settles", a
   await reading;
   deepEqual(lines, ["1", "2", "3"]);
 });
+
+Deno.test("a stop ends reading of a stream that never ends, handing over the partial line", async () => {
+  let cancelled = false;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode("whole\npart"));
+    },
+    cancel: () => void (cancelled = true),
+  });
+  let stop!: () => void;
+  const lines: string[] = [];
+  const reading = readLines(stream, (line) => lines.push(decoder.decode(line)), {
+    maxLineBytes: 10,
+    long: "cut",
+    stop: new Promise<void>((resolve) => (stop = resolve)),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  deepEqual(lines, ["whole"]);
+  stop();
+  await reading;
+  deepEqual(lines, ["whole", "part"]);
+  equal(cancelled, true, "the stream was not cancelled");
+});

@@ -1,0 +1,63 @@
+/**
+ * Child processes that lead their own process group, so everything they start is stopped
+ * with them: the shell plugin's commands and the sandbox's processes.
+ *
+ * @module
+ */
+
+import { hostMay } from "./sandbox/host_may.ts";
+
+/**
+ * Whether {@linkcode killProcessGroup} can reach a whole group here: not on Windows, and
+ * only with an unrestricted `--allow-run` (Deno asks for all of `run` to signal a pid it
+ * did not spawn, which a group id is). Asked without prompting.
+ *
+ * @returns `true` when a group kill is possible.
+ *
+ * @example Asking
+ * ```ts
+ * import { canKillGroups } from "./process_group.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof canKillGroups(), "boolean");
+ * ```
+ */
+export function canKillGroups(): boolean {
+  return Deno.build.os !== "windows" && hostMay({ name: "run" });
+}
+
+/**
+ * Sends SIGKILL to the process group a child leads (spawned with `detached: true`, which
+ * is `setsid` on Unix): the child and every process it started that did not leave the
+ * group. Where a group kill is not possible ({@linkcode canKillGroups}), only the child is
+ * killed. Never throws: a child already gone is fine.
+ *
+ * @param child A child spawned with `detached: true`.
+ *
+ * @example Stopping a command and what it left running
+ * ```ts
+ * import { killProcessGroup } from "./process_group.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const child = new Deno.Command("sleep", { args: ["30"], detached: true }).spawn();
+ * killProcessGroup(child);
+ * equal((await child.status).signal, "SIGKILL");
+ * ```
+ */
+export function killProcessGroup(child: Deno.ChildProcess): void {
+  if (canKillGroups()) {
+    try {
+      // A negative pid signals the whole group, which the child leads.
+      Deno.kill(-child.pid, "SIGKILL");
+      return;
+    } catch {
+      // The group is gone (the child exited and nothing of it is left): kill the child
+      // below in case it is still there.
+    }
+  }
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // Already gone.
+  }
+}

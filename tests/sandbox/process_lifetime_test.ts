@@ -1,0 +1,132 @@
+// A sandbox's processes end with it: it is one process group (bubblewrap, the sandbox it
+// forks, what the plugin starts), killed whole, and what holds its pipes cannot hold up
+// dispose. And nothing in a sandbox reaches the host's terminal, even through a granted
+// program that can (stty).
+import { deepEqual, equal } from "node:assert/strict";
+import type { Plugin } from "@tack/agent";
+import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { callTool } from "../support/sandboxed_calls.ts";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
+
+const LEFTOVER = "./tests/fixtures/sandbox/leftover_plugin.ts";
+const LEFTOVER_HOST = "./tests/fixtures/sandbox/leftover_host.ts";
+
+/** The processes whose command line contains `text`, with their parent pid. */
+function processesWith(text: string): { pid: number; ppid: number }[] {
+  const found: { pid: number; ppid: number }[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
+      if (!cmdline.includes(text)) continue;
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      found.push({ pid: Number(entry.name), ppid });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** The process group of a process. */
+function groupOf(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+/** Disposes the plugin; "dispose hung" when it has not returned within 20 s. */
+async function disposeOf(plugin: Plugin): Promise<string> {
+  let hung: ReturnType<typeof setTimeout> | undefined;
+  const outcome = await Promise.race([
+    Promise.resolve(plugin.dispose!()).then(() => "disposed"),
+    new Promise<string>((resolve) => (hung = setTimeout(() => resolve("dispose hung"), 20_000))),
+  ]);
+  clearTimeout(hung);
+  return outcome;
+}
+
+for (const confine of [true, false]) {
+  Deno.test({
+    name: `what a plugin starts ends with its sandbox (${confine ? "bubblewrap" : "no OS layer"})`,
+    ignore: confine && skipWithoutBwrap("process lifetime"),
+    async fn() {
+      const marker = `${1000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+      const plugin = await loadPlugin(LEFTOVER, {
+        sandbox: true,
+        confine,
+        stderr: "capture",
+        onWarning: () => {},
+      });
+      const started = await callTool(plugin, "start", { seconds: marker });
+      equal(started.startsWith("started "), true, started);
+      equal(processesWith(`sleep ${marker}`).length, 1);
+      // The sleep holds the sandbox's stdout and stderr (it inherited them).
+      equal(await disposeOf(plugin), "disposed");
+      // Checked at once: dispose returns once the pipes are closed, so whatever held them is
+      // gone (a process that has exited has no command line left to match).
+      deepEqual(processesWith(`sleep ${marker}`), []);
+    },
+  });
+}
+
+Deno.test({
+  name: "a bubblewrap sandbox is one process group, led by the bubblewrap the host started",
+  ignore: skipWithoutBwrap("process lifetime"),
+  async fn() {
+    // One group is what lets the host kill a sandbox whole at once, even while bubblewrap
+    // is still setting it up (before `--die-with-parent` ties the sandbox to it).
+    const marker = `${2000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+    const plugin = await loadPlugin(LEFTOVER, { sandbox: true, stderr: "capture" });
+    try {
+      await callTool(plugin, "start", { seconds: marker });
+      const sandbox = [...processesWith("leftover_plugin.ts"), ...processesWith(`sleep ${marker}`)];
+      const leaders = sandbox.filter((process) => process.ppid === Deno.pid);
+      equal(leaders.length, 1, JSON.stringify(sandbox));
+      // bubblewrap, the sandbox's init, deno, and the sleep deno started.
+      equal(sandbox.length >= 4, true, JSON.stringify(sandbox));
+      deepEqual(sandbox.map(({ pid }) => groupOf(pid)), sandbox.map(() => leaders[0].pid));
+    } finally {
+      equal(await disposeOf(plugin), "disposed");
+    }
+  },
+});
+
+Deno.test({
+  name: "a sandbox has no controlling terminal even when the host has one (a granted stty)",
+  ignore: skipWithoutBwrap("process lifetime"),
+  async fn() {
+    // `script` runs the host in a pseudo-terminal of its own, as a terminal would.
+    const host = `${Deno.execPath()} run -A tests/fixtures/sandbox/tty_host.ts`;
+    const out = await new Deno.Command("script", {
+      args: ["-qec", host, "/dev/null"],
+      stdin: "null",
+    }).output();
+    const lines = new TextDecoder().decode(out.stdout).replaceAll("\r", "").trim().split("\n");
+    deepEqual(lines, [
+      "host: 0",
+      "confine true: 1: /usr/bin/stty: /dev/tty: No such device or address",
+      "confine false: 1: /usr/bin/stty: /dev/tty: No such device or address",
+    ]);
+  },
+});
+
+Deno.test("a host without unrestricted --allow-run cannot kill groups: what a plugin starts survives, dispose still returns", async () => {
+  const marker = `${3000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+  const run = `--allow-run=${Deno.execPath()},sleep,stty`;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", "--allow-env", run, LEFTOVER_HOST, marker],
+    stdin: "null",
+    // A dispose that hangs shows as a missing "disposed" line, not as a hung test.
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  try {
+    const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
+    const pid = Number(lines[0].slice("started ".length));
+    // The sleep kept the sandbox's pipes open: dispose stopped reading them after a while.
+    deepEqual(lines, [`started ${pid}`, "disposed"]);
+    deepEqual(processesWith(`sleep ${marker}`).map((process) => process.pid), [pid]);
+  } finally {
+    for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+  }
+});
