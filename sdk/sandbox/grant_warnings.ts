@@ -6,7 +6,11 @@
 
 import type { PluginPermissions } from "../permissions.ts";
 
+// Shells, interpreters, and launchers (whose job is to run the program named in their
+// arguments). Not every program that can run another is here: git (aliases, hooks), find
+// (-exec), make, ssh and many more can too; docs/sandbox.md says so.
 const ESCAPING_COMMANDS = new Set([
+  // Shells
   "sh",
   "bash",
   "dash",
@@ -16,23 +20,58 @@ const ESCAPING_COMMANDS = new Set([
   "csh",
   "tcsh",
   "busybox",
-  "env",
+  "pwsh",
+  // Interpreters
   "deno",
   "node",
+  "bun",
   "python",
   "python3",
   "perl",
   "ruby",
+  "php",
+  "lua",
+  "tclsh",
+  "expect",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  // Launchers
+  "env",
+  "setsid",
+  "nohup",
+  "timeout",
+  "nice",
+  "ionice",
+  "chrt",
+  "taskset",
+  "stdbuf",
+  "xargs",
+  "flock",
+  "script",
+  "watch",
+  "strace",
+  "ltrace",
+  "gdb",
+  "chroot",
+  "setpriv",
+  "capsh",
+  "runuser",
+  "systemd-run",
   "bwrap",
-  "sudo",
-  "su",
   "unshare",
   "nsenter",
+  "sudo",
+  "su",
+  "doas",
+  "pkexec",
 ]);
 
 /**
  * The `run` grants that let a plugin escape its sandbox: `run: true`, a shell, an
- * interpreter, or the deno binary (a child process gets its own, unrestricted flags).
+ * interpreter, a launcher (`env`, `setsid`, `xargs`, `timeout`, …) or the deno binary (a
+ * child process gets its own, unrestricted flags).
  *
  * @param grants Resolved grants.
  * @param denoPath The deno binary's path (default `Deno.execPath()`).

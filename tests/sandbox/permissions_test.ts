@@ -39,8 +39,10 @@ Deno.test("a grant entry with a comma cannot be expressed as a flag", () => {
   });
 });
 
-Deno.test("run grants that escape: true, shells, interpreters, deno itself", () => {
+Deno.test("run grants that escape: true, shells, interpreters, launchers, deno itself", () => {
   deepEqual(escapingRunGrants({ run: true }), ["*"]);
+  const launchers = ["setsid", "nohup", "timeout", "nice", "xargs", "/usr/bin/stdbuf", "awk"];
+  deepEqual(escapingRunGrants({ run: ["stty", ...launchers] }), launchers);
   deepEqual(escapingRunGrants({ run: ["git", "/bin/bash", Deno.execPath()] }), [
     "/bin/bash",
     Deno.execPath(),
