@@ -15,7 +15,8 @@ function updatesOf(events: RunOutcome["events"]): string[] {
 }
 
 Deno.test("a flood of progress gives one update at once and the latest before the result, not one each", async () => {
-  // 200,000 notifications made 200,000 update events (by hand, scripts/measure_mcp_progress.ts).
+  // 200,000 notifications made 200,000 update events (by hand,
+  // `deno run -A scripts/measure_mcp_non_answers.ts progress 200000 3 1e9`).
   // An interval longer than the test keeps back all but the first, shown before the result.
   const plugin = await mcp({ name: "flooding", ...FLOODING, progressIntervalMs: 60_000 });
   try {
