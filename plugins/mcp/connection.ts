@@ -25,6 +25,7 @@ import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { CLIENT_INFO, type Live, makeTransport, terminate } from "./make_transport.ts";
 import { ProgressRoutes } from "./progress_routes.ts";
+import { MAX_NON_ANSWERS_PER_SECOND, watchServerMessages } from "./server_messages.ts";
 
 export type { CallOptions } from "./options.ts";
 
@@ -60,6 +61,7 @@ export class McpConnection {
   readonly #connectTimeoutMs: number;
   readonly #pingTimeoutMs: number;
   readonly #killGraceMs: number;
+  readonly #maxNonAnswersPerSecond: number;
   readonly #progress = new ProgressRoutes();
   readonly #toolsChanged = new Set<() => void>();
   #live?: Live;
@@ -73,7 +75,7 @@ export class McpConnection {
    *
    * @param server The server's name.
    * @param config How to reach it.
-   * @param limits Connect and ping timeouts.
+   * @param limits Connect and ping timeouts, the bound on messages that answer nothing.
    */
   constructor(server: string, config: McpServerConfig, limits: McpLimits = {}) {
     this.server = server;
@@ -81,6 +83,7 @@ export class McpConnection {
     this.#connectTimeoutMs = limits.connectTimeoutMs ?? 30_000;
     this.#pingTimeoutMs = limits.pingTimeoutMs ?? 5_000;
     this.#killGraceMs = limits.killGraceMs ?? 2_000;
+    this.#maxNonAnswersPerSecond = limits.maxNonAnswersPerSecond ?? MAX_NON_ANSWERS_PER_SECOND;
   }
 
   /** How many times the server was started (or connected to), including the first. */
@@ -112,9 +115,8 @@ export class McpConnection {
   }
 
   async #open(): Promise<Live> {
-    // A message over the limit, or a call's progress past its bound, ends the connection at
-    // once (instead of leaving the call to its timeout): the call fails with `live.failure`,
-    // and the next one starts afresh.
+    // A message over the limit or a flood (see `watchServerMessages`) ends the connection at
+    // once, not at the calls' timeouts: they fail with `live.failure`; the next starts afresh.
     const ended: { live?: Live } = {};
     const end = (error: Error) => {
       const live = ended.live;
@@ -134,15 +136,21 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       for (const listener of [...this.#toolsChanged]) listener();
     });
+    const messages = watchServerMessages(transport, {
+      progress: this.#progress,
+      onFlood: end,
+      mostPerSecond: this.#maxNonAnswersPerSecond,
+    });
     this.#starts++;
     try {
       await client.connect(transport, { timeout: this.#connectTimeoutMs });
-      this.#progress.tap(transport, end);
+      messages.takeOver();
     } catch (error) {
       await terminate(transport);
       await client.close().catch(() => {});
-      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(error)}`, {
-        cause: error,
+      const reason = live.failure ?? error;
+      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(reason)}`, {
+        cause: reason,
       });
     }
     if (this.#closed) {
@@ -303,19 +311,16 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    const route = options.onprogress ? this.#progress.add(options.onprogress) : undefined;
-    // A call flooded with progress is stopped at once, as a cancelled one.
-    const signals = [options.signal, route?.signal].filter((signal) => signal !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const token = options.onprogress ? this.#progress.add(options.onprogress) : undefined;
     try {
-      return await this.#request({ ...options, signal }, (client, request) =>
+      return await this.#request(options, (client, request) =>
         client.callTool(
-          { name, arguments: args, ...(route ? { _meta: { progressToken: route.token } } : {}) },
+          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
           undefined,
           request,
         )) as CallToolResult;
     } finally {
-      if (route) this.#progress.delete(route.token);
+      if (token) this.#progress.delete(token);
     }
   }
 

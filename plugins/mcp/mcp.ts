@@ -46,12 +46,18 @@ function fail(message: string): never {
 
 function serversOf(options: McpOptions): [string, McpServerConfig][] {
   if (typeof options !== "object" || options === null) fail("options must be an object");
-  const { progressIntervalMs } = options;
+  const { progressIntervalMs, maxNonAnswersPerSecond } = options;
   if (
     progressIntervalMs !== undefined &&
     !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)
   ) {
     fail(`progressIntervalMs ${progressIntervalMs} must be a number of ms, 0 or more`);
+  }
+  if (
+    maxNonAnswersPerSecond !== undefined &&
+    !(typeof maxNonAnswersPerSecond === "number" && maxNonAnswersPerSecond >= 1)
+  ) {
+    fail(`maxNonAnswersPerSecond ${maxNonAnswersPerSecond} must be a number, 1 or more`);
   }
   if ("servers" in options) {
     const entries = Object.entries(options.servers ?? {});

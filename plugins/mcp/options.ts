@@ -81,6 +81,13 @@ export interface McpLimits {
    * the latest, and the last before the result. `0` shows every notification.
    */
   progressIntervalMs?: number;
+  /**
+   * The most messages that answer nothing a server may send in a second (default 10 000):
+   * every message but the answer to a request in flight, progress included. Past it the
+   * server is flooding: its connection is ended and its calls in flight fail; the next call
+   * starts it afresh. `Infinity` lifts the bound.
+   */
+  maxNonAnswersPerSecond?: number;
 }
 
 /** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */

@@ -1,17 +1,16 @@
 /**
  * The progress notifications of one connection's calls: each call gets a token of the
- * plugin's own, and its notifications are taken from the transport as each message is read,
- * before the SDK sees them, and handed to the call, up to a bound.
+ * plugin's own, and its notifications, taken from the transport as each message is read,
+ * before the SDK sees them, are handed to the call, up to a bound.
  *
  * @module
  */
 
-import type { MessageExtraInfo, Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * The most progress notifications one call may receive. Past it the server is flooding: the
- * call is stopped and the connection ended (a stdio server stopped).
+ * connection is ended (a stdio server stopped), and its calls in flight with it.
  */
 export const MAX_PROGRESS_PER_CALL = 100_000;
 
@@ -19,16 +18,6 @@ export const MAX_PROGRESS_PER_CALL = 100_000;
 interface Route {
   deliver: (progress: Progress) => void;
   received: number;
-  /** Aborted, with the error, when the call receives more than the most. */
-  flood: AbortController;
-}
-
-/** A call registered with {@linkcode ProgressRoutes.add}. */
-export interface ProgressRoute {
-  /** The token to send with the call (`_meta.progressToken`). */
-  token: string;
-  /** Aborted, with the error, when the call receives more than the most: stops the call. */
-  signal: AbortSignal;
 }
 
 /**
@@ -57,25 +46,22 @@ export function isProgress(
 /**
  * The calls in flight on a connection that asked for progress, by token.
  *
- * Progress is taken from the transport, not from the SDK: the SDK hands notifications to their
- * handlers a microtask after a response read in the same chunk (so a call's last progress found
- * its handler gone), and it parses each one again, and makes an error of each with a token it
- * did not make, before dropping it.
+ * Progress is taken from the transport, not from the SDK (see `watchServerMessages`): the SDK
+ * hands notifications to their handlers a microtask after a response read in the same chunk
+ * (so a call's last progress found its handler gone), and it parses each one again, and makes
+ * an error of each with a token it did not make, before dropping it.
  *
- * @example A call's progress, taken from a connected transport
+ * @example A call's progress
  * ```ts
  * import { ProgressRoutes } from "./progress_routes.ts";
- * import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
- * import { deepEqual } from "node:assert/strict";
+ * import { deepEqual, equal } from "node:assert/strict";
  *
- * const transport = { onmessage: () => {} } as unknown as Transport; // as the SDK leaves it
  * const routes = new ProgressRoutes();
- * routes.tap(transport, () => {});
  * const seen: number[] = [];
- * const { token } = routes.add((progress) => seen.push(progress.progress));
- * const params = { progressToken: token, progress: 1 };
- * transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/progress", params });
+ * const token = routes.add((progress) => seen.push(progress.progress));
+ * equal(routes.take({ progressToken: token, progress: 1 }, () => {}), true);
  * routes.delete(token);
+ * equal(routes.take({ progressToken: token, progress: 2 }, () => {}), false); // the call ended
  * deepEqual(seen, [1]);
  * ```
  */
@@ -87,13 +73,12 @@ export class ProgressRoutes {
    * Registers a call.
    *
    * @param deliver Receives the call's progress.
-   * @returns Its token, and a signal that stops the call when it receives too many.
+   * @returns The token to send with the call (`_meta.progressToken`).
    */
-  add(deliver: (progress: Progress) => void): ProgressRoute {
+  add(deliver: (progress: Progress) => void): string {
     const token = `tack-${++this.#tokens}`;
-    const flood = new AbortController();
-    this.#routes.set(token, { deliver, received: 0, flood });
-    return { token, signal: flood.signal };
+    this.#routes.set(token, { deliver, received: 0 });
+    return token;
   }
 
   /**
@@ -106,29 +91,30 @@ export class ProgressRoutes {
   }
 
   /**
-   * Takes the progress notifications of a connected transport (call it after the SDK's
-   * client connected, which set its `onmessage`); every other message goes on to the SDK.
+   * Hands a progress notification's params to its call, if that call is in flight and has
+   * not received more than {@linkcode MAX_PROGRESS_PER_CALL}.
    *
-   * @param transport The transport.
-   * @param onFlood Called when a call receives more than {@linkcode MAX_PROGRESS_PER_CALL},
-   * before its signal aborts, with the error that ends the connection (`the server sent more
-   * than 100000 progress notifications for one call`).
+   * @param params The notification's params.
+   * @param onFlood Called once, when a call receives more than the most, with the error that
+   * ends the connection (`the server sent more than 100000 progress notifications for one
+   * call`).
+   * @returns Whether a call in flight has the token.
    */
-  tap(transport: Transport, onFlood: (error: Error) => void): void {
-    const sdk = transport.onmessage;
-    transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      if (!isProgress(message)) return sdk?.(message, extra);
-      const { progressToken, ...progress } = message.params;
-      const route = this.#routes.get(String(progressToken));
-      if (!route) return;
-      if (++route.received <= MAX_PROGRESS_PER_CALL) return route.deliver(progress);
-      if (route.received === MAX_PROGRESS_PER_CALL + 1) {
-        const error = new Error(
+  take(
+    params: Progress & { progressToken: unknown },
+    onFlood: (error: Error) => void,
+  ): boolean {
+    const { progressToken, ...progress } = params;
+    const route = this.#routes.get(String(progressToken));
+    if (!route) return false;
+    if (++route.received <= MAX_PROGRESS_PER_CALL) route.deliver(progress);
+    else if (route.received === MAX_PROGRESS_PER_CALL + 1) {
+      onFlood(
+        new Error(
           `the server sent more than ${MAX_PROGRESS_PER_CALL} progress notifications for one call`,
-        );
-        onFlood(error);
-        route.flood.abort(error);
-      }
-    };
+        ),
+      );
+    }
+    return true;
   }
 }

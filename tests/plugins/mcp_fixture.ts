@@ -46,6 +46,37 @@ export function fixtureServer(file: string, ...args: string[]): McpStdioServer {
   };
 }
 
+/**
+ * The reference server of the MCP project (`@modelcontextprotocol/server-everything`, the
+ * version `deno.json` pins and the lock holds), cached first from the frozen lock like any
+ * other dependency (`deno test` caches only the test files' own imports, and the server only
+ * runs as a child), then run offline from the cache over stdio.
+ *
+ * @returns The server's command line.
+ * @throws {Error} When it cannot be cached.
+ */
+export async function everythingServer(): Promise<McpStdioServer> {
+  const root = new URL("../..", import.meta.url);
+  const spec: string = JSON.parse(
+    await Deno.readTextFile(new URL("deno.json", root)),
+  ).imports["@modelcontextprotocol/server-everything"];
+  const cached = await new Deno.Command(Deno.execPath(), {
+    args: ["cache", "--frozen", "--quiet", spec],
+    cwd: root.pathname,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!cached.success) {
+    throw new Error(`Cannot cache ${spec}: ${new TextDecoder().decode(cached.stderr)}`);
+  }
+  return {
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", "--cached-only", spec, "stdio"],
+    stderr: "ignore",
+    ...(Deno.env.get("DENO_DIR") ? { env: { DENO_DIR: Deno.env.get("DENO_DIR")! } } : {}),
+  };
+}
+
 /** What one agent run gave. */
 export interface RunOutcome {
   results: ToolResultMessage[];

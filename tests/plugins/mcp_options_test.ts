@@ -41,6 +41,18 @@ Deno.test("mcp rejects malformed options with a clear TypeError", async () => {
       { command: "deno", progressIntervalMs: Number.NaN },
       "progressIntervalMs NaN must be a number of ms, 0 or more",
     ],
+    [
+      { command: "deno", maxNonAnswersPerSecond: 0 },
+      "maxNonAnswersPerSecond 0 must be a number, 1 or more",
+    ],
+    [
+      { command: "deno", maxNonAnswersPerSecond: Number.NaN },
+      "maxNonAnswersPerSecond NaN must be a number, 1 or more",
+    ],
+    [
+      { command: "deno", maxNonAnswersPerSecond: "many" },
+      "maxNonAnswersPerSecond many must be a number, 1 or more",
+    ],
     [{ servers: {} }, "options.servers is empty"],
     [{ servers: { a: { command: "deno" }, b: {} } }, 'server "b" needs either a command or a url'],
   ];

@@ -1,39 +1,10 @@
 import { toolCall } from "@tack/agent";
 import mcp, { McpConnection, type McpStdioServer } from "@tack/agent/plugins/mcp";
 import { deepEqual, equal, match } from "node:assert/strict";
-import { firstText, fixtureServer, run, STDIO_SERVER } from "./mcp_fixture.ts";
-
-/** The version deno.json pins (and the lock holds), so it runs offline from the cache. */
-const EVERYTHING_SPEC: string = JSON.parse(
-  await Deno.readTextFile(new URL("../../deno.json", import.meta.url)),
-).imports["@modelcontextprotocol/server-everything"];
-
-// `deno test` caches the test files' own imports; the server only runs as a child, so
-// cache it first (from the frozen lock, like any other dependency), then run it offline.
-const cached = await new Deno.Command(Deno.execPath(), {
-  args: ["cache", "--frozen", "--quiet", EVERYTHING_SPEC],
-  cwd: new URL("../..", import.meta.url).pathname,
-  stdout: "null",
-  stderr: "piped",
-}).output();
-if (!cached.success) {
-  throw new Error(`Cannot cache ${EVERYTHING_SPEC}: ${new TextDecoder().decode(cached.stderr)}`);
-}
+import { everythingServer, firstText, fixtureServer, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 /** The reference server of the MCP project, from npm, run offline from Deno's cache. */
-const EVERYTHING: McpStdioServer = {
-  command: Deno.execPath(),
-  args: [
-    "run",
-    "-A",
-    "--quiet",
-    "--cached-only",
-    EVERYTHING_SPEC,
-    "stdio",
-  ],
-  stderr: "ignore",
-  ...(Deno.env.get("DENO_DIR") ? { env: { DENO_DIR: Deno.env.get("DENO_DIR")! } } : {}),
-};
+const EVERYTHING: McpStdioServer = await everythingServer();
 
 const SERVER_TOOLS = ["list_resources", "read_resource", "list_prompts", "get_prompt"];
 
