@@ -1,6 +1,6 @@
 /**
  * Child processes that lead their own process group, so everything they start is stopped
- * with them: the shell plugin's commands and the sandbox's processes.
+ * with them: the shell plugin's commands, the sandbox's processes, MCP stdio servers.
  *
  * @module
  */
@@ -27,10 +27,45 @@ export function canKillGroups(): boolean {
 }
 
 /**
- * Sends SIGKILL to the process group a child leads (spawned with `detached: true`, which
- * is `setsid` on Unix): the child and every process it started that did not leave the
- * group. Where a group kill is not possible ({@linkcode canKillGroups}), only the child is
- * killed. Never throws: a child already gone is fine.
+ * Sends a signal to the process group a child leads (spawned with `detached: true`, which is
+ * `setsid` on Unix): the child and every process it started that did not leave the group.
+ * Where a group cannot be signalled ({@linkcode canKillGroups}), only the child is. Never
+ * throws: a child already gone is fine.
+ *
+ * @param child A child spawned with `detached: true`.
+ * @param signal The signal.
+ *
+ * @example Asking a command and what it started to stop
+ * ```ts
+ * import { signalProcessGroup } from "./process_group.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const child = new Deno.Command("sleep", { args: ["30"], detached: true }).spawn();
+ * signalProcessGroup(child, "SIGTERM");
+ * equal((await child.status).signal, "SIGTERM");
+ * ```
+ */
+export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  if (canKillGroups()) {
+    try {
+      // A negative pid signals the whole group, which the child leads.
+      Deno.kill(-child.pid, signal);
+      return;
+    } catch {
+      // The group is gone (the child exited and nothing of it is left): signal the child
+      // below in case it is still there.
+    }
+  }
+  try {
+    child.kill(signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Sends SIGKILL to the process group a child leads: {@linkcode signalProcessGroup} with
+ * SIGKILL.
  *
  * @param child A child spawned with `detached: true`.
  *
@@ -45,19 +80,5 @@ export function canKillGroups(): boolean {
  * ```
  */
 export function killProcessGroup(child: Deno.ChildProcess): void {
-  if (canKillGroups()) {
-    try {
-      // A negative pid signals the whole group, which the child leads.
-      Deno.kill(-child.pid, "SIGKILL");
-      return;
-    } catch {
-      // The group is gone (the child exited and nothing of it is left): kill the child
-      // below in case it is still there.
-    }
-  }
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
+  signalProcessGroup(child, "SIGKILL");
 }

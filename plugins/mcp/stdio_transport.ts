@@ -8,6 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { killProcessGroup, signalProcessGroup } from "../../sdk/process_group.ts";
 import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
 import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
@@ -63,8 +64,10 @@ function inheritedEnv(): Record<string, string> {
  * nothing on a second `kill()`), its shutdown always ends the process: `close()` closes
  * stdin and waits `killGraceMs`, then sends SIGTERM and waits again, then SIGKILL;
  * `terminate()` starts at SIGTERM, for a server that stopped answering. Both resolve once
- * the process has exited. `onclose` fires once, when the process is gone and its output
- * read (or, when a child it left behind keeps stdout open, `killGraceMs` after the exit).
+ * the process has exited. The server runs in a session and process group of its own: the
+ * signals go to the group, and what is left of the group when the server exits is killed.
+ * `onclose` fires once, when the process is gone and its output read (or, when a child that
+ * left its group keeps stdout open, `killGraceMs` after the exit).
  *
  * @example Starting a server and stopping it
  * ```ts
@@ -134,14 +137,21 @@ export class StdioTransport implements Transport {
         stdin: "piped",
         stdout: "piped",
         stderr: stderr === "ignore" ? "null" : "inherit",
+        // A session and process group of its own: a Ctrl-C in the host's terminal is the
+        // host's to handle (it does not stop the server), and shutdown signals the whole
+        // group (a server started through `npx` or a shell script is more than one process).
+        detached: Deno.build.os !== "windows",
       }).spawn();
     } catch (error) {
       return Promise.reject(error);
     }
     this.#writer = this.#child.stdin.getWriter();
     this.#writer.closed.catch(() => {}); // a server that exits breaks the pipe
-    const status = this.#child.status.then(() => {
+    const child = this.#child;
+    const status = child.status.then(() => {
       this.#exited = true;
+      // What it left running in its group ends with it.
+      killProcessGroup(child);
     });
     const read = this.#read(this.#child.stdout);
     this.#done = status.then(() => this.#drain(read)).then(() => this.onclose?.());
@@ -257,13 +267,7 @@ export class StdioTransport implements Transport {
       : [undefined, "SIGTERM", "SIGKILL"];
     for (const signal of steps) {
       if (this.#exited) break;
-      if (signal) {
-        try {
-          child.kill(signal);
-        } catch {
-          // exited in between
-        }
-      }
+      if (signal) signalProcessGroup(child, signal);
       if (signal === "SIGKILL") break;
       await this.#exitWithin(this.#graceMs);
     }

@@ -74,13 +74,14 @@ Deno.test("StdioTransport: send() after the process exited fails with Not connec
   await transport.close();
 });
 
-Deno.test("StdioTransport: a child the server left holding stdout does not keep close() waiting", async () => {
+/** A transport whose shell starts `sleep 60` (through `prefix`), then becomes the stubborn server. */
+async function withSleeper(prefix: string) {
   const dir = await Deno.makeTempDir();
   const pidFile = `${dir}/sleeper`;
-  // The shell starts a sleeper that inherits stdout, then becomes the stubborn server.
+  // The sleeper inherits stdout.
   const transport = new StdioTransport({
     command: "sh",
-    args: ["-c", `sleep 60 & echo $! > ${pidFile}; exec "$0" "$@"`, ...[
+    args: ["-c", `${prefix}sleep 60 & echo $! > ${pidFile}; exec "$0" "$@"`, ...[
       STUBBORN.command,
       ...STUBBORN.args!,
     ]],
@@ -93,15 +94,67 @@ Deno.test("StdioTransport: a child the server left holding stdout does not keep 
   while (!(sleeper = Number(await Deno.readTextFile(pidFile).catch(() => "")))) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const cleanup = async () => {
+    try {
+      Deno.kill(sleeper, "SIGKILL");
+    } catch { /* gone */ }
+    await Deno.remove(dir, { recursive: true });
+  };
+  return { transport, sleeper, closed: () => closed, cleanup };
+}
+
+/** Whether a process runs (exists and is not a zombie waiting to be reaped), from /proc. */
+function running(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** A process's session id, from /proc. */
+function sessionOf(pid: number): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+}
+
+Deno.test("StdioTransport: the server runs in a session of its own, so a Ctrl-C in the host's terminal does not reach it", async () => {
+  const transport = new StdioTransport({ ...STUBBORN, killGraceMs: 50 });
+  await transport.start();
+  try {
+    const pid = transport.pid!;
+    equal(sessionOf(pid), pid);
+    notEqual(sessionOf(pid), sessionOf(Deno.pid));
+  } finally {
+    await transport.close();
+  }
+});
+
+Deno.test("StdioTransport: what the server started in its process group ends with it", async () => {
+  const { transport, sleeper, closed, cleanup } = await withSleeper("");
   try {
     const pid = transport.pid!;
     await transport.close();
     equal(await alive(pid), false);
-    equal(closed, 1);
-    // close() returned while the sleeper still held the pipe: it did not wait for EOF.
-    equal(await alive(sleeper), true);
+    // Killed (its parent gone, it may wait a while to be reaped).
+    equal(running(sleeper), false);
+    equal(closed(), 1);
   } finally {
-    Deno.kill(sleeper, "SIGKILL");
-    await Deno.remove(dir, { recursive: true });
+    await cleanup();
+  }
+});
+
+Deno.test("StdioTransport: a child that left the group and holds stdout does not keep close() waiting", async () => {
+  const { transport, sleeper, closed, cleanup } = await withSleeper("setsid ");
+  try {
+    const pid = transport.pid!;
+    await transport.close();
+    equal(await alive(pid), false);
+    equal(closed(), 1);
+    // close() returned while the sleeper, out of reach, still held the pipe.
+    equal(running(sleeper), true);
+  } finally {
+    await cleanup();
   }
 });
