@@ -1,5 +1,5 @@
-// Every TypeScript block in README.md and docs/*.md type-checks as written (with its own
-// imports), and the blocks marked runnable (```ts run) run. A block that is deliberately a
+// Every TypeScript block in README.md and docs/*.md type-checks and lints as written (with
+// its own imports), and the blocks marked runnable (```ts run) run. A block that is deliberately a
 // fragment says so in its info string (```ts fragment) and is skipped.
 import { equal } from "node:assert/strict";
 import { join } from "node:path";
@@ -74,6 +74,20 @@ Deno.test("every TypeScript block in README.md and docs/*.md type-checks as writ
   const { paths, remove } = await writeBlocks(blocks);
   try {
     const { code, log } = await deno(["check", "--quiet", ...paths]);
+    const where = blocks.map((b, i) => `${b.file}:${b.line} -> ${paths[i]}`).join("\n");
+    equal(code, 0, `${log}\n${where}`);
+  } finally {
+    await remove();
+  }
+});
+
+Deno.test("every TypeScript block in README.md and docs/*.md passes deno lint (unused names aside)", async () => {
+  const blocks = await documentedBlocks();
+  const { paths, remove } = await writeBlocks(blocks);
+  try {
+    // A snippet may name what it shows without using it (`const agent = …`).
+    const rules = "--rules-exclude=no-unused-vars,explicit-module-boundary-types";
+    const { code, log } = await deno(["lint", "--quiet", rules, ...paths]);
     const where = blocks.map((b, i) => `${b.file}:${b.line} -> ${paths[i]}`).join("\n");
     equal(code, 0, `${log}\n${where}`);
   } finally {
