@@ -24,6 +24,7 @@ import { errorText } from "./describe_failure.ts";
 import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { CLIENT_INFO, type Live, makeTransport, terminate } from "./make_transport.ts";
+import { maintenanceQueue } from "./maintenance.ts";
 import { ProgressRoutes } from "./progress_routes.ts";
 import { MAX_NON_ANSWERS_PER_SECOND, watchServerMessages } from "./server_messages.ts";
 
@@ -64,9 +65,10 @@ export class McpConnection {
   readonly #maxNonAnswersPerSecond: number;
   readonly #progress = new ProgressRoutes();
   readonly #toolsChanged = new Set<() => void>();
+  /** Pings and retires, one at a time and none dropped; calls and `close()` wait for them. */
+  readonly #maintenance = maintenanceQueue();
   #live?: Live;
   #connecting?: Promise<Live>;
-  #checking?: Promise<void>;
   #closed = false;
   #starts = 0;
 
@@ -107,7 +109,8 @@ export class McpConnection {
     if (this.#closed) {
       throw new Error(`Cannot connect to MCP server "${this.server}": the plugin was disposed`);
     }
-    if (this.#live) return this.#live.client;
+    // One the plugin ended (`failure`) is never used again, even before it is retired.
+    if (this.#live && !this.#live.failure) return this.#live.client;
     this.#connecting ??= this.#open().finally(() => {
       this.#connecting = undefined;
     });
@@ -122,7 +125,7 @@ export class McpConnection {
       const live = ended.live;
       if (!live || live.failure) return;
       live.failure = error;
-      this.#maintain(() => this.#retire(live));
+      this.#maintenance.add(() => this.#retire(live));
     };
     const transport = await makeTransport(this.#config, this.#killGraceMs, end);
     const client = new Client(CLIENT_INFO);
@@ -144,6 +147,7 @@ export class McpConnection {
     this.#starts++;
     try {
       await client.connect(transport, { timeout: this.#connectTimeoutMs });
+      if (live.failure) throw live.failure; // ended after `initialize` was answered
       messages.takeOver();
     } catch (error) {
       await terminate(transport);
@@ -333,7 +337,7 @@ export class McpConnection {
     options: CallOptions,
     send: (client: Client, request: RequestOptions) => Promise<T>,
   ): Promise<T> {
-    if (this.#checking) await this.#checking;
+    await this.#maintenance.idle();
     const client = await this.connect();
     const live = this.#live!;
     const { signal } = options;
@@ -350,7 +354,7 @@ export class McpConnection {
       } else if (!signal?.aborted) {
         // A transport failure (an HTTP server that went away or lost our session, a
         // broken pipe): start afresh on the next call.
-        this.#maintain(() => this.#retire(live));
+        this.#maintenance.add(() => this.#retire(live));
       }
       throw error;
     } finally {
@@ -358,16 +362,9 @@ export class McpConnection {
     }
   }
 
-  /** Runs one maintenance task at a time; calls and `close()` wait for it. */
-  #maintain(task: () => Promise<void>): void {
-    this.#checking ??= task().finally(() => {
-      this.#checking = undefined;
-    });
-  }
-
-  /** Pings the server once; a server that does not answer in time is restarted. */
+  /** Pings the server (unless a ping of it is due); one that does not answer in time is restarted. */
   #check(live: Live): void {
-    this.#maintain(async () => {
+    this.#maintenance.addOnce(live, async () => {
       try {
         await live.client.ping({ timeout: this.#pingTimeoutMs });
       } catch {
@@ -392,7 +389,7 @@ export class McpConnection {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#connecting?.catch(() => {});
-    await this.#checking;
+    await this.#maintenance.idle();
     const live = this.#live;
     this.#live = undefined;
     await live?.client.close().catch(() => {});

@@ -1,6 +1,8 @@
 import { toolCall } from "@tack/agent";
-import mcp from "@tack/agent/plugins/mcp";
-import { equal, match, notEqual } from "node:assert/strict";
+import mcp, { McpConnection } from "@tack/agent/plugins/mcp";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { deepEqual, equal, match, notEqual, rejects } from "node:assert/strict";
+import { startOversizedServer } from "../fixtures/mcp/oversized_http_server.ts";
 import { exited, firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 Deno.test("mcp: a server that dies mid-call ends it with an error result and is restarted", async () => {
@@ -82,5 +84,31 @@ Deno.test("mcp: a server that stops answering is restarted after the call times 
     equal(await exited(Number(before)), true);
   } finally {
     await plugin.dispose();
+  }
+});
+
+Deno.test("a connection ended while a ping checks it is still retired: the next call reconnects, not failing with the old error", async () => {
+  // The call times out; the server holds the ping that follows until the call's late answer (over
+  // 10 MB) has ended the connection, then answers it. The ping's timeout is never reached.
+  const server = startOversizedServer(false);
+  const connection = new McpConnection("oversized", { url: server.url }, { pingTimeoutMs: 60_000 });
+  try {
+    await rejects(connection.callTool("big", { mb: 32, late: true }, { timeoutMs: 100 }), {
+      code: ErrorCode.RequestTimeout,
+    });
+    // Waits for the check, then runs on a fresh connection.
+    const fits = await connection.callTool("big", { mb: 1 });
+    const first = fits.content[0];
+    const unknown = await connection.callTool("nope", {}).then(
+      () => "answered",
+      (error: Error) => error.message,
+    );
+    deepEqual(
+      [server.pings, first.type === "text" && first.text.length, connection.starts, unknown],
+      [1, 1024 * 1024, 2, "MCP error -32602: Unknown tool: nope"],
+    );
+  } finally {
+    await connection.close();
+    await server.close();
   }
 });
