@@ -31,6 +31,7 @@ import {
 } from "./sandbox_command.ts";
 import type { SpawnChild } from "./sandbox_connection.ts";
 import { spawnProcess } from "./sandbox_process.ts";
+import { makeSandboxTempDir } from "./sandbox_temp_dir.ts";
 import { spawnWorker } from "./worker_isolation.ts";
 
 /** How a sandbox is isolated: a `deno run` process (default) or a Worker (faster, weaker). */
@@ -170,8 +171,9 @@ function confinedFiles(
  * @param options Isolation, root and OS layer.
  * @param readGrant Absolute paths the plugin may read, if known (they may hold modules).
  * @returns The prepared sandbox.
- * @throws {Error} `Cannot load plugin "<specifier>": …` when the graph cannot be cached or
- * reaches outside the plugin's folder.
+ * @throws {Error} `Cannot load plugin "<specifier>": …` when the graph cannot be cached,
+ * reaches outside the plugin's folder, or the host may not do what preparing it takes
+ * (run `deno`, write to its temp folder), naming the flag that grants it.
  *
  * @example A worker sandbox needs no preparation on disk
  * ```ts
@@ -196,7 +198,7 @@ export async function prepareSandbox(
     read: grants.read === true ? true : Array.isArray(grants.read) ? [...grants.read] : [],
   });
   if (options.isolation === "worker") {
-    const dir = await Deno.makeTempDir({ prefix: "tack-worker-" });
+    const dir = await makeSandboxTempDir("tack-worker-", label);
     const entry = `${dir}/entry.js`;
     await Deno.writeTextFile(entry, entrySource(url, true));
     return {
@@ -269,7 +271,7 @@ export async function prepareSandbox(
   };
   const [denoDir, dir] = await Promise.all([
     denoCacheDir(),
-    Deno.makeTempDir({ prefix: "tack-sandbox-" }),
+    makeSandboxTempDir("tack-sandbox-", label),
   ]);
   // TypeBox's ~370 modules load from one prebuilt bundle when nothing else could hold a
   // second copy (~40 ms of each start).

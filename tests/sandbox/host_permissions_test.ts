@@ -1,0 +1,109 @@
+// A host that lacks a permission loadPlugin needs gets `Cannot load plugin "<specifier>": …`
+// naming what it may not do and the flag that grants it, never Deno's raw exception. Real
+// host processes with narrow flags (`--no-prompt`), in a temp folder.
+import { equal } from "node:assert/strict";
+
+const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** A plugin with no imports (it needs no config), granted its folder `./notes`. */
+const NOTES = `export default {
+  name: "notes",
+  permissions: { read: ["./notes"], write: ["./notes"] },
+  tools: [{
+    name: "count_notes",
+    description: "Counts the notes",
+    parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: "0" }] }),
+  }],
+};
+`;
+
+function host(plugin: string, options = ""): string {
+  return `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/mod.ts`)};
+
+try {
+  const plugin = await loadPlugin(${
+    JSON.stringify(plugin)
+  }, { sandbox: true, onWarning: () => {}${options} });
+  console.log("loaded", plugin.name);
+  await plugin.dispose?.();
+} catch (error) {
+  console.log(error.message);
+}
+`;
+}
+
+/**
+ * Runs `source` as a host in a new project folder (holding the plugin and `./notes`) with
+ * `flags` and `env` (each given the folder): what it printed.
+ */
+async function runHost(
+  source: string,
+  flags: (dir: string) => string[],
+  env: (dir: string) => Record<string, string> = () => ({}),
+): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-host-permissions-" }));
+  try {
+    await Deno.mkdir(`${dir}/notes`);
+    await Deno.mkdir(`${dir}/tmp`);
+    await Deno.writeTextFile(`${dir}/notes_plugin.js`, NOTES);
+    await Deno.writeTextFile(`${dir}/host.js`, source);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", `--config=${ROOT}/deno.json`, ...flags(dir), "host.js"],
+      cwd: dir,
+      env: { NO_COLOR: "1", ...env(dir) },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoder = new TextDecoder();
+    equal(output.code, 0, decoder.decode(output.stderr));
+    return decoder.decode(output.stdout).trimEnd();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const TEMP_FOLDER_UNKNOWN =
+  "the host may not write to its temp folder ($TMPDIR, else /tmp), where each sandbox's entry module, import map and lockfile are written: add --allow-write=/tmp (or the folder $TMPDIR names) to the host's flags";
+
+Deno.test("a host that may not write to its temp folder: the load error names it and the flag", async () => {
+  // The README's host with --allow-write for its plugin's grant alone.
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    () => ["--allow-read", "--allow-write=./notes", "--allow-run"],
+  );
+  equal(printed, `Cannot load plugin "./notes_plugin.js": ${TEMP_FOLDER_UNKNOWN}`);
+});
+
+Deno.test("a host that may read TMPDIR and not write there: the load error names that folder", async () => {
+  let folder = "";
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    () => ["--allow-read", "--allow-write=./notes", "--allow-run", "--allow-env=TMPDIR"],
+    (dir) => ({ TMPDIR: folder = `${dir}/tmp` }),
+  );
+  equal(
+    printed,
+    `Cannot load plugin "./notes_plugin.js": the host may not write to its temp folder "${folder}", where each sandbox's entry module, import map and lockfile are written: add --allow-write=${folder} to the host's flags`,
+  );
+});
+
+Deno.test("a worker sandbox on a host that may not write to its temp folder: the same load error", async () => {
+  const printed = await runHost(
+    host("./notes_plugin.js", ', isolation: "worker"'),
+    () => ["--allow-read", "--allow-write=./notes", "--unstable-worker-options"],
+  );
+  equal(printed, `Cannot load plugin "./notes_plugin.js": ${TEMP_FOLDER_UNKNOWN}`);
+});
+
+Deno.test("a host that may not run deno: the load error names it and the flag", async () => {
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    (dir) => ["--allow-read", `--allow-write=./notes,${dir}/tmp`],
+    (dir) => ({ TMPDIR: `${dir}/tmp` }),
+  );
+  equal(
+    printed,
+    `Cannot load plugin "./notes_plugin.js": Requires run access to "${Deno.execPath()}", run again with the --allow-run flag`,
+  );
+});
