@@ -2,6 +2,7 @@
 // naming what it may not do and the flag that grants it, never Deno's raw exception. Real
 // host processes with narrow flags (`--no-prompt`), in a temp folder.
 import { equal } from "node:assert/strict";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -14,6 +15,19 @@ const NOTES = `export default {
     description: "Counts the notes",
     parameters: { type: "object" },
     execute: () => ({ content: [{ type: "text", text: "0" }] }),
+  }],
+};
+`;
+
+/** A plugin granted only to write `./out`. */
+const WRITER = `export default {
+  name: "writer",
+  permissions: { write: ["./out"] },
+  tools: [{
+    name: "write_out",
+    description: "Writes out",
+    parameters: { type: "object" },
+    execute: () => ({ content: [{ type: "text", text: "done" }] }),
   }],
 };
 `;
@@ -34,8 +48,8 @@ try {
 }
 
 /**
- * Runs `source` as a host in a new project folder (holding the plugin and `./notes`) with
- * `flags` and `env` (each given the folder): what it printed.
+ * Runs `source` as a host in a new project folder (holding both plugins, `./notes` and
+ * `./out`) with `flags` and `env` (each given the folder): what it printed.
  */
 async function runHost(
   source: string,
@@ -45,8 +59,10 @@ async function runHost(
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-host-permissions-" }));
   try {
     await Deno.mkdir(`${dir}/notes`);
+    await Deno.mkdir(`${dir}/out`);
     await Deno.mkdir(`${dir}/tmp`);
     await Deno.writeTextFile(`${dir}/notes_plugin.js`, NOTES);
+    await Deno.writeTextFile(`${dir}/writer_plugin.js`, WRITER);
     await Deno.writeTextFile(`${dir}/host.js`, source);
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--no-prompt", `--config=${ROOT}/deno.json`, ...flags(dir), "host.js"],
@@ -106,4 +122,29 @@ Deno.test("a host that may not run deno: the load error names it and the flag", 
     printed,
     `Cannot load plugin "./notes_plugin.js": Requires run access to "${Deno.execPath()}", run again with the --allow-run flag`,
   );
+});
+
+Deno.test({
+  name:
+    "a host that may not read a write grant cannot tell it exists: the load error names the flag",
+  ignore: skipWithoutBwrap("a host that may not read a write grant"),
+  async fn() {
+    let out = "";
+    const printed = await runHost(
+      host("./writer_plugin.js"),
+      (dir) => [
+        `--allow-read=${dir}/writer_plugin.js`,
+        `--allow-write=./out,${dir}/tmp`,
+        "--allow-run",
+      ],
+      (dir) => {
+        out = `${dir}/out`;
+        return { TMPDIR: `${dir}/tmp` };
+      },
+    );
+    equal(
+      printed,
+      `Cannot load plugin "./writer_plugin.js": the host may not read its write grant "${out}", so it cannot tell that it exists (bubblewrap mounts only what exists): add --allow-read=${out} to the host's flags`,
+    );
+  },
 });
