@@ -148,3 +148,19 @@ Deno.test({
     );
   },
 });
+
+Deno.test("a host without the plugin's grants: the load error names what it lacks and the flag", async () => {
+  let notes = "";
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    (dir) => [`--allow-write=./notes,${dir}/tmp`, "--allow-run"],
+    (dir) => {
+      notes = `${dir}/notes`;
+      return { TMPDIR: `${dir}/tmp` };
+    },
+  );
+  equal(
+    printed,
+    `Cannot load plugin "./notes_plugin.js": it asks for read: ["${notes}"], write: ["${notes}"]; the host process lacks read: ["${notes}"] (add --allow-read=${notes} to the host's flags)`,
+  );
+});
