@@ -1,7 +1,8 @@
 /**
  * What to tell a user whose sandboxed plugin could not load its modules: the child runs
  * from the host's cache and lock, frozen, so a package the host did not fetch is named
- * with the command that fetches it.
+ * with the command that fetches it, and a graph a frozen lock does not record with the
+ * command that records it (`--frozen=false`: a plain `deno cache` fails on that lock too).
  *
  * @module
  */
@@ -24,6 +25,17 @@
  *   ' (the package "left-pad" is not in the host\'s Deno cache: run `deno cache ./p.ts` where the plugin\'s deno.json is, with the network, then load it again)',
  * );
  * ```
+ *
+ * @example A graph its project's frozen lock does not record
+ * ```ts
+ * import { loadFailureHint } from "./load_failure_hint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   loadFailureHint("error: The lockfile is out of date. Run `deno install --frozen=false`", "./p.ts"),
+ *   " (the plugin's module graph is not in its project's frozen deno.lock: run `deno cache --frozen=false ./p.ts` where its deno.json is, so the lock records it, then load it again)",
+ * );
+ * ```
  */
 export function loadFailureHint(reason: string, specifier: string): string {
   const missing = /not found in cache: "([^"]+)"/.exec(reason) ??
@@ -34,7 +46,7 @@ export function loadFailureHint(reason: string, specifier: string): string {
     }" is not in the host's Deno cache: run \`deno cache ${specifier}\` where the plugin's deno.json is, with the network, then load it again)`;
   }
   if (/lockfile is out of date/.test(reason)) {
-    return ` (the plugin's module graph is not in its project's deno.lock: run \`deno cache ${specifier}\` where its deno.json is, so the lock records it, then load it again)`;
+    return ` (the plugin's module graph is not in its project's frozen deno.lock: run \`deno cache --frozen=false ${specifier}\` where its deno.json is, so the lock records it, then load it again)`;
   }
   return "";
 }

@@ -12,6 +12,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { escapingRunGrants } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
+import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
@@ -112,20 +113,29 @@ function exists(path: string): boolean {
 }
 
 /**
- * Why a confined plugin cannot start with these grants: a write grant that does not exist.
- * bubblewrap mounts only what exists, and an unmounted path left the plugin writing into
- * the sandbox's own memory, its calls succeeding while its files vanished. Tack does not
- * create it: whether it names a folder or a file to be is the plugin's to say.
+ * Why a confined plugin cannot start with these grants: a write grant that does not exist,
+ * or that the host may not read, so it cannot tell. bubblewrap mounts only what exists, and
+ * an unmounted path left the plugin writing into the sandbox's own memory, its calls
+ * succeeding while its files vanished. Tack does not create it: whether it names a folder
+ * or a file to be is the plugin's to say.
  *
  * @returns The problem, or `undefined`.
  */
-function missingWriteGrant(grants: Required<PluginPermissions>): string | undefined {
+function writeGrantProblem(grants: Required<PluginPermissions>): string | undefined {
   if (!Array.isArray(grants.write)) return undefined;
-  const missing = grants.write.find((path) => !exists(path));
-  if (missing === undefined) return undefined;
-  return `its write grant ${
-    JSON.stringify(missing)
-  } does not exist, and bubblewrap mounts only what exists (writes there would vanish with the sandbox): create it (a folder, or the file), or grant a folder that exists`;
+  for (const path of grants.write) {
+    if (!hostMay({ name: "read", path })) {
+      return `the host may not read its write grant ${
+        JSON.stringify(path)
+      }, so it cannot tell that it exists (bubblewrap mounts only what exists): add --allow-read=${path} to the host's flags`;
+    }
+    if (!exists(path)) {
+      return `its write grant ${
+        JSON.stringify(path)
+      } does not exist, and bubblewrap mounts only what exists (writes there would vanish with the sandbox): create it (a folder, or the file), or grant a folder that exists`;
+    }
+  }
+  return undefined;
 }
 
 /** The limits set above the defaults, as `memoryMb 4096 (default 512)`. */
@@ -228,8 +238,8 @@ export async function loadPlugin(
   const capped = options.isolation !== "worker";
   let pinned: string | undefined;
   const launch = async (grants: Required<PluginPermissions>, limits: Required<PluginLimits>) => {
-    const missing = prepared.confined ? missingWriteGrant(grants) : undefined;
-    if (missing !== undefined) throw refuse(missing);
+    const problem = prepared.confined ? writeGrantProblem(grants) : undefined;
+    if (problem !== undefined) throw refuse(problem);
     return await start(specifier, prepared, grants, limits, options.startTimeoutMs, () => pinned);
   };
   let live: Awaited<ReturnType<typeof start>> | undefined;

@@ -5,7 +5,7 @@
  */
 
 import { PERMISSION_NAMES, type PluginPermissions } from "../permissions.ts";
-import { describeGrants } from "./permission_flags.ts";
+import { allowFlags, describeGrants } from "./permission_flags.ts";
 
 type Descriptor = Deno.PermissionDescriptor;
 
@@ -70,7 +70,8 @@ export function missingPermissions(grants: PluginPermissions): PluginPermissions
  * @param plugin The plugin's name or specifier, for the message.
  * @param grants Resolved grants.
  * @throws {Error} `Cannot load plugin "<plugin>": it asks for <asked>; the host process
- * lacks <missing>` when any grant exceeds the host's.
+ * lacks <missing> (add <the flags that grant it> to the host's flags)` when any grant
+ * exceeds the host's.
  *
  * @example A plugin that fits
  * ```ts
@@ -86,6 +87,8 @@ export function assertWithinCeiling(plugin: string, grants: PluginPermissions): 
   throw new Error(
     `Cannot load plugin ${JSON.stringify(plugin)}: it asks for ${
       describeGrants(grants)
-    }; the host process lacks ${describeGrants(missing)}`,
+    }; the host process lacks ${describeGrants(missing)} (add ${
+      allowFlags(missing).join(" ")
+    } to the host's flags)`,
   );
 }

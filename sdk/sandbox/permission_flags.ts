@@ -98,6 +98,36 @@ export function permissionFlags(
 }
 
 /**
+ * The `--allow-*` flags that give a process these grants (what a host lacks, for the
+ * message that says how to give it): one per granted permission, nothing for the rest.
+ *
+ * @param grants Grants (resolved or not).
+ * @returns `--allow-<name>` for `true`, `--allow-<name>=<list>` for a list.
+ *
+ * @example What a host lacks, as flags
+ * ```ts
+ * import { allowFlags } from "./permission_flags.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(allowFlags({ read: ["/ws", "/etc/hosts"], net: true, env: false }), [
+ *   "--allow-read=/ws,/etc/hosts",
+ *   "--allow-net",
+ * ]);
+ * ```
+ */
+export function allowFlags(grants: PluginPermissions): string[] {
+  const flags: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const grant = grants[name];
+    if (grant === true) flags.push(`--allow-${name}`);
+    else if (Array.isArray(grant) && grant.length > 0) {
+      flags.push(`--allow-${name}=${grant.join(",")}`);
+    }
+  }
+  return flags;
+}
+
+/**
  * Describes grants the way errors and `inspect` print them: `read: ["/ws"], net: true`.
  *
  * @param grants Grants (resolved or not).

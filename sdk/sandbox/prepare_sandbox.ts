@@ -7,6 +7,7 @@
  */
 
 import { childCacheDir } from "./child_cache.ts";
+import { hostMay } from "./host_may.ts";
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -31,6 +32,7 @@ import {
 } from "./sandbox_command.ts";
 import type { SpawnChild } from "./sandbox_connection.ts";
 import { spawnProcess } from "./sandbox_process.ts";
+import { makeSandboxTempDir } from "./sandbox_temp_dir.ts";
 import { spawnWorker } from "./worker_isolation.ts";
 
 /** How a sandbox is isolated: a `deno run` process (default) or a Worker (faster, weaker). */
@@ -115,7 +117,14 @@ function within(path: string, roots: readonly string[]): boolean {
   return roots.some((root) => path === root || path.startsWith(root + "/"));
 }
 
+/** Whether `file` is one of Tack's own modules (its source folders, its root `mod.ts`). */
+function tackOwn(file: string): boolean {
+  return within(file, TACK_SOURCE_DIRS) || file === TACK_ROOT_MODULE;
+}
+
+/** The path with its symlinks resolved; the path itself when the host may not read it (no prompt). */
 function realPath(path: string): string {
+  if (!hostMay({ name: "read", path })) return path;
   try {
     return Deno.realPathSync(path);
   } catch {
@@ -138,7 +147,10 @@ function runnerModules(): Promise<ModuleGraph> {
 /**
  * The files a child may load: each module of the graph, checked by its real path (a
  * symlink is resolved before it is mounted, and one that leads outside the allowed
- * folders is refused, naming it), plus the real path itself where it differs.
+ * folders is refused, naming it), plus the real path itself where it differs. A module
+ * the host may not read is refused too: the host cannot tell where it leads, and
+ * bubblewrap, which follows it, would mount what it points at. Tack's own modules are
+ * the host's code (its source folders are mounted whole, not file by file).
  */
 function confinedFiles(
   files: readonly string[],
@@ -148,6 +160,15 @@ function confinedFiles(
 ): string[] {
   const out: string[] = [];
   for (const file of files) {
+    if (!tackOwn(file) && !hostMay({ name: "read", path: file })) {
+      throw new Error(
+        `${label}: the host may not read its module ${
+          JSON.stringify(file)
+        }, so it cannot tell whether it is a symlink out of its folder ${
+          JSON.stringify(folder)
+        }: add --allow-read=${folder} to the host's flags`,
+      );
+    }
     const real = realPath(file);
     if (real !== file && !within(real, allowed)) {
       throw new Error(
@@ -170,8 +191,10 @@ function confinedFiles(
  * @param options Isolation, root and OS layer.
  * @param readGrant Absolute paths the plugin may read, if known (they may hold modules).
  * @returns The prepared sandbox.
- * @throws {Error} `Cannot load plugin "<specifier>": …` when the graph cannot be cached or
- * reaches outside the plugin's folder.
+ * @throws {Error} `Cannot load plugin "<specifier>": …` when the graph cannot be cached,
+ * reaches outside the plugin's folder, or the host may not do what preparing it takes
+ * (run `deno`, write to its temp folder, read the plugin's modules), naming the flag that
+ * grants it.
  *
  * @example A worker sandbox needs no preparation on disk
  * ```ts
@@ -196,7 +219,7 @@ export async function prepareSandbox(
     read: grants.read === true ? true : Array.isArray(grants.read) ? [...grants.read] : [],
   });
   if (options.isolation === "worker") {
-    const dir = await Deno.makeTempDir({ prefix: "tack-worker-" });
+    const dir = await makeSandboxTempDir("tack-worker-", label);
     const entry = `${dir}/entry.js`;
     await Deno.writeTextFile(entry, entrySource(url, true));
     return {
@@ -269,7 +292,7 @@ export async function prepareSandbox(
   };
   const [denoDir, dir] = await Promise.all([
     denoCacheDir(),
-    Deno.makeTempDir({ prefix: "tack-sandbox-" }),
+    makeSandboxTempDir("tack-sandbox-", label),
   ]);
   // TypeBox's ~370 modules load from one prebuilt bundle when nothing else could hold a
   // second copy (~40 ms of each start).

@@ -4,13 +4,16 @@
  * @module
  */
 
+import { stripBacktrace } from "./strip_backtrace.ts";
+
 /**
  * Runs `deno <args>` in `cwd` and returns its stdout.
  *
  * @param args The subcommand and its arguments.
  * @param cwd Where it runs (its config is found from there).
  * @returns What it printed on stdout.
- * @throws {Error} `Cannot prepare plugin: deno <subcommand> failed: <its stderr>` when it fails.
+ * @throws {Error} `Cannot prepare plugin: deno <subcommand> failed: <its stderr>` when it fails
+ * (without the Rust backtrace `RUST_BACKTRACE` adds).
  *
  * @example The Deno version
  * ```ts
@@ -32,7 +35,9 @@ export async function runDeno(args: string[], cwd: string): Promise<string> {
   const decoder = new TextDecoder();
   if (!output.success) {
     throw new Error(
-      `Cannot prepare plugin: deno ${args[0]} failed: ${decoder.decode(output.stderr).trim()}`,
+      `Cannot prepare plugin: deno ${args[0]} failed: ${
+        stripBacktrace(decoder.decode(output.stderr))
+      }`,
     );
   }
   return decoder.decode(output.stdout);

@@ -219,7 +219,7 @@ Deno.test({
   },
 });
 
-Deno.test("a plugin asking for more than the host has is refused, listing asked and missing", async () => {
+Deno.test("a plugin asking for more than the host has is refused, listing asked and missing and the flag", async () => {
   const host = new URL("../fixtures/sandbox/ceiling_host.ts", import.meta.url).pathname;
   const plugin = "./tests/fixtures/sandbox/greedy_plugin.ts";
   const output = await new Deno.Command(Deno.execPath(), {
@@ -229,7 +229,7 @@ Deno.test("a plugin asking for more than the host has is refused, listing asked 
   }).output();
   equal(
     new TextDecoder().decode(output.stdout).trim(),
-    `Cannot load plugin "${plugin}": it asks for read: ["${Deno.cwd()}"], net: true; the host process lacks net: true`,
+    `Cannot load plugin "${plugin}": it asks for read: ["${Deno.cwd()}"], net: true; the host process lacks net: true (add --allow-net to the host's flags)`,
   );
 });
 

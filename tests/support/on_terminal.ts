@@ -26,31 +26,46 @@ export async function onTerminal(
   try {
     const script = `${dir}/host.ts`;
     await Deno.writeTextFile(script, source);
-    const child = new Deno.Command("script", {
-      args: ["-qec", [Deno.execPath(), "run", ...flags, script].join(" "), "/dev/null"],
-      cwd: ROOT,
-      env: childEnv({ NO_COLOR: "1" }),
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    let output = "";
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stdout) {
-      output += decoder.decode(chunk, { stream: true });
-      const prompt = /Deno requests [^\r\n]*/.exec(output)?.[0];
-      if (prompt !== undefined) {
-        child.kill("SIGKILL");
-        await child.status;
-        await child.stdin.close().catch(() => {});
-        return { prompt, output };
-      }
-    }
-    await child.stdin.close();
-    await child.status;
-    return { output };
+    return await commandOnTerminal([Deno.execPath(), "run", ...flags, script], ROOT);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * Runs a command on a terminal (`script` gives it one, so Deno would prompt) in `cwd`: the
+ * first permission prompt it shows (the process is killed then), or what it printed.
+ *
+ * @param command The program and its arguments (none with spaces).
+ * @param cwd Where it runs.
+ * @returns The prompt, if one was shown, and the output.
+ */
+export async function commandOnTerminal(
+  command: string[],
+  cwd: string,
+): Promise<{ prompt?: string; output: string }> {
+  const child = new Deno.Command("script", {
+    args: ["-qec", command.join(" "), "/dev/null"],
+    cwd,
+    env: childEnv({ NO_COLOR: "1" }),
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  let output = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    output += decoder.decode(chunk, { stream: true });
+    const prompt = /Deno requests [^\r\n]*/.exec(output)?.[0];
+    if (prompt !== undefined) {
+      child.kill("SIGKILL");
+      await child.status;
+      await child.stdin.close().catch(() => {});
+      return { prompt, output };
+    }
+  }
+  await child.stdin.close();
+  await child.status;
+  return { output };
 }
