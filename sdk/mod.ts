@@ -67,6 +67,7 @@ export {
   type Isolation,
   loadPlugin,
   type LoadPluginOptions,
+  NO_GROUP_KILL_WARNING,
   NOT_CONFINED_WARNING,
   type PluginInspection,
   type SandboxOptions,

@@ -82,3 +82,41 @@ export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal
 export function killProcessGroup(child: Deno.ChildProcess): void {
   signalProcessGroup(child, "SIGKILL");
 }
+
+const stopAtExit = new Set<Deno.ChildProcess>();
+
+function stopAll(): void {
+  for (const child of stopAtExit) killProcessGroup(child);
+  stopAtExit.clear();
+}
+
+/**
+ * Kills a child's process group when this process exits (Deno's `unload`: the end of the
+ * program, or `Deno.exit()`, as a CLI's second Ctrl-C does), if it is still there: a child
+ * spawned `detached` is out of reach of the terminal's hang-up that would otherwise end it
+ * with its host. Not when this process is killed by a signal (no code runs then).
+ *
+ * @param child A child spawned with `detached: true`.
+ * @returns Call once the child has exited, to forget it.
+ *
+ * @example A server that must not outlive its host
+ * ```ts
+ * import { stopWithHost } from "./process_group.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const child = new Deno.Command("sleep", { args: ["30"], detached: true }).spawn();
+ * const forget = stopWithHost(child);
+ * child.kill("SIGKILL");
+ * await child.status;
+ * forget();
+ * equal(typeof forget, "function");
+ * ```
+ */
+export function stopWithHost(child: Deno.ChildProcess): () => void {
+  if (stopAtExit.size === 0) addEventListener("unload", stopAll);
+  stopAtExit.add(child);
+  return () => {
+    stopAtExit.delete(child);
+    if (stopAtExit.size === 0) removeEventListener("unload", stopAll);
+  };
+}

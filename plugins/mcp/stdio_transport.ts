@@ -8,7 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { killProcessGroup, signalProcessGroup } from "../../sdk/process_group.ts";
+import { killProcessGroup, signalProcessGroup, stopWithHost } from "../../sdk/process_group.ts";
 import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
 import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
@@ -148,7 +148,10 @@ export class StdioTransport implements Transport {
     this.#writer = this.#child.stdin.getWriter();
     this.#writer.closed.catch(() => {}); // a server that exits breaks the pipe
     const child = this.#child;
+    // Detached, it would outlive a host that exits without closing it (a second Ctrl-C).
+    const forget = stopWithHost(child);
     const status = child.status.then(() => {
+      forget();
       this.#exited = true;
       // What it left running in its group ends with it.
       killProcessGroup(child);

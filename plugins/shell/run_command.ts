@@ -6,7 +6,7 @@
  */
 
 import { createOutputBuffer } from "./output_buffer.ts";
-import { killProcessGroup } from "../../sdk/process_group.ts";
+import { killProcessGroup, stopWithHost } from "../../sdk/process_group.ts";
 
 /** What {@linkcode runCommand} takes. */
 export interface RunCommandOptions {
@@ -111,6 +111,8 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     stderr: "piped",
     detached: true,
   }).spawn();
+  // Detached, it would outlive a host that exits mid-command (a second Ctrl-C).
+  const forget = stopWithHost(child);
   let timedOut = false;
   let aborted = false;
   const timer = setTimeout(() => {
@@ -161,6 +163,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       elidedChars: buffer.elidedChars,
     };
   } finally {
+    forget();
     clearTimeout(timer);
     options.signal.removeEventListener("abort", onAbort);
     stopReading();

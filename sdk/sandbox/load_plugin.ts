@@ -5,6 +5,7 @@
  * @module
  */
 
+import { canKillGroups } from "../process_group.ts";
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
@@ -19,6 +20,7 @@ import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import {
   moduleUrl,
+  NO_GROUP_KILL_WARNING,
   NOT_CONFINED_WARNING,
   type PreparedSandbox,
   prepareSandbox,
@@ -309,6 +311,9 @@ export async function loadPlugin(
     }
     const { name, grants, limits, escaping } = decided!;
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
+    if (capped && Deno.build.os !== "windows" && !canKillGroups()) {
+      warn(`plugin "${name}": ${NO_GROUP_KILL_WARNING}`);
+    }
     const raised = raisedLimits(capped && options.limits === undefined ? limits : DEFAULT_LIMITS);
     if (raised.length > 0) {
       warn(

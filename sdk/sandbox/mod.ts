@@ -22,7 +22,12 @@
 
 export { loadPlugin, type LoadPluginOptions } from "./load_plugin.ts";
 export { type InspectedTool, inspectPlugin, type PluginInspection } from "./inspect_plugin.ts";
-export { type Isolation, NOT_CONFINED_WARNING, type SandboxOptions } from "./prepare_sandbox.ts";
+export {
+  type Isolation,
+  NO_GROUP_KILL_WARNING,
+  NOT_CONFINED_WARNING,
+  type SandboxOptions,
+} from "./prepare_sandbox.ts";
 export { describeGrants, permissionFlags, resolveGrants } from "./permission_flags.ts";
 export { assertWithinCeiling, missingPermissions } from "./permission_ceiling.ts";
 export { escapingRunGrants } from "./grant_warnings.ts";

@@ -81,6 +81,13 @@ export const NOT_CONFINED_WARNING =
   "module loading is not confined: no OS sandbox layer (bubblewrap) is in use, so the plugin can import any local module or JSON file and follow symlinks out of its read grant; Deno's flags still gate its file, network, env and run access";
 
 /**
+ * The warning printed where the host may not signal a sandbox's process group (Deno asks for
+ * an unrestricted `--allow-run` to): only the sandbox's first process is killed then.
+ */
+export const NO_GROUP_KILL_WARNING =
+  "the host may not signal process groups (Deno needs an unrestricted --allow-run for that), so a stop kills only the sandbox's first process: what the plugin starts outlives it, and a sandbox stopped while bubblewrap still sets it up may keep running";
+
+/**
  * Turns a specifier into a module URL: paths resolve against `root`; `jsr:`, `npm:`,
  * `https:` and `file:` pass through.
  *

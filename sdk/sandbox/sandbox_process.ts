@@ -10,7 +10,7 @@
  * @module
  */
 
-import { killProcessGroup } from "../process_group.ts";
+import { killProcessGroup, stopWithHost } from "../process_group.ts";
 import { childStdin, STDIN_LIMIT_FRAMES } from "./child_stdin.ts";
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
@@ -116,6 +116,8 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
       // (even before it has tied that sandbox's life to its own) and what the plugin starts.
       detached: Deno.build.os !== "windows",
     }).spawn();
+    // Detached, it would outlive a host that exits without dispose() (a second Ctrl-C).
+    const forget = stopWithHost(process);
     const stdin = childStdin(process.stdin, STDIN_LIMIT_FRAMES * frameMb * 1024 * 1024);
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
@@ -161,6 +163,7 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     process.status.finally(lines.release);
     const closed = process.status.then(async (status) => {
       alive = false;
+      forget();
       // Whatever of it is left (nothing, unless the group could not be killed whole) may
       // not hold up its end: its stdin is closed, its pipes read for DRAIN_MS at most.
       killProcessGroup(process);

@@ -4,7 +4,7 @@
 // program that can (stty).
 import { deepEqual, equal } from "node:assert/strict";
 import type { Plugin } from "@tack/agent";
-import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { loadPlugin, NO_GROUP_KILL_WARNING } from "../../sdk/sandbox/mod.ts";
 import { callTool } from "../support/sandboxed_calls.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 
@@ -27,6 +27,16 @@ function processesWith(text: string): { pid: number; ppid: number }[] {
     }
   }
   return found;
+}
+
+/** Whether a process runs (is not a zombie waiting for its parent to reap it). */
+function running(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
 }
 
 /** The process group of a process. */
@@ -122,10 +132,33 @@ Deno.test("a host without unrestricted --allow-run cannot kill groups: what a pl
   }).output();
   try {
     const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
-    const pid = Number(lines[0].slice("started ".length));
+    const pid = Number(lines[1].slice("started ".length));
     // The sleep kept the sandbox's pipes open: dispose stopped reading them after a while.
-    deepEqual(lines, [`started ${pid}`, "disposed"]);
+    deepEqual(lines, [
+      `warning: plugin "leftover": ${NO_GROUP_KILL_WARNING}`,
+      `started ${pid}`,
+      "disposed",
+    ]);
     deepEqual(processesWith(`sleep ${marker}`).map((process) => process.pid), [pid]);
+  } finally {
+    for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+  }
+});
+
+Deno.test("a host that exits without dispose() (a second Ctrl-C) takes its sandbox's group with it", async () => {
+  const marker = `${4000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", LEFTOVER_HOST, marker, "exit"],
+    stdin: "null",
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  try {
+    equal(output.code, 130);
+    const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
+    equal(lines.length, 1);
+    equal(lines[0].startsWith("started "), true, lines[0]);
+    // Checked at once: the group was killed (SIGKILL) as the host exited.
+    deepEqual(processesWith(`sleep ${marker}`).filter((p) => running(p.pid)), []);
   } finally {
     for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
   }
