@@ -158,3 +158,26 @@ Deno.test("StdioTransport: a child that left the group and holds stdout does not
     await cleanup();
   }
 });
+
+Deno.test("StdioTransport: a host that exits without closing it takes the server's group with it", async () => {
+  // The stubborn server ignores its stdin closing and SIGTERM: only the group kill ends it.
+  const host = new URL("../fixtures/mcp/exit_host.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    // Its stderr not inherited: a server left running must not hold this test's pipe.
+    args: ["run", "-A", host, JSON.stringify({ ...STUBBORN, stderr: "ignore" })],
+    stdin: "null",
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  const pid = Number(new TextDecoder().decode(output.stdout).trim());
+  try {
+    equal(output.code, 130);
+    equal(pid > 0, true);
+    // SIGKILLed as the host exited; it may take a moment to be gone.
+    for (let i = 0; i < 20 && running(pid); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    equal(running(pid), false);
+  } finally {
+    if (running(pid)) Deno.kill(pid, "SIGKILL");
+  }
+});
