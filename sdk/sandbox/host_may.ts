@@ -41,3 +41,22 @@ export function hostMay(descriptor: Deno.PermissionDescriptor): boolean {
 export function hostMayUse(folder: string): boolean {
   return hostMay({ name: "read", path: folder }) && hostMay({ name: "write", path: folder });
 }
+
+/**
+ * The `PATH` a sandbox process gets: the host's, or `/usr/bin:/bin` when the host may not
+ * read it (asked first: no prompt). Its `run` grants' bare names resolve through it.
+ *
+ * @returns A `PATH` value.
+ *
+ * @example The sandbox's PATH
+ * ```ts
+ * import { hostPath } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(hostPath().length > 0, true);
+ * ```
+ */
+export function hostPath(): string {
+  if (!hostMay({ name: "env", variable: "PATH" })) return "/usr/bin:/bin";
+  return Deno.env.get("PATH") ?? "/usr/bin:/bin";
+}

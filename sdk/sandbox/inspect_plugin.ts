@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
-import { escapingRunGrants } from "./grant_warnings.ts";
+import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
   hookCapabilities,
@@ -64,7 +64,7 @@ export interface PluginInspection {
   confined: boolean;
   /** Local JSON files it imports statically: data it can read at load without a read grant. */
   dataFiles?: string[];
-  /** What to worry about: grants above the host's, escaping `run`, no OS layer. */
+  /** What to worry about: grants above the host's, escaping `run`, `run` of a program that runs others, no OS layer. */
   warnings: string[];
 }
 
@@ -156,10 +156,19 @@ export async function inspectPlugin(
         }): loading it will be refused`,
       );
     }
-    const escaping = escapingRunGrants(grants);
-    if (escaping.length > 0) {
+    const run = runGrantFindings(grants);
+    if (run.escaping.length > 0) {
       warnings.push(
-        `it asks for run access to ${escaping.join(", ")}, which escapes every sandbox`,
+        `it asks for run access to ${
+          describeRunGrants(run.escaping, false)
+        }, which escapes every sandbox`,
+      );
+    }
+    if (run.runOnRequest.length > 0) {
+      warnings.push(
+        `it asks for run access to ${
+          describeRunGrants(run.runOnRequest, false)
+        }, ${RUN_ON_REQUEST_WARNING}`,
       );
     }
     if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);

@@ -11,7 +11,7 @@ import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
-import { escapingRunGrants } from "./grant_warnings.ts";
+import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
@@ -39,7 +39,10 @@ export interface LoadPluginOptions extends SandboxOptions {
   permissions?: PluginPermissions;
   /** Memory and message size caps, replacing the plugin's declared ones (default 512 MB, 16 MB). */
   limits?: PluginLimits;
-  /** Let a plugin have `run` access to a shell, an interpreter or deno, which escapes any sandbox. */
+  /**
+   * Let a plugin have `run` access to a shell, an interpreter, a launcher or deno (judged by
+   * what the grant runs: its real path), which escapes any sandbox.
+   */
   allowRunEscape?: boolean;
   /** Receives load warnings (default `console.warn`). */
   onWarning?: (message: string) => void;
@@ -210,16 +213,16 @@ export async function loadPlugin(
     ? undefined
     : resolveGrants(options.permissions, root);
   const check = (grants: Required<PluginPermissions>) => {
-    const escaping = escapingRunGrants(grants);
-    if (escaping.length > 0 && !options.allowRunEscape) {
+    const run = runGrantFindings(grants);
+    if (run.escaping.length > 0 && !options.allowRunEscape) {
       throw new Error(
         `Cannot load plugin ${JSON.stringify(specifier)}: it asks for run access to ${
-          escaping.map((entry) => JSON.stringify(entry)).join(", ")
+          describeRunGrants(run.escaping, true)
         }, which escapes every sandbox; pass allowRunEscape: true if you mean it`,
       );
     }
     assertWithinCeiling(specifier, grants);
-    return escaping;
+    return run;
   };
   if (given !== undefined) check(given);
   const limitsFor = (declared: PluginLimits | undefined) => {
@@ -272,7 +275,7 @@ export async function loadPlugin(
         }`,
       );
     }
-    return { name, grants, limits, escaping: check(grants) };
+    return { name, grants, limits, run: check(grants) };
   };
   try {
     let decided: Awaited<ReturnType<typeof decide>> | undefined;
@@ -309,7 +312,7 @@ export async function loadPlugin(
         live = await launch(decided.grants, decided.limits);
       }
     }
-    const { name, grants, limits, escaping } = decided!;
+    const { name, grants, limits, run } = decided!;
     if (!prepared.confined) warn(`plugin "${name}": ${NOT_CONFINED_WARNING}`);
     if (capped && Deno.build.os !== "windows" && !canKillGroups()) {
       warn(`plugin "${name}": ${NO_GROUP_KILL_WARNING}`);
@@ -322,8 +325,19 @@ export async function loadPlugin(
         }); pass limits to loadPlugin (or "limits" in tack.jsonc) to hold it to less`,
       );
     }
-    if (escaping.length > 0) {
-      warn(`plugin "${name}": has run access to ${escaping.join(", ")} and can escape its sandbox`);
+    if (run.escaping.length > 0) {
+      warn(
+        `plugin "${name}": has run access to ${
+          describeRunGrants(run.escaping, false)
+        } and can escape its sandbox`,
+      );
+    }
+    if (run.runOnRequest.length > 0) {
+      warn(
+        `plugin "${name}": has run access to ${
+          describeRunGrants(run.runOnRequest, false)
+        }, ${RUN_ON_REQUEST_WARNING}`,
+      );
     }
     if (prepared.confined && Array.isArray(grants.run)) {
       const runnable = new Set(runnablePaths(grants.run));

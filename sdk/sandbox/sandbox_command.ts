@@ -10,7 +10,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
 import { bwrapArgs, bwrapAvailable, unshareNetAvailable } from "./bwrap.ts";
 import type { PluginLimits } from "../plugin_limits.ts";
-import { hostMay } from "./host_may.ts";
+import { hostPath } from "./host_may.ts";
 import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 import { permissionFlags } from "./permission_flags.ts";
@@ -125,12 +125,6 @@ function grantedEnv(env: PluginPermissions["env"]): Record<string, string> {
     }
   }
   return out;
-}
-
-/** The host's `PATH`, or `/usr/bin:/bin` when it may not read it (asked first: no prompt). */
-function hostPath(): string {
-  if (!hostMay({ name: "env", variable: "PATH" })) return "/usr/bin:/bin";
-  return Deno.env.get("PATH") ?? "/usr/bin:/bin";
 }
 
 function paths(grant: PluginPermissions["read"]): string[] {

@@ -184,6 +184,60 @@ Deno.test("a plugin asking for run access to a shell is refused unless the user 
   );
 });
 
+Deno.test("a run grant on a symlink to a shell is refused at load, whatever the link is called", async () => {
+  const bash = ["/usr/bin/bash", "/bin/bash"].find((path) => {
+    try {
+      return Deno.statSync(path).isFile;
+    } catch {
+      return false;
+    }
+  });
+  equal(bash !== undefined, true, "bash must be installed");
+  const root = await workspace();
+  const fmt = `${root}/fmt`;
+  await Deno.symlink(bash!, fmt);
+  const options = {
+    sandbox: true,
+    root,
+    confine: false,
+    permissions: { read: ["./ws"], run: [fmt] },
+    stderr: "capture" as const,
+  };
+  try {
+    // Before: judged by its name ("fmt"), it loaded, and `fmt -c …` was bash with the
+    // host's rights.
+    await rejects(loadPlugin(FIXTURE, options), {
+      message: `Cannot load plugin "${FIXTURE}": it asks for run access to "${fmt}" (that is ${
+        Deno.realPathSync(bash!)
+      }), which escapes every sandbox; pass allowRunEscape: true if you mean it`,
+    });
+    // Knowingly allowed, it is what the refusal says: a shell.
+    const warnings: string[] = [];
+    const plugin = await loadPlugin(FIXTURE, {
+      ...options,
+      allowRunEscape: true,
+      onWarning: (warning) => warnings.push(warning),
+    });
+    try {
+      deepEqual(warnings, [
+        `plugin "escaper": ${NOT_CONFINED_WARNING}`,
+        `plugin "escaper": has run access to ${fmt} (that is ${
+          Deno.realPathSync(bash!)
+        }) and can escape its sandbox`,
+      ]);
+      const result = await plugin.tools![0].execute({ kind: "spawn", target: fmt }, {
+        toolCallId: "1",
+        signal: new AbortController().signal,
+      });
+      deepEqual(result.content, [{ type: "text", text: "escaped: 0" }]);
+    } finally {
+      await plugin.dispose?.();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test({
   name: "inspectPlugin reports tools and declared permissions before anything runs with them",
   ignore: skipWithoutBwrap("inspectPlugin reports tools"),

@@ -5,9 +5,12 @@ import { permissionDenial } from "../../core/create_error_tool_result.ts";
 import {
   describeGrants,
   escapingRunGrants,
+  inspectPlugin,
   loadPlugin,
+  NOT_CONFINED_WARNING,
   permissionFlags,
   resolveGrants,
+  runOnRequestGrants,
 } from "../../sdk/sandbox/mod.ts";
 
 Deno.test("grants resolve against the root and become one flag per permission", () => {
@@ -48,6 +51,174 @@ Deno.test("run grants that escape: true, shells, interpreters, launchers, deno i
     Deno.execPath(),
   ]);
   deepEqual(escapingRunGrants({ run: ["git"] }), []);
+});
+
+/** A temp folder with an executable file at `bin/<name>` and a link `<link>` to it. */
+async function linkedProgram(name: string, link: string): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-run-" }));
+  await Deno.mkdir(`${dir}/bin`);
+  await Deno.writeTextFile(`${dir}/bin/${name}`, "#!/bin/true\n", { mode: 0o755 });
+  await Deno.symlink(`${dir}/bin/${name}`, `${dir}/${link}`);
+  return dir;
+}
+
+Deno.test("run grants: an interpreter with a version suffix escapes like its plain name", () => {
+  const versioned = [
+    "python3.11",
+    "perl5.36.0",
+    "tclsh8.6",
+    "ruby3.1",
+    "php8.2",
+    "lua5.4",
+    "node18",
+    "pypy3",
+    "nodejs",
+    "rbash",
+    "zsh-5.9",
+    "/usr/bin/python3.12",
+  ];
+  deepEqual(escapingRunGrants({ run: ["stty", ...versioned, "python3-config"] }), versioned);
+});
+
+Deno.test("run grants: a symlink to a shell escapes, by path and by a bare name on PATH", async () => {
+  const dir = await linkedProgram("bash", "fmt");
+  try {
+    await Deno.symlink(`${dir}/fmt`, `${dir}/lint`);
+    await Deno.symlink(`${dir}/bin`, `${dir}/tools`);
+    const paths = [`${dir}/fmt`, `${dir}/lint`, `${dir}/tools/bash`];
+    deepEqual(escapingRunGrants({ run: paths }), paths);
+    // The sandbox's PATH is the host's: a bare name is judged by the file it finds there.
+    // (Only prepended, and only for this synchronous check: other spawns resolve as before.)
+    const path = Deno.env.get("PATH") ?? "";
+    Deno.env.set("PATH", `${dir}:${path}`);
+    try {
+      deepEqual(escapingRunGrants({ run: ["fmt", "stty"] }), ["fmt"]);
+    } finally {
+      Deno.env.set("PATH", path);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("run grants: /proc, /dev/fd and anything that is the deno binary escape", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-run-" }));
+  try {
+    await Deno.symlink("/proc/self/exe", `${dir}/self`);
+    await Deno.symlink("/dev/fd", `${dir}/fds`);
+    await Deno.symlink(Deno.execPath(), `${dir}/tool`);
+    const run = [
+      "/proc/self/exe",
+      "/proc/1/exe",
+      "/proc/self/fd/3",
+      "/dev/fd/3",
+      "/dev/stdin",
+      `${dir}/self`,
+      `${dir}/fds/3`,
+      `${dir}/tool`,
+    ];
+    deepEqual(escapingRunGrants({ run: [...run, "/usr/bin/stty"] }), run);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("run grants: the dynamic loader escapes, under any of its names", async () => {
+  const loaders = [
+    "/lib64/ld-linux-x86-64.so.2",
+    "/lib/ld-linux-aarch64.so.1",
+    "ld.so",
+    "/lib/ld-musl-x86_64.so.1",
+    "/lib/libc.musl-x86_64.so.1",
+    "/lib/x86_64-linux-gnu/ld-2.31.so",
+  ];
+  deepEqual(escapingRunGrants({ run: [...loaders, "/usr/lib/libc.so.6"] }), loaders);
+  const dir = await linkedProgram("ld-linux-x86-64.so.2", "runner");
+  try {
+    deepEqual(escapingRunGrants({ run: [`${dir}/runner`] }), [`${dir}/runner`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("run grants: launchers beyond env and setsid escape", () => {
+  const launchers = [
+    "prlimit",
+    "setarch",
+    "linux32",
+    "linux64",
+    "x86_64",
+    "i386",
+    "uname26",
+    "time",
+    "valgrind",
+    "fakeroot",
+    "sg",
+    "newgrp",
+    "start-stop-daemon",
+    "tmux",
+    "screen",
+    "run-parts",
+    "wish",
+  ];
+  deepEqual(escapingRunGrants({ run: ["stty", ...launchers] }), launchers);
+});
+
+Deno.test("run grants: programs that run others on request are warned about, not refused", async () => {
+  const programs = [
+    "find",
+    "git",
+    "sed",
+    "tar",
+    "make",
+    "vim",
+    "/usr/bin/vim.basic",
+    "ed",
+    "less",
+    "ssh",
+    "rsync",
+    "zip",
+  ];
+  deepEqual(runOnRequestGrants({ run: ["stty", ...programs, "sh"] }), programs);
+  deepEqual(escapingRunGrants({ run: programs }), []);
+  const dir = await linkedProgram("git", "vcs");
+  try {
+    deepEqual(runOnRequestGrants({ run: [`${dir}/vcs`] }), [`${dir}/vcs`]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a run grant of a program that runs others loads with a warning, and inspect shows it", async () => {
+  const warning =
+    "which can run other programs on request: those escape Deno's flags (and, without an OS layer, everything)";
+  const warnings: string[] = [];
+  const plugin = await loadPlugin("./tests/fixtures/sandbox/faulty_plugin.ts", {
+    sandbox: true,
+    confine: false,
+    permissions: { run: ["git", "stty"] },
+    stderr: "capture",
+    onWarning: (message) => warnings.push(message),
+  });
+  await plugin.dispose?.();
+  deepEqual(warnings, [
+    `plugin "faulty": ${NOT_CONFINED_WARNING}`,
+    `plugin "faulty": has run access to git, ${warning}`,
+  ]);
+  const dir = await Deno.makeTempDir({ prefix: "tack-run-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/p.js`,
+      'export default { name: "p", permissions: { run: ["find"] }, tools: [] };',
+    );
+    const report = await inspectPlugin(`${dir}/p.js`, { confine: false, stderr: "capture" });
+    deepEqual(report.warnings, [
+      `it asks for run access to find, ${warning}`,
+      NOT_CONFINED_WARNING,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("permissionDenial recognises NotCapable, a TypeError caused by one, and a denied import", () => {
