@@ -97,15 +97,18 @@ Deno.test("read: a 4 GB single line is read in bounded memory and stops at abort
   });
 });
 
-Deno.test("read: a file of 4 million empty lines is streamed, so an abort stops it", async () => {
+Deno.test("read: a file of 16 million empty lines is streamed, so an abort stops it", async () => {
   await withRoot(async (root) => {
-    // Read whole and split in one go, it held the host 8.7 s at 8 MB (no timer fired).
-    await Deno.writeTextFile(`${root}/lines.txt`, "\n".repeat(4 * 1024 * 1024));
+    // Read whole and split in one go, it held the host 8.7 s at 8 MB (no timer fired). Big
+    // enough that reading it takes longer than the abort's three timer ticks even on a fast,
+    // busy machine (4 million lines were read before them in one full run out of many).
+    const lines = 16 * 1024 * 1024;
+    await Deno.writeTextFile(`${root}/lines.txt`, "\n".repeat(lines));
     const read = createReadTool(createFsContext({ root }));
     await abortedMidway((signal) =>
-      read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, { toolCallId: "1", signal })
+      read.execute({ path: "lines.txt", offset: lines }, { toolCallId: "1", signal })
     );
-    const last = await read.execute({ path: "lines.txt", offset: 4 * 1024 * 1024 }, {
+    const last = await read.execute({ path: "lines.txt", offset: lines }, {
       toolCallId: "2",
       signal: new AbortController().signal,
     });
