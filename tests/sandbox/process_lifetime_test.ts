@@ -29,6 +29,17 @@ function processesWith(text: string): { pid: number; ppid: number }[] {
   return found;
 }
 
+/**
+ * The processes matching `text` once there is one (up to 5 s): a spawn may return before the
+ * child has exec'd its program (till then its command line is its parent's).
+ */
+async function appeared(text: string): Promise<{ pid: number; ppid: number }[]> {
+  for (let i = 0; i < 50 && processesWith(text).length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return processesWith(text);
+}
+
 /** Whether a process runs (is not a zombie waiting for its parent to reap it). */
 function running(pid: number): boolean {
   try {
@@ -68,11 +79,14 @@ for (const confine of [true, false]) {
         stderr: "capture",
         onWarning: () => {},
       });
-      const started = await callTool(plugin, "start", { seconds: marker });
-      equal(started.startsWith("started "), true, started);
-      equal(processesWith(`sleep ${marker}`).length, 1);
-      // The sleep holds the sandbox's stdout and stderr (it inherited them).
-      equal(await disposeOf(plugin), "disposed");
+      try {
+        const started = await callTool(plugin, "start", { seconds: marker });
+        equal(started.startsWith("started "), true, started);
+        equal((await appeared(`sleep ${marker}`)).length, 1);
+      } finally {
+        // The sleep holds the sandbox's stdout and stderr (it inherited them).
+        equal(await disposeOf(plugin), "disposed");
+      }
       // Checked at once: dispose returns once the pipes are closed, so whatever held them is
       // gone (a process that has exited has no command line left to match).
       deepEqual(processesWith(`sleep ${marker}`), []);
@@ -90,7 +104,8 @@ Deno.test({
     const plugin = await loadPlugin(LEFTOVER, { sandbox: true, stderr: "capture" });
     try {
       await callTool(plugin, "start", { seconds: marker });
-      const sandbox = [...processesWith("leftover_plugin.ts"), ...processesWith(`sleep ${marker}`)];
+      const sleep = await appeared(`sleep ${marker}`);
+      const sandbox = [...processesWith("leftover_plugin.ts"), ...sleep];
       const leaders = sandbox.filter((process) => process.ppid === Deno.pid);
       equal(leaders.length, 1, JSON.stringify(sandbox));
       // bubblewrap, the sandbox's init, deno, and the sleep deno started.
