@@ -2,6 +2,7 @@ import { toolCall } from "@tack/agent";
 import mcp, { StdioTransport } from "@tack/agent/plugins/mcp";
 import { equal, match, notEqual } from "node:assert/strict";
 import { firstText, fixtureServer, run } from "./mcp_fixture.ts";
+import { procStat, running } from "../support/proc_stat.ts";
 
 /** The fixture server that ignores SIGTERM and outlives its stdin. */
 const STUBBORN = fixtureServer("stubborn_server.ts");
@@ -103,29 +104,13 @@ async function withSleeper(prefix: string) {
   return { transport, sleeper, closed: () => closed, cleanup };
 }
 
-/** Whether a process runs (exists and is not a zombie waiting to be reaped), from /proc. */
-function running(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** A process's session id, from /proc. */
-function sessionOf(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-}
-
 Deno.test("StdioTransport: the server runs in a session of its own, so a Ctrl-C in the host's terminal does not reach it", async () => {
   const transport = new StdioTransport({ ...STUBBORN, killGraceMs: 50 });
   await transport.start();
   try {
     const pid = transport.pid!;
-    equal(sessionOf(pid), pid);
-    notEqual(sessionOf(pid), sessionOf(Deno.pid));
+    equal(procStat(pid)?.session, pid);
+    notEqual(procStat(pid)?.session, procStat(Deno.pid)?.session);
   } finally {
     await transport.close();
   }

@@ -1,33 +1,17 @@
 // A sandbox's processes end with it: it is one process group (bubblewrap, the sandbox it
 // forks, what the plugin starts), killed whole, and what holds its pipes cannot hold up
-// dispose. And nothing in a sandbox reaches the host's terminal, even through a granted
-// program that can (stty).
+// dispose, nor outlive a host that exits without it. And a sandbox has no controlling
+// terminal, even when its host has one (a granted stty finds none at /dev/tty; the host's
+// own file descriptors are another way, not prevented without bubblewrap: docs/sandbox.md).
 import { deepEqual, equal } from "node:assert/strict";
 import type { Plugin } from "@tack/agent";
 import { loadPlugin, NO_GROUP_KILL_WARNING } from "../../sdk/sandbox/mod.ts";
 import { callTool } from "../support/sandboxed_calls.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { processesWith, procStat, running } from "../support/proc_stat.ts";
 
 const LEFTOVER = "./tests/fixtures/sandbox/leftover_plugin.ts";
 const LEFTOVER_HOST = "./tests/fixtures/sandbox/leftover_host.ts";
-
-/** The processes whose command line contains `text`, with their parent pid. */
-function processesWith(text: string): { pid: number; ppid: number }[] {
-  const found: { pid: number; ppid: number }[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      if (!cmdline.includes(text)) continue;
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      found.push({ pid: Number(entry.name), ppid });
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
 
 /**
  * The processes matching `text` once there is one (up to 5 s): a spawn may return before the
@@ -38,22 +22,6 @@ async function appeared(text: string): Promise<{ pid: number; ppid: number }[]> 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return processesWith(text);
-}
-
-/** Whether a process runs (is not a zombie waiting for its parent to reap it). */
-function running(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** The process group of a process. */
-function groupOf(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
 }
 
 /** Disposes the plugin; "dispose hung" when it has not returned within 20 s. */
@@ -110,7 +78,7 @@ Deno.test({
       equal(leaders.length, 1, JSON.stringify(sandbox));
       // bubblewrap, the sandbox's init, deno, and the sleep deno started.
       equal(sandbox.length >= 4, true, JSON.stringify(sandbox));
-      deepEqual(sandbox.map(({ pid }) => groupOf(pid)), sandbox.map(() => leaders[0].pid));
+      deepEqual(sandbox.map(({ pid }) => procStat(pid)?.pgrp), sandbox.map(() => leaders[0].pid));
     } finally {
       equal(await disposeOf(plugin), "disposed");
     }
