@@ -6,6 +6,8 @@
  * @module
  */
 
+import { hostMay } from "./host_may.ts";
+
 /** What the child sees of the file system and the network. */
 export interface BwrapMounts {
   /** Files and folders mounted read-only at the same path (missing ones are skipped). */
@@ -37,6 +39,8 @@ const NET_READ_ONLY = [
 const probes = new Map<string, Promise<boolean>>();
 
 async function succeeds(command: string, args: string[]): Promise<boolean> {
+  // Asked first: a host that may not run it gets no permission prompt (and no OS layer).
+  if (!hostMay({ name: "run", command })) return false;
   try {
     const { success } = await new Deno.Command(command, {
       args,

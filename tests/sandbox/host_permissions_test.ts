@@ -3,6 +3,8 @@
 // host processes with narrow flags (`--no-prompt`), in a temp folder.
 import { equal } from "node:assert/strict";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { onTerminal } from "../support/on_terminal.ts";
+import { NO_GROUP_KILL_WARNING, NOT_CONFINED_WARNING } from "../../sdk/sandbox/mod.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -203,5 +205,33 @@ Deno.test("a host that may not read a plugin's modules cannot tell a symlink out
   equal(
     printed,
     `Cannot load plugin "./leaky/plugin.js": the host may not read its module "${folder}/plugin.js", so it cannot tell whether it is a symlink out of its folder "${folder}": add --allow-read=${folder} to the host's flags`,
+  );
+});
+
+Deno.test("a host that may run only deno is not prompted for bubblewrap on a terminal: it loads unconfined, warned", async () => {
+  const { prompt, output } = await onTerminal(
+    `import { loadPlugin } from ${JSON.stringify(`file://${ROOT}/sdk/sandbox/mod.ts`)};
+const plugin = await loadPlugin(${
+      JSON.stringify(`${ROOT}/tests/fixtures/sandbox/hostile_plugin.ts`)
+    }, { sandbox: true, stderr: "capture", onWarning: (warning) => console.log(warning) });
+console.log("loaded");
+await plugin.dispose();\n`,
+    [
+      `--config=${ROOT}/deno.json`,
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      `--allow-run=${Deno.execPath()}`,
+    ],
+  );
+  equal(prompt, undefined, prompt);
+  equal(
+    output.replaceAll("\r", ""),
+    [
+      `plugin "hostile": ${NOT_CONFINED_WARNING}`,
+      `plugin "hostile": ${NO_GROUP_KILL_WARNING}`,
+      "loaded",
+      "",
+    ].join("\n"),
   );
 });
