@@ -69,6 +69,15 @@ const TAIL_CHARS = 2000;
 const OUT_OF_MEMORY =
   /Fatal (?:JavaScript|process) out of memory|memory allocation of \d+ bytes failed/;
 
+/**
+ * Whether a line may be an out-of-memory report (V8's lines start with `#`, Rust's with
+ * `memory`): only those of the dropped lines are decoded and checked, so a report is noticed
+ * however many lines follow it.
+ */
+function mayReportOutOfMemory(bytes: Uint8Array): boolean {
+  return bytes[0] === 0x23 || bytes[0] === 0x6d;
+}
+
 /** Where a sandbox's stderr goes. */
 export interface SandboxStderrOptions {
   /** The prefix of printed lines (`[label] `). */
@@ -184,6 +193,9 @@ export function sandboxStderr(options: SandboxStderrOptions): SandboxStderr {
           return keep(bytes, cut);
         }
         timer = setTimeout(closeWindow, start + 1000 - at);
+      }
+      if (!outOfMemory && mayReportOutOfMemory(bytes)) {
+        outOfMemory = OUT_OF_MEMORY.test(decoder.decode(bytes));
       }
       const slot = dropped++ % STDERR_LAST_LINES;
       held[slot] = bytes;
