@@ -1,6 +1,7 @@
 /**
  * Child processes that lead their own process group, so everything they start is stopped
- * with them: the shell plugin's commands, the sandbox's processes, MCP stdio servers.
+ * with them (and they with the host): the shell plugin's commands, the sandbox's processes,
+ * MCP stdio servers.
  *
  * @module
  */
@@ -83,40 +84,91 @@ export function killProcessGroup(child: Deno.ChildProcess): void {
   signalProcessGroup(child, "SIGKILL");
 }
 
-const stopAtExit = new Set<Deno.ChildProcess>();
+// The children of spawnGroup still running, killed (with their groups) at this process's exit.
+const running = new Set<Deno.ChildProcess>();
 
-function stopAll(): void {
-  for (const child of stopAtExit) killProcessGroup(child);
-  stopAtExit.clear();
+function killAll(): void {
+  for (const child of running) killProcessGroup(child);
+  running.clear();
 }
 
 /**
- * Kills a child's process group when this process exits (Deno's `unload`: the end of the
- * program, or `Deno.exit()`, as a CLI's second Ctrl-C does), if it is still there: a child
- * spawned `detached` is out of reach of the terminal's hang-up that would otherwise end it
- * with its host. Not when this process is killed by a signal (no code runs then).
+ * Spawns a child that leads a process group of its own, in a session of its own
+ * (`detached`: no controlling terminal, so a Ctrl-C in the host's terminal is the host's to
+ * handle), and keeps that group from outliving it: what is left of the group when the child
+ * exits is killed, and the whole group is killed when this process exits first (Deno's
+ * `unload`: the end of the program, or `Deno.exit()`, as a CLI's second Ctrl-C does; not a
+ * kill by a signal, which runs no code). Stop it with {@linkcode signalProcessGroup} or
+ * {@linkcode killProcessGroup}. On Windows, an ordinary child.
  *
- * @param child A child spawned with `detached: true`.
- * @returns Call once the child has exited, to forget it.
+ * @param program The program.
+ * @param options As for `Deno.Command` (`detached` is set here).
+ * @returns The running child.
  *
- * @example A server that must not outlive its host
+ * @example What a command leaves running ends with it
  * ```ts
- * import { stopWithHost } from "./process_group.ts";
+ * import { spawnGroup } from "./process_group.ts";
  * import { equal } from "node:assert/strict";
  *
- * const child = new Deno.Command("sleep", { args: ["30"], detached: true }).spawn();
- * const forget = stopWithHost(child);
- * child.kill("SIGKILL");
- * await child.status;
- * forget();
- * equal(typeof forget, "function");
+ * // sh exits at once; the sleep it leaves holds stdout open until the group is killed.
+ * const child = spawnGroup("sh", { args: ["-c", "sleep 30 & echo started"], stdout: "piped" });
+ * const { stdout } = await child.output();
+ * equal(new TextDecoder().decode(stdout), "started\n");
  * ```
  */
-export function stopWithHost(child: Deno.ChildProcess): () => void {
-  if (stopAtExit.size === 0) addEventListener("unload", stopAll);
-  stopAtExit.add(child);
-  return () => {
-    stopAtExit.delete(child);
-    if (stopAtExit.size === 0) removeEventListener("unload", stopAll);
-  };
+export function spawnGroup(
+  program: string,
+  options: Omit<Deno.CommandOptions, "detached">,
+): Deno.ChildProcess {
+  const child = new Deno.Command(program, {
+    ...options,
+    detached: Deno.build.os !== "windows",
+  }).spawn();
+  if (running.size === 0) addEventListener("unload", killAll);
+  running.add(child);
+  // Runs before the callers' own reactions to the exit (it was registered first).
+  child.status.then(() => {
+    running.delete(child);
+    if (running.size === 0) removeEventListener("unload", killAll);
+    killProcessGroup(child);
+  });
+  return child;
+}
+
+/**
+ * After a child exits: waits for its pipes to be read to their end, but for at most `ms`,
+ * then calls `stop` (a process it left, out of reach, may hold them open for ever) and waits
+ * for `reading` to settle.
+ *
+ * @param reading The reading of the child's pipes; `stop` must make it settle.
+ * @param ms How long the pipes may stay open after the exit.
+ * @param stop Stops reading (cancels the readers).
+ * @returns When reading has ended.
+ *
+ * @example A pipe held open
+ * ```ts
+ * import { drainWithin } from "./process_group.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * let stop!: () => void;
+ * const reading = new Promise<void>((resolve) => (stop = resolve));
+ * let stopped = false;
+ * await drainWithin(reading, 10, () => {
+ *   stopped = true;
+ *   stop();
+ * });
+ * equal(stopped, true);
+ * ```
+ */
+export async function drainWithin(
+  reading: Promise<unknown>,
+  ms: number,
+  stop: () => void,
+): Promise<void> {
+  const timer = setTimeout(stop, ms);
+  try {
+    await reading;
+  } finally {
+    clearTimeout(timer);
+  }
 }

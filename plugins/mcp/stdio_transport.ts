@@ -8,7 +8,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { killProcessGroup, signalProcessGroup, stopWithHost } from "../../sdk/process_group.ts";
+import { drainWithin, signalProcessGroup, spawnGroup } from "../../sdk/process_group.ts";
 import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
 import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
@@ -129,7 +129,10 @@ export class StdioTransport implements Transport {
     if (this.#child) return Promise.reject(new Error("Cannot start transport: already started"));
     const { command, args = [], env = {}, cwd, stderr = "inherit" } = this.#options;
     try {
-      this.#child = new Deno.Command(command, {
+      // A session and process group of its own: a Ctrl-C in the host's terminal is the
+      // host's to handle (it does not stop the server), and shutdown signals the whole group
+      // (a server started through `npx` or a shell script is more than one process).
+      this.#child = spawnGroup(command, {
         args: [...args],
         env: { ...inheritedEnv(), ...env },
         clearEnv: true,
@@ -137,27 +140,21 @@ export class StdioTransport implements Transport {
         stdin: "piped",
         stdout: "piped",
         stderr: stderr === "ignore" ? "null" : "inherit",
-        // A session and process group of its own: a Ctrl-C in the host's terminal is the
-        // host's to handle (it does not stop the server), and shutdown signals the whole
-        // group (a server started through `npx` or a shell script is more than one process).
-        detached: Deno.build.os !== "windows",
-      }).spawn();
+      });
     } catch (error) {
       return Promise.reject(error);
     }
     this.#writer = this.#child.stdin.getWriter();
     this.#writer.closed.catch(() => {}); // a server that exits breaks the pipe
-    const child = this.#child;
-    // Detached, it would outlive a host that exits without closing it (a second Ctrl-C).
-    const forget = stopWithHost(child);
-    const status = child.status.then(() => {
-      forget();
+    const status = this.#child.status.then(() => {
       this.#exited = true;
-      // What it left running in its group ends with it.
-      killProcessGroup(child);
     });
     const read = this.#read(this.#child.stdout);
-    this.#done = status.then(() => this.#drain(read)).then(() => this.onclose?.());
+    // What is left of its group was killed as it exited (see spawnGroup); a child that left
+    // the group may hold stdout open: it is read for `killGraceMs` at most.
+    const stop = () => void this.#reader?.cancel().catch(() => {});
+    this.#done = status.then(() => drainWithin(read, this.#graceMs, stop))
+      .then(() => this.onclose?.());
     return Promise.resolve();
   }
 
@@ -196,21 +193,6 @@ export class StdioTransport implements Transport {
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     }
-  }
-
-  /**
-   * After the process exited: reads what it wrote last, but a child it left behind may
-   * hold its stdout open, so reading stops after the grace period.
-   */
-  async #drain(read: Promise<void>): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const drained = await Promise.race([
-      read.then(() => true),
-      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), this.#graceMs)),
-    ]);
-    clearTimeout(timer);
-    if (!drained) await this.#reader?.cancel().catch(() => {});
-    await read;
   }
 
   #deliver(line: string): void {

@@ -6,7 +6,7 @@
  */
 
 import { createOutputBuffer } from "./output_buffer.ts";
-import { killProcessGroup, stopWithHost } from "../../sdk/process_group.ts";
+import { drainWithin, killProcessGroup, spawnGroup } from "../../sdk/process_group.ts";
 
 /** What {@linkcode runCommand} takes. */
 export interface RunCommandOptions {
@@ -101,7 +101,7 @@ async function pump(
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandOutcome> {
   const buffer = createOutputBuffer(options.maxOutputChars);
-  const child = new Deno.Command(options.shell, {
+  const child = spawnGroup(options.shell, {
     args: ["-c", options.command, options.shell.slice(options.shell.lastIndexOf("/") + 1)],
     cwd: options.cwd,
     env: options.env,
@@ -109,10 +109,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    detached: true,
-  }).spawn();
-  // Detached, it would outlive a host that exits mid-command (a second Ctrl-C).
-  const forget = stopWithHost(child);
+  });
   let timedOut = false;
   let aborted = false;
   const timer = setTimeout(() => {
@@ -143,16 +140,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     pump(child.stderr, onText, stop),
   ]);
   try {
+    // What the command left in its group is killed as it exits (see spawnGroup).
     const status = await child.status;
-    killProcessGroup(child);
-    let drainTimer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      reading,
-      new Promise<void>((resolve) => (drainTimer = setTimeout(resolve, DRAIN_MS))),
-    ]);
-    clearTimeout(drainTimer);
-    stopReading();
-    await reading;
+    await drainWithin(reading, DRAIN_MS, stopReading);
     return {
       output: buffer.text(),
       exitCode: status.signal ? null : status.code,
@@ -163,7 +153,6 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
       elidedChars: buffer.elidedChars,
     };
   } finally {
-    forget();
     clearTimeout(timer);
     options.signal.removeEventListener("abort", onAbort);
     stopReading();

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { killProcessGroup, stopWithHost } from "../process_group.ts";
+import { drainWithin, killProcessGroup, spawnGroup } from "../process_group.ts";
 import { childStdin, STDIN_LIMIT_FRAMES } from "./child_stdin.ts";
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
@@ -105,19 +105,16 @@ export function stdinLimitText(frameMb: number): string {
 export function spawnProcess(command: ProcessCommand): SpawnChild {
   const frameMb = command.frameMb ?? DEFAULT_FRAME_MB;
   return function spawn(handlers: ChildHandlers): SandboxChild {
-    const process = new Deno.Command(command.command, {
+    // Its own process group, killed whole: bubblewrap, the sandbox it forks (even before it
+    // has tied that sandbox's life to its own) and what the plugin starts.
+    const process = spawnGroup(command.command, {
       args: [...command.args],
       env: command.env,
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
-      // Its own process group (setsid), killed whole: bubblewrap, the sandbox it forks
-      // (even before it has tied that sandbox's life to its own) and what the plugin starts.
-      detached: Deno.build.os !== "windows",
-    }).spawn();
-    // Detached, it would outlive a host that exits without dispose() (a second Ctrl-C).
-    const forget = stopWithHost(process);
+    });
     const stdin = childStdin(process.stdin, STDIN_LIMIT_FRAMES * frameMb * 1024 * 1024);
     const encoder = new TextEncoder();
     const decoder = new TextDecoder();
@@ -163,14 +160,10 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     process.status.finally(lines.release);
     const closed = process.status.then(async (status) => {
       alive = false;
-      forget();
-      // Whatever of it is left (nothing, unless the group could not be killed whole) may
-      // not hold up its end: its stdin is closed, its pipes read for DRAIN_MS at most.
-      killProcessGroup(process);
+      // What is left of it was killed with its group (see spawnGroup), unless the group could
+      // not be signalled: its stdin is closed, and its pipes read for DRAIN_MS at most.
       stdin.discard();
-      const drained = setTimeout(stopReading, DRAIN_MS);
-      await Promise.all([stdout, stderr]);
-      clearTimeout(drained);
+      await drainWithin(Promise.all([stdout, stderr]), DRAIN_MS, stopReading);
       if (lines.outOfMemory() && !status.success) {
         handlers.onFault(memoryLimitText(command.memoryMb));
       }
