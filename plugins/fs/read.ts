@@ -7,6 +7,7 @@
 import { Type } from "typebox";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
+import { joinBytes } from "../../sdk/join_bytes.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
@@ -156,16 +157,6 @@ interface Line {
   bytes: number;
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 /**
  * The lines of a file, read as a stream, one batch per chunk read: memory and time stay
  * linear in the file whatever its line lengths, and the host's event loop runs between
@@ -191,7 +182,7 @@ async function* streamLines(
     }
   };
   const flush = (): Line => {
-    const line = { head: concat(kept, keptBytes), bytes };
+    const line = { head: joinBytes(kept, keptBytes), bytes };
     kept = [];
     keptBytes = 0;
     bytes = 0;

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { joinBytes } from "../join_bytes.ts";
+
 /**
  * How many of its frames (`frameMb`) a sandbox process may leave unread on its stdin
  * before it is taken for stuck. The host's messages carry what plugins sent (their results,
@@ -45,17 +47,6 @@ export interface ChildStdin {
   discard(): void;
 }
 
-function join(lines: Uint8Array[], size: number): Uint8Array {
-  if (lines.length === 1) return lines[0];
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const line of lines) {
-    out.set(line, at);
-    at += line.length;
-  }
-  return out;
-}
-
 /**
  * Wraps a child's stdin.
  *
@@ -90,7 +81,7 @@ export function childStdin(
   let open = true;
   const flush = () => {
     if (!open || queue.length === 0) return;
-    const bytes = join(queue, queued);
+    const bytes = joinBytes(queue, queued);
     queue = [];
     queued = 0;
     writing += bytes.length;

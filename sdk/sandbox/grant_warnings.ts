@@ -9,7 +9,7 @@
 
 import { basename, dirname, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
-import { hostMay, hostPath } from "./host_may.ts";
+import { hostMay, hostPath, hostRealPath, isExecutableFile } from "./host_may.ts";
 
 // The common programs whose job is to run another program (or code) given in their
 // arguments or input: not every program that can run another is here (git, find, make,
@@ -196,23 +196,9 @@ function which(name: string): string | undefined {
     const candidate = resolve(dir === "" ? "." : dir, name);
     // One the host may not look at could be the one that runs: judge by the name only.
     if (!mayRead(candidate)) return undefined;
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch {
-      // Not there: the next folder.
-    }
+    if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
-}
-
-function realPath(path: string): string | undefined {
-  if (!mayRead(path)) return undefined;
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -233,9 +219,9 @@ function resolveEntry(entry: string): { real?: string; throughProcess: boolean }
     }
     if (PROCESS_PATH.test(hop)) return { throughProcess: true };
   }
-  const folder = realPath(dirname(path));
+  const folder = hostRealPath(dirname(path));
   if (folder !== undefined && PROCESS_PATH.test(`${folder}/`)) return { throughProcess: true };
-  return { real: realPath(path), throughProcess: false };
+  return { real: hostRealPath(path), throughProcess: false };
 }
 
 /**
@@ -269,7 +255,7 @@ export function runGrantFindings(
   if (run === true) return { escaping: [{ entry: "*" }], runOnRequest: [] };
   const found: RunGrantFindings = { escaping: [], runOnRequest: [] };
   if (!Array.isArray(run)) return found;
-  const deno = realPath(denoPath) ?? denoPath;
+  const deno = hostRealPath(denoPath) ?? denoPath;
   for (const entry of run) {
     const { real, throughProcess } = resolveEntry(entry);
     if (throughProcess) {

@@ -60,3 +60,54 @@ export function hostPath(): string {
   if (!hostMay({ name: "env", variable: "PATH" })) return "/usr/bin:/bin";
   return Deno.env.get("PATH") ?? "/usr/bin:/bin";
 }
+
+/**
+ * A path with its symlinks resolved, as far as the host may look (asked first: no prompt).
+ *
+ * @param path A path.
+ * @returns Its real path; `undefined` when the host may not read it or it does not exist.
+ *
+ * @example The current folder
+ * ```ts
+ * import { hostRealPath } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(hostRealPath("."), Deno.realPathSync("."));
+ * equal(hostRealPath("./no such file"), undefined);
+ * ```
+ */
+export function hostRealPath(path: string): string | undefined {
+  if (!hostMay({ name: "read", path })) return undefined;
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a path is an executable file, as far as the host may look (asked first: no
+ * prompt). Where the OS has no mode bits (Windows), every file counts.
+ *
+ * @param path A path.
+ * @returns `false` for a folder, a missing path, a file without an execute bit, or a path
+ * the host may not read.
+ *
+ * @example The deno binary
+ * ```ts
+ * import { isExecutableFile } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(isExecutableFile(Deno.execPath()), true);
+ * equal(isExecutableFile("."), false);
+ * ```
+ */
+export function isExecutableFile(path: string): boolean {
+  if (!hostMay({ name: "read", path })) return false;
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,7 @@
  */
 
 import { childCacheDir } from "./child_cache.ts";
-import { hostMay } from "./host_may.ts";
+import { hostMay, hostRealPath } from "./host_may.ts";
 import { loadFailureHint } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -131,12 +131,7 @@ function tackOwn(file: string): boolean {
 
 /** The path with its symlinks resolved; the path itself when the host may not read it (no prompt). */
 function realPath(path: string): string {
-  if (!hostMay({ name: "read", path })) return path;
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
+  return hostRealPath(path) ?? path;
 }
 
 let runnerGraph: Promise<ModuleGraph> | undefined;

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { joinBytes } from "../join_bytes.ts";
+
 /** What happens to a line longer than the limit. */
 export type LongLine =
   /** Keep its first `maxLineBytes` bytes, drop the rest up to its newline. */
@@ -37,15 +39,7 @@ export interface ReadLinesOptions {
 const EMPTY = new Uint8Array(0);
 
 function join(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  if (size === 0) return EMPTY;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return size === 0 ? EMPTY : joinBytes(parts, size);
 }
 
 /**

@@ -10,7 +10,7 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
 import { bwrapArgs, bwrapAvailable, unshareNetAvailable } from "./bwrap.ts";
 import type { PluginLimits } from "../plugin_limits.ts";
-import { hostPath } from "./host_may.ts";
+import { hostPath, isExecutableFile } from "./host_may.ts";
 import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
 import type { ModuleGraph } from "./module_graph.ts";
 import { permissionFlags } from "./permission_flags.ts";
@@ -150,15 +150,7 @@ function paths(grant: PluginPermissions["read"]): string[] {
  * ```
  */
 export function runnablePaths(grant: PluginPermissions["run"]): string[] {
-  return paths(grant).filter((entry) => {
-    if (!entry.startsWith("/")) return false;
-    try {
-      const info = Deno.statSync(entry);
-      return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
-    } catch {
-      return false;
-    }
-  });
+  return paths(grant).filter((entry) => entry.startsWith("/") && isExecutableFile(entry));
 }
 
 /**
