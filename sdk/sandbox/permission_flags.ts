@@ -83,18 +83,20 @@ export function permissionFlags(
   grants: Required<PluginPermissions>,
   importHosts: readonly string[] = [],
 ): string[] {
-  const flags: string[] = [];
-  for (const name of PERMISSION_NAMES) {
+  return PERMISSION_NAMES.map((name) => {
     const grant = grants[name];
-    if (grant === true) flags.push(`--allow-${name}`);
-    else if (Array.isArray(grant) && grant.length > 0) {
-      const entries = name === "import" ? [...new Set([...grant, ...importHosts])] : grant;
-      flags.push(`--allow-${name}=${entries.join(",")}`);
-    } else if (name === "import" && importHosts.length > 0) {
-      flags.push(`--allow-import=${importHosts.join(",")}`);
-    } else flags.push(`--deny-${name}`);
-  }
-  return flags;
+    const withHosts = name === "import" && grant !== true
+      ? [...new Set([...(Array.isArray(grant) ? grant : []), ...importHosts])]
+      : grant;
+    return allowFlag(name, withHosts) ?? `--deny-${name}`;
+  });
+}
+
+/** `--allow-<name>` for `true`, `--allow-<name>=<list>` for a list, nothing otherwise. */
+function allowFlag(name: string, grant: boolean | readonly string[]): string | undefined {
+  if (grant === true) return `--allow-${name}`;
+  if (Array.isArray(grant) && grant.length > 0) return `--allow-${name}=${grant.join(",")}`;
+  return undefined;
 }
 
 /**
@@ -116,15 +118,7 @@ export function permissionFlags(
  * ```
  */
 export function allowFlags(grants: PluginPermissions): string[] {
-  const flags: string[] = [];
-  for (const name of PERMISSION_NAMES) {
-    const grant = grants[name];
-    if (grant === true) flags.push(`--allow-${name}`);
-    else if (Array.isArray(grant) && grant.length > 0) {
-      flags.push(`--allow-${name}=${grant.join(",")}`);
-    }
-  }
-  return flags;
+  return PERMISSION_NAMES.flatMap((name) => allowFlag(name, grants[name] ?? false) ?? []);
 }
 
 /**

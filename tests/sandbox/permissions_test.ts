@@ -28,6 +28,12 @@ Deno.test("grants resolve against the root and become one flag per permission", 
     "--deny-sys",
     "--allow-import=jsr.io",
   ]);
+  // The graph's hosts join an import grant (once each); `import: true` stays whole.
+  const importing = (granted: true | string[]) =>
+    permissionFlags(resolveGrants({ import: granted }, "/"), ["jsr.io"]).at(-1);
+  equal(importing(["esm.sh", "jsr.io"]), "--allow-import=esm.sh,jsr.io");
+  equal(importing(true), "--allow-import");
+  equal(permissionFlags(resolveGrants({}, "/")).at(-1), "--deny-import");
   equal(
     describeGrants(grants),
     'read: ["/home/me/ws","/etc/hosts"], write: ["/home/me/out"], net: ["api.example.com"], env: true',
