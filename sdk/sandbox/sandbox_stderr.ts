@@ -3,7 +3,8 @@
  * {@linkcode STDERR_LINE_BYTES}, stripped of control sequences, prefixed with the plugin's
  * label and printed (or only kept for error texts), at most
  * {@linkcode STDERR_LINES_PER_SECOND} a second. The lines past that are counted and
- * dropped, with no work on their bytes; a note says how many, and the last
+ * dropped, unread (but for a look at their first byte, for an out-of-memory report); a note
+ * says how many, and the last
  * {@linkcode STDERR_LAST_LINES} of a stream that ends mid-flood are shown after all (its
  * last words: a crash report, V8's out-of-memory message). Past
  * {@linkcode STDERR_LINES_READ_PER_SECOND} lines in a second, reading pauses until the
@@ -70,12 +71,14 @@ const OUT_OF_MEMORY =
   /Fatal (?:JavaScript|process) out of memory|memory allocation of \d+ bytes failed/;
 
 /**
- * Whether a line may be an out-of-memory report (V8's lines start with `#`, Rust's with
- * `memory`): only those of the dropped lines are decoded and checked, so a report is noticed
- * however many lines follow it.
+ * Whether a dropped line is an out-of-memory report, so one is noticed however many lines
+ * follow it. Only lines that start as one may (`#` for V8's, `m` for Rust's `memory
+ * allocation of …`) are decoded, and only their first 64 bytes, where the words are: a flood
+ * of such lines costs the host little more than any other.
  */
-function mayReportOutOfMemory(bytes: Uint8Array): boolean {
-  return bytes[0] === 0x23 || bytes[0] === 0x6d;
+function reportsOutOfMemory(bytes: Uint8Array, decoder: TextDecoder): boolean {
+  if (bytes[0] !== 0x23 && bytes[0] !== 0x6d) return false;
+  return OUT_OF_MEMORY.test(decoder.decode(bytes.subarray(0, 64)));
 }
 
 /** Where a sandbox's stderr goes. */
@@ -106,7 +109,7 @@ export interface SandboxStderr {
   end(): void;
   /** The last ~2,000 characters of what was kept (notes included), for error texts. */
   tail(): string;
-  /** Whether a kept line said the process ran out of memory. */
+  /** Whether a line (kept or dropped) said the process ran out of memory. */
   outOfMemory(): boolean;
 }
 
@@ -181,7 +184,7 @@ export function sandboxStderr(options: SandboxStderrOptions): SandboxStderr {
 
   return {
     line(bytes, cut) {
-      // While lines are dropped the timer ends the window: no clock, no work on the bytes.
+      // While lines are dropped the timer ends the window: no clock, no decoding.
       if (timer === undefined) {
         const at = now();
         if (at - start >= 1000) {
@@ -194,9 +197,7 @@ export function sandboxStderr(options: SandboxStderrOptions): SandboxStderr {
         }
         timer = setTimeout(closeWindow, start + 1000 - at);
       }
-      if (!outOfMemory && mayReportOutOfMemory(bytes)) {
-        outOfMemory = OUT_OF_MEMORY.test(decoder.decode(bytes));
-      }
+      if (!outOfMemory) outOfMemory = reportsOutOfMemory(bytes, decoder);
       const slot = dropped++ % STDERR_LAST_LINES;
       held[slot] = bytes;
       heldCut[slot] = cut;
