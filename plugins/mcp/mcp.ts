@@ -14,7 +14,7 @@ import {
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
 import { INHERITED_ENV } from "./stdio_transport.ts";
-import type { McpOptions, McpServerConfig } from "./options.ts";
+import type { McpLimits, McpOptions, McpServerConfig } from "./options.ts";
 import { toolEffects } from "./tool_effects.ts";
 import { toolName } from "./tool_name.ts";
 import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
@@ -44,20 +44,22 @@ function fail(message: string): never {
   throw new TypeError(`Cannot create MCP plugin: ${message}`);
 }
 
+/** The plugin's numeric limits: each a number of at least this much. */
+const LIMITS: [keyof McpLimits & string, number, string][] = [
+  ["connectTimeoutMs", 1, " of ms"],
+  ["pingTimeoutMs", 1, " of ms"],
+  ["killGraceMs", 0, " of ms"],
+  ["progressIntervalMs", 0, " of ms"],
+  ["maxNonAnswersPerSecond", 1, ""],
+];
+
 function serversOf(options: McpOptions): [string, McpServerConfig][] {
   if (typeof options !== "object" || options === null) fail("options must be an object");
-  const { progressIntervalMs, maxNonAnswersPerSecond } = options;
-  if (
-    progressIntervalMs !== undefined &&
-    !(typeof progressIntervalMs === "number" && progressIntervalMs >= 0)
-  ) {
-    fail(`progressIntervalMs ${progressIntervalMs} must be a number of ms, 0 or more`);
-  }
-  if (
-    maxNonAnswersPerSecond !== undefined &&
-    !(typeof maxNonAnswersPerSecond === "number" && maxNonAnswersPerSecond >= 1)
-  ) {
-    fail(`maxNonAnswersPerSecond ${maxNonAnswersPerSecond} must be a number, 1 or more`);
+  for (const [name, least, unit] of LIMITS) {
+    const value: unknown = (options as McpLimits)[name];
+    if (value !== undefined && !(typeof value === "number" && value >= least)) {
+      fail(`${name} ${value} must be a number${unit}, ${least} or more`);
+    }
   }
   if ("servers" in options) {
     const entries = Object.entries(options.servers ?? {});

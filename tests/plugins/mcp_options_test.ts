@@ -53,6 +53,12 @@ Deno.test("mcp rejects malformed options with a clear TypeError", async () => {
       { command: "deno", maxNonAnswersPerSecond: "many" },
       "maxNonAnswersPerSecond many must be a number, 1 or more",
     ],
+    [
+      { command: "deno", connectTimeoutMs: 0 },
+      "connectTimeoutMs 0 must be a number of ms, 1 or more",
+    ],
+    [{ command: "deno", pingTimeoutMs: -5 }, "pingTimeoutMs -5 must be a number of ms, 1 or more"],
+    [{ command: "deno", killGraceMs: "2s" }, "killGraceMs 2s must be a number of ms, 0 or more"],
     [{ servers: {} }, "options.servers is empty"],
     [{ servers: { a: { command: "deno" }, b: {} } }, 'server "b" needs either a command or a url'],
   ];
