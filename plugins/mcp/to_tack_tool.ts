@@ -18,7 +18,7 @@ import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { mapResult, textOf } from "./map_result.ts";
-import { paceProgress } from "./pace_progress.ts";
+import { paceProgress } from "../../sdk/pace_progress.ts";
 
 /** The `details` of an MCP tool's result (and of its error results). */
 export interface McpCallDetails {

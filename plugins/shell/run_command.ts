@@ -6,6 +6,7 @@
  */
 
 import { createOutputBuffer } from "./output_buffer.ts";
+import { paceProgress } from "../../sdk/pace_progress.ts";
 import { drainWithin, killProcessGroup, spawnGroup } from "../../sdk/process_group.ts";
 
 /** What {@linkcode runCommand} takes. */
@@ -26,7 +27,10 @@ export interface RunCommandOptions {
   maxOutputChars: number;
   /** Kills the command when aborted. */
   signal: AbortSignal;
-  /** Receives the output so far, at most every `progressIntervalMs`. */
+  /**
+   * Receives the output so far: at once, then at most every `progressIntervalMs`, always the
+   * latest, and the last before the command's outcome.
+   */
   onProgress?: (output: string) => void;
   /** Default 100 ms. */
   progressIntervalMs?: number;
@@ -123,15 +127,13 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
   options.signal.addEventListener("abort", onAbort, { once: true });
   if (options.signal.aborted) onAbort();
 
-  const interval = options.progressIntervalMs ?? 100;
-  let lastProgress = 0;
+  // The output so far is built only when a progress is delivered.
+  const { onProgress } = options;
+  const progress = onProgress &&
+    paceProgress<void>(() => onProgress(buffer.text()), options.progressIntervalMs);
   const onText = (text: string) => {
     buffer.append(text);
-    const now = Date.now();
-    if (options.onProgress && now - lastProgress >= interval) {
-      lastProgress = now;
-      options.onProgress(buffer.text());
-    }
+    progress?.push();
   };
   let stopReading!: () => void;
   const stop = new Promise<void>((resolve) => (stopReading = resolve));
@@ -143,6 +145,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandOut
     // What the command left in its group is killed as it exits (see spawnGroup).
     const status = await child.status;
     await drainWithin(reading, DRAIN_MS, stopReading);
+    progress?.flush();
     return {
       output: buffer.text(),
       exitCode: status.signal ? null : status.code,

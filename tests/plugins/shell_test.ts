@@ -179,6 +179,27 @@ Deno.test("bash: progress streams through tool_execution_update", async () => {
   });
 });
 
+Deno.test("bash: the last progress holds all the output, even when it came within the interval", async () => {
+  await withRoot(async (root) => {
+    const agent = createAgent({
+      // "two" comes 20 ms after "one", within the 100 ms interval, and then nothing for 0.4 s.
+      model: scriptedModel([
+        [toolCall("bash", { command: "echo one; sleep 0.02; echo two; sleep 0.4" })],
+        [text("done")],
+      ]),
+      plugins: [shell({ root })],
+    });
+    const updates: string[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
+    });
+    await agent.prompt("go");
+    await agent.dispose();
+    equal(updates[0], "one\n");
+    equal(updates.at(-1), "one\ntwo\n");
+  });
+});
+
 Deno.test("bash: long output keeps its head and tail and counts what was elided", async () => {
   await withRoot(async (root) => {
     const long = await bash(root, { command: "head -c 1000 /dev/zero | tr '\\0' x" }, {

@@ -1,6 +1,7 @@
 /**
  * A call's progress at a bounded rate: the first at once, then at most one every interval,
- * always the latest, so a server flooding progress does not become a flood of events.
+ * always the latest, so a flood of progress (an MCP server's notifications, a command's
+ * output) does not become a flood of events, and the last one is never lost.
  *
  * @module
  */
