@@ -159,42 +159,33 @@ Deno.test("bash: abort kills the running command and ends with an aborted result
   });
 });
 
+/** Runs one bash command through an agent: its result's text and the updates it streamed. */
+async function withUpdates(root: string, command: string) {
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("bash", { command })], [text("done")]]),
+    plugins: [shell({ root })],
+  });
+  const updates: string[] = [];
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
+  });
+  const [result] = resultsOf(await agent.prompt("go"));
+  await agent.dispose();
+  return { text: textOf(result), updates };
+}
+
 Deno.test("bash: progress streams through tool_execution_update", async () => {
   await withRoot(async (root) => {
-    const agent = createAgent({
-      model: scriptedModel([
-        [toolCall("bash", { command: "echo one; sleep 0.3; echo two" })],
-        [text("done")],
-      ]),
-      plugins: [shell({ root })],
-    });
-    const updates: string[] = [];
-    agent.subscribe((event) => {
-      if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
-    });
-    const [result] = resultsOf(await agent.prompt("go"));
-    await agent.dispose();
-    equal(textOf(result), "one\ntwo\n");
+    const { text, updates } = await withUpdates(root, "echo one; sleep 0.3; echo two");
+    equal(text, "one\ntwo\n");
     equal(updates[0], "one\n");
   });
 });
 
 Deno.test("bash: the last progress holds all the output, even when it came within the interval", async () => {
   await withRoot(async (root) => {
-    const agent = createAgent({
-      // "two" comes 20 ms after "one", within the 100 ms interval, and then nothing for 0.4 s.
-      model: scriptedModel([
-        [toolCall("bash", { command: "echo one; sleep 0.02; echo two; sleep 0.4" })],
-        [text("done")],
-      ]),
-      plugins: [shell({ root })],
-    });
-    const updates: string[] = [];
-    agent.subscribe((event) => {
-      if (event.type === "tool_execution_update") updates.push(textOf(event.partialResult));
-    });
-    await agent.prompt("go");
-    await agent.dispose();
+    // "two" comes 20 ms after "one", within the 100 ms interval, and then nothing for 0.4 s.
+    const { updates } = await withUpdates(root, "echo one; sleep 0.02; echo two; sleep 0.4");
     equal(updates[0], "one\n");
     equal(updates.at(-1), "one\ntwo\n");
   });
