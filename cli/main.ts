@@ -5,6 +5,7 @@
  * @module
  */
 
+import { permittedEnv } from "../sdk/permitted_env.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { Message } from "../core/messages.ts";
@@ -37,13 +38,8 @@ export const EXIT_ABORTED = 130;
 /** The exit code when stdout was closed by its reader (as a shell's SIGPIPE). */
 export const EXIT_BROKEN_PIPE = 141;
 
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // not granted: behave as unset
-  }
-}
+/** A variable the CLI may not read (it would be prompted for) counts as unset. */
+const env = permittedEnv;
 
 /**
  * The exit code for what a run added: 0 for an answer, 1 when it ended with an error,

@@ -59,6 +59,7 @@ export {
 } from "./agent_state.ts";
 export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
 export { hashArguments } from "./hash_arguments.ts";
+export { permittedEnv, permittedEnvObject, withPermittedEnv } from "./permitted_env.ts";
 export * from "./run_store/mod.ts";
 export * from "./replay/mod.ts";
 export {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { permittedEnv } from "../../sdk/permitted_env.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
@@ -46,12 +47,7 @@ export interface StdioTransportOptions {
 function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of INHERITED_ENV) {
-    let value: string | undefined;
-    try {
-      value = Deno.env.get(key);
-    } catch {
-      continue; // not permitted: not passed on
-    }
+    const value = permittedEnv(key); // not permitted (it would prompt): not passed on
     // Exported bash functions look like `() { …`; the SDK leaves them out too.
     if (value !== undefined && !value.startsWith("()")) env[key] = value;
   }

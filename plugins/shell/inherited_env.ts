@@ -5,6 +5,8 @@
  * @module
  */
 
+import { permittedEnv, permittedEnvObject } from "../../sdk/permitted_env.ts";
+
 /**
  * What `bash` inherits from the host by default: the variables a shell and common tools
  * need to behave (paths, user, locale, terminal, temp dir, time zone). A name ending in
@@ -37,14 +39,6 @@ const LC_NAMES = [
   "LC_MONETARY",
 ];
 
-function read(name: string): string | undefined {
-  try {
-    return Deno.env.get(name);
-  } catch {
-    return undefined; // no env permission for it: not passed on
-  }
-}
-
 /**
  * Picks the host variables a command may see. Names are exact or end in `*` (a prefix);
  * variables the host has no permission to read are left out. Without permission to list
@@ -66,15 +60,11 @@ function read(name: string): string | undefined {
  */
 export function inheritedEnv(names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  let all: Record<string, string> | undefined;
-  try {
-    all = Deno.env.toObject();
-  } catch {
-    all = undefined;
-  }
+  // What the host may not read (it would be prompted for) is not passed on.
+  const all = permittedEnvObject();
   for (const name of names) {
     if (!name.endsWith("*")) {
-      const value = all ? all[name] : read(name);
+      const value = all ? all[name] : permittedEnv(name);
       if (value !== undefined) out[name] = value;
       continue;
     }
@@ -82,7 +72,7 @@ export function inheritedEnv(names: readonly string[]): Record<string, string> {
     const candidates = all ? Object.keys(all) : prefix === "LC_" ? LC_NAMES : [];
     for (const key of candidates) {
       if (!key.startsWith(prefix)) continue;
-      const value = all ? all[key] : read(key);
+      const value = all ? all[key] : permittedEnv(key);
       if (value !== undefined) out[key] = value;
     }
   }

@@ -16,6 +16,7 @@ import { streamChatCompletions } from "./stream_chat_completions.ts";
 import { streamResponses } from "./stream_responses.ts";
 import { StreamingMessage } from "./streaming_message.ts";
 import { streamTurn } from "./stream_turn.ts";
+import { permittedEnv, withPermittedEnv } from "../../permitted_env.ts";
 
 import {
   checkOpenAIOptions,
@@ -75,14 +76,10 @@ export interface OpenAIOptions {
   fetch?: typeof fetch;
 }
 
-/** Reads an environment variable, as `undefined` when unset or not permitted. */
+/** Reads an environment variable, as `undefined` when unset, empty or not permitted (no prompt). */
 function readEnv(name: string): string | undefined {
-  try {
-    const value = Deno.env.get(name);
-    return value === "" ? undefined : value;
-  } catch {
-    return undefined; // no --allow-env: behave as if unset
-  }
+  const value = permittedEnv(name);
+  return value === "" ? undefined : value;
 }
 
 type Resolved = { settings: RequestSettings } | { error: string };
@@ -106,15 +103,18 @@ function resolve(options: OpenAIOptions): Resolved {
     }
     apiKey = PLACEHOLDER_API_KEY;
   }
-  const client = new OpenAI({
-    apiKey,
-    baseURL,
-    maxRetries: 0, // ours: only before any output arrived
-    logLevel: "off", // failures end up in the message instead
-    ...(options.headers ? { defaultHeaders: options.headers } : {}),
-    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-    fetch: replyFetch(options.fetch), // keeps the text of replies that are not streams
-  });
+  // The client reads more variables as it starts (OPENAI_ORG_ID, …): those the host may read.
+  const client = withPermittedEnv(() =>
+    new OpenAI({
+      apiKey,
+      baseURL,
+      maxRetries: 0, // ours: only before any output arrived
+      logLevel: "off", // failures end up in the message instead
+      ...(options.headers ? { defaultHeaders: options.headers } : {}),
+      ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+      fetch: replyFetch(options.fetch), // keeps the text of replies that are not streams
+    })
+  );
   return {
     settings: {
       client,
