@@ -7,12 +7,35 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
+
+/**
+ * The plugin's module as a command line names it: a local module by its absolute path (the
+ * command runs where the plugin's deno.json is, which need not be where the host ran), any
+ * other by its URL.
+ *
+ * @param url The plugin's resolved module URL.
+ * @returns A path or URL that means the same from any folder.
+ *
+ * @example
+ * ```ts
+ * import { moduleForCommand } from "./load_failure_hint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(moduleForCommand("file:///work/p.ts"), "/work/p.ts");
+ * equal(moduleForCommand("jsr:@me/p@1"), "jsr:@me/p@1");
+ * ```
+ */
+export function moduleForCommand(url: string): string {
+  return url.startsWith("file:") ? fileURLToPath(url) : url;
+}
+
 /**
  * A hint for a sandbox child's load failure, or `""` when the failure is not about the
  * cache or the lock.
  *
  * @param reason The child's last words.
- * @param specifier The plugin as the user gave it.
+ * @param module The plugin's module as {@linkcode moduleForCommand} names it.
  * @returns The hint, starting with a space.
  *
  * @example A package missing from the cache
@@ -21,8 +44,8 @@
  * import { equal } from "node:assert/strict";
  *
  * equal(
- *   loadFailureHint('npm package not found in cache: "left-pad", --cached-only is specified.', "./p.ts"),
- *   ' (the package "left-pad" is not in the host\'s Deno cache: run `deno cache ./p.ts` where the plugin\'s deno.json is, with the network, then load it again)',
+ *   loadFailureHint('npm package not found in cache: "left-pad", --cached-only is specified.', "/work/p.ts"),
+ *   ' (the package "left-pad" is not in the host\'s Deno cache: run `deno cache /work/p.ts` where the plugin\'s deno.json is, with the network, then load it again)',
  * );
  * ```
  *
@@ -32,21 +55,21 @@
  * import { equal } from "node:assert/strict";
  *
  * equal(
- *   loadFailureHint("error: The lockfile is out of date. Run `deno install --frozen=false`", "./p.ts"),
- *   " (the plugin's module graph is not in its project's frozen deno.lock: run `deno cache --frozen=false ./p.ts` where its deno.json is, so the lock records it, then load it again)",
+ *   loadFailureHint("error: The lockfile is out of date. Run `deno install --frozen=false`", "/work/p.ts"),
+ *   " (the plugin's module graph is not in its project's frozen deno.lock: run `deno cache --frozen=false /work/p.ts` where its deno.json is, so the lock records it, then load it again)",
  * );
  * ```
  */
-export function loadFailureHint(reason: string, specifier: string): string {
+export function loadFailureHint(reason: string, module: string): string {
   const missing = /not found in cache: "([^"]+)"/.exec(reason) ??
     /Failed loading [^ ]+ for package "([^"]+)"/.exec(reason);
   if (missing) {
     return ` (the package "${
       missing[1]
-    }" is not in the host's Deno cache: run \`deno cache ${specifier}\` where the plugin's deno.json is, with the network, then load it again)`;
+    }" is not in the host's Deno cache: run \`deno cache ${module}\` where the plugin's deno.json is, with the network, then load it again)`;
   }
   if (/lockfile is out of date/.test(reason)) {
-    return ` (the plugin's module graph is not in its project's frozen deno.lock: run \`deno cache --frozen=false ${specifier}\` where its deno.json is, so the lock records it, then load it again)`;
+    return ` (the plugin's module graph is not in its project's frozen deno.lock: run \`deno cache --frozen=false ${module}\` where its deno.json is, so the lock records it, then load it again)`;
   }
   return "";
 }

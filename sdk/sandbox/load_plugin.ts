@@ -6,7 +6,7 @@
  */
 
 import { canKillGroups } from "../process_group.ts";
-import { loadFailureHint } from "./load_failure_hint.ts";
+import { loadFailureHint, moduleForCommand } from "./load_failure_hint.ts";
 import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
@@ -103,7 +103,7 @@ async function start(
     );
     const hint = grants === NOTHING && /Permission denied|Requires \w+ access/.test(reason)
       ? " (its manifest is read in a sandbox with no permissions: pass what its module's top level needs as `permissions`)"
-      : loadFailureHint(reason, specifier);
+      : loadFailureHint(reason, moduleForCommand(prepared.url));
     throw new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}${hint}`);
   }
 }

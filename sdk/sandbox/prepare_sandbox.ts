@@ -8,7 +8,7 @@
 
 import { childCacheDir } from "./child_cache.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
-import { loadFailureHint } from "./load_failure_hint.ts";
+import { loadFailureHint, moduleForCommand } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, type PluginLimits } from "../plugin_limits.ts";
@@ -244,7 +244,7 @@ export async function prepareSandbox(
     [graph, runner] = await Promise.all([prepareModuleGraph(url), runnerModules()]);
   } catch (error) {
     const message = (error as Error).message;
-    throw new Error(`${label}: ${message}${loadFailureHint(message, specifier)}`);
+    throw new Error(`${label}: ${message}${loadFailureHint(message, moduleForCommand(url))}`);
   }
   // This version of the plugin, as far as its manifest goes (before its graph grows the runner's files).
   const version = manifestKey(url, options.options, [

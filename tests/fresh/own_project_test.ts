@@ -85,16 +85,23 @@ Deno.test("a project outside the repo depends on Tack by path: in-process and sa
 });
 
 /** A host that loads the plugin sandboxed and prints its name, or why it could not. */
-const LOADER = `import { loadPlugin } from "@tack/agent";
+const LOADER = loaderOf("./shout_plugin.ts");
+
+/** A host script that loads `specifier` sandboxed and prints its name, or why it could not. */
+function loaderOf(specifier: string): string {
+  return `import { loadPlugin } from "@tack/agent";
 
 try {
-  const plugin = await loadPlugin("./shout_plugin.ts", { sandbox: true, onWarning: () => {} });
+  const plugin = await loadPlugin(${
+    JSON.stringify(specifier)
+  }, { sandbox: true, onWarning: () => {} });
   console.log("loaded", plugin.name);
   await plugin.dispose?.();
 } catch (error) {
   console.log((error as Error).message);
 }
 `;
+}
 
 /** Runs `deno <args>` in `dir` (a backtrace on, as where Rust's is: Deno's errors then carry one). */
 async function deno(dir: string, args: string[]): Promise<{ code: number; out: string }> {
@@ -121,18 +128,20 @@ Deno.test("a plugin whose package is not in its project's frozen lock: the error
       join(dir, "deno.json"),
       JSON.stringify({ ...config, lock: { frozen: true } }),
     );
-    await Deno.writeTextFile(join(dir, "load.ts"), LOADER);
+    // The host runs in a folder of the project (not where its deno.json is).
+    await Deno.mkdir(join(dir, "app"));
+    await Deno.writeTextFile(join(dir, "app", "load.ts"), loaderOf("../shout_plugin.ts"));
     // In Tack's lock (so in the cache: no network), not in the project's.
     await Deno.writeTextFile(
       join(dir, "shout_plugin.ts"),
       `import "npm:diff@9.0.0";\n${PLUGIN}`,
     );
-    const failed = await deno(dir, ["run", "-A", "load.ts"]);
+    const failed = await deno(join(dir, "app"), ["run", "-A", "load.ts"]);
     equal(failed.code, 0, failed.out);
     const message = failed.out.trimEnd();
     equal(
       message.startsWith(
-        'Cannot load plugin "./shout_plugin.ts": Cannot prepare plugin: deno cache failed: error: The lockfile is out of date. Run `deno install --frozen=false`, or rerun with `--frozen=false` to update it.\nchanges:\n',
+        'Cannot load plugin "../shout_plugin.ts": Cannot prepare plugin: deno cache failed: error: The lockfile is out of date. Run `deno install --frozen=false`, or rerun with `--frozen=false` to update it.\nchanges:\n',
       ),
       true,
       message,
@@ -142,17 +151,19 @@ Deno.test("a plugin whose package is not in its project's frozen lock: the error
     equal(message.includes("Stack backtrace"), false, message);
     equal(
       message.endsWith(
-        "    }, (the plugin's module graph is not in its project's frozen deno.lock: run `deno cache --frozen=false ./shout_plugin.ts` where its deno.json is, so the lock records it, then load it again)",
+        `    }, (the plugin's module graph is not in its project's frozen deno.lock: run \`deno cache --frozen=false ${
+          join(dir, "shout_plugin.ts")
+        }\` where its deno.json is, so the lock records it, then load it again)`,
       ),
       true,
       message,
     );
-    // The command it names fixes it.
+    // The command it names fixes it, run where the project's deno.json is.
     const command = /run `deno ([^`]+)` where its deno\.json is/.exec(message)![1].split(" ");
     const fixed = await deno(dir, command);
     equal(fixed.code, 0, fixed.out);
     match(await Deno.readTextFile(join(dir, "deno.lock")), /"npm:diff@9\.0\.0"/);
-    equal((await deno(dir, ["run", "-A", "load.ts"])).out, "loaded shout\n");
+    equal((await deno(join(dir, "app"), ["run", "-A", "load.ts"])).out, "loaded shout\n");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
