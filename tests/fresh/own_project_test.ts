@@ -85,8 +85,6 @@ Deno.test("a project outside the repo depends on Tack by path: in-process and sa
 });
 
 /** A host that loads the plugin sandboxed and prints its name, or why it could not. */
-const LOADER = loaderOf("./shout_plugin.ts");
-
 /** A host script that loads `specifier` sandboxed and prints its name, or why it could not. */
 function loaderOf(specifier: string): string {
   return `import { loadPlugin } from "@tack/agent";
