@@ -64,3 +64,23 @@ export function processesWith(text: string): { pid: number; ppid: number }[] {
   }
   return found;
 }
+
+/**
+ * The processes whose command line contains `text` that still run after up to `ms`: waits
+ * for them to go (a killed process takes moments to exit on a loaded machine).
+ *
+ * @param text What to look for.
+ * @param ms How long to wait at most.
+ * @returns Those still running then (none when all went).
+ */
+export async function runningAfter(
+  text: string,
+  ms: number,
+): Promise<{ pid: number; ppid: number }[]> {
+  const until = Date.now() + ms;
+  while (true) {
+    const left = processesWith(text).filter((process) => running(process.pid));
+    if (left.length === 0 || Date.now() >= until) return left;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
