@@ -1,0 +1,36 @@
+// The plugins run in the host's own process, on a terminal, with narrow flags: what the host
+// may not do is asked about first (no Deno permission prompt), then treated as absent or
+// answered with an error that names the flag. Each test failed on the code before its fix.
+import { equal, match } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { onTerminal } from "../support/on_terminal.ts";
+
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+const FLAGS = [`--config=${CONFIG}`, "--cached-only"];
+
+/** A temporary folder, its real path, removed when disposed. */
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-no-prompt-" }));
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+Deno.test("shell: with --allow-run and no read grant on the root, no prompt: the command runs there", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/here.txt`, "");
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { shell } from "@tack/agent/plugins/shell";
+const agent = createAgent({
+  model: scriptedModel([[toolCall("bash", { command: "ls" })], [text("done")]]),
+  plugins: [shell({ root: ${JSON.stringify(dir.path)} })],
+});
+const messages = await agent.prompt("go");
+const result = messages.find((message) => message.role === "toolResult");
+console.log("result", result?.role === "toolResult" && result.content[0].type === "text" && result.content[0].text);
+await agent.dispose();
+`,
+    [...FLAGS, "--allow-run"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result here\.txt/);
+});
