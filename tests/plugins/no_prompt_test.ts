@@ -34,3 +34,44 @@ await agent.dispose();
   equal(prompt, undefined, prompt);
   match(output, /result here\.txt/);
 });
+
+/** A host running one call under audit({ path }), printing the tool's result or the error. */
+function auditHost(path: string): string {
+  return `import { createAgent, defineTool, scriptedModel, text, toolCall, Type } from "@tack/agent";
+import { audit } from "@tack/agent/plugins/audit";
+const ping = defineTool({
+  name: "ping", description: "Pings", parameters: Type.Object({}),
+  execute: () => ({ content: [{ type: "text", text: "pong" }] }),
+});
+try {
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("ping", {})], [text("done")]]),
+    tools: [ping],
+    plugins: [audit({ path: ${JSON.stringify(path)} })],
+  });
+  const messages = await agent.prompt("go");
+  const result = messages.find((message) => message.role === "toolResult");
+  console.log("result", result?.role === "toolResult" && result.content[0].type === "text" && result.content[0].text);
+} catch (error) {
+  console.log("error", (error as Error).message);
+}
+`;
+}
+
+Deno.test("audit: with --allow-write on the log alone (what it declares), no prompt for its existing folder", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/logs`);
+  const log = `${dir.path}/logs/audit.jsonl`;
+  const { prompt, output } = await onTerminal(auditHost(log), [...FLAGS, `--allow-write=${log}`]);
+  equal(prompt, undefined, prompt);
+  match(output, /result pong/);
+  equal((await Deno.readTextFile(log)).trim().split("\n").length, 2);
+});
+
+Deno.test("audit: a host that may not write the log gets an error naming the flag, no prompt", async () => {
+  await using dir = await tempDir();
+  const log = `${dir.path}/logs/audit.jsonl`;
+  const { prompt, output } = await onTerminal(auditHost(log), FLAGS);
+  equal(prompt, undefined, prompt);
+  match(output, new RegExp(`error Cannot create audit plugin: .*--allow-write=${log}`));
+});
