@@ -75,3 +75,46 @@ Deno.test("audit: a host that may not write the log gets an error naming the fla
   equal(prompt, undefined, prompt);
   match(output, new RegExp(`error Cannot create audit plugin: .*--allow-write=${log}`));
 });
+
+/** A host calling fetch_url on each URL (`${port}` is a local server's), printing the results. */
+function httpHost(options: string, urls: string[]): string {
+  return `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { http } from "@tack/agent/plugins/http";
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => new Response("hello"));
+const port = server.addr.port;
+const agent = createAgent({
+  model: scriptedModel([[${
+    urls.map((url) => `toolCall("fetch_url", { url: \`${url}\` })`)
+  }], [text("done")]]),
+  plugins: [http(${options})],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.content[0].text.replaceAll("\\n", " "));
+  }
+}
+await server.shutdown();
+`;
+}
+
+Deno.test("http: a listed host the host may not reach is a denial result naming the host, no prompt", async () => {
+  const { prompt, output } = await onTerminal(
+    httpHost(`{ allowedHosts: ["127.0.0.1", "localhost"], allowPrivateAddresses: true }`, [
+      "http://127.0.0.1:${port}/",
+      "http://localhost:${port}/",
+    ]),
+    [...FLAGS, "--allow-net=127.0.0.1"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result HTTP 200 OK .* hello/);
+  match(output, /result Permission denied: net access to "localhost:\d+"/);
+});
+
+Deno.test("http: a host that may not make DNS lookups is not prompted for its resolver: a name it cannot check is refused", async () => {
+  const { prompt, output } = await onTerminal(
+    httpHost(`{ allowedHosts: ["*.test"] }`, ["http://tack.test:1/"]),
+    [...FLAGS, "--allow-net=127.0.0.1,tack.test"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result Cannot check where tack\.test leads: resolving it failed \(.*--allow-net/);
+});
