@@ -118,3 +118,32 @@ Deno.test("http: a host that may not make DNS lookups is not prompted for its re
   equal(prompt, undefined, prompt);
   match(output, /result Cannot check where tack\.test leads: resolving it failed \(.*--allow-net/);
 });
+
+Deno.test("fs: write and edit in a host that may only read the root are denials the model reads, no prompt", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/a.txt`, "hello");
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { fs } from "@tack/agent/plugins/fs";
+const agent = createAgent({
+  model: scriptedModel([[
+    toolCall("read", { path: "a.txt" }),
+    toolCall("write", { path: "b.txt", content: "b" }),
+    toolCall("edit", { path: "a.txt", oldText: "hello", newText: "bye" }),
+  ], [text("done")]]),
+  plugins: [fs({ root: ${JSON.stringify(dir.path)} })],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.toolName, message.content[0].text);
+  }
+}
+`,
+    [...FLAGS, `--allow-read=${dir.path}`],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result read hello/);
+  match(output, /result write Permission denied: write access to ".*\/b\.txt"/);
+  match(output, /result edit Permission denied: write access to ".*\/a\.txt"/);
+  equal(await Deno.readTextFile(`${dir.path}/a.txt`), "hello");
+});
