@@ -14,6 +14,7 @@ import {
   type Plugin,
   type ToolResult,
 } from "@tack/agent";
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
 import type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 import { truncateStrings } from "./truncate_strings.ts";
@@ -144,8 +145,18 @@ export function audit(options: AuditOptions): AuditPlugin {
   }
   const path = resolve(options.path);
   const fsync = options.fsync === true;
+  // Asked first: a host on a terminal is never prompted, for the log or for its folder (a
+  // host granting just the log, as the plugin declares, has the folder already).
+  if (!hostMay({ name: "write", path })) {
+    throw new Error(
+      `Cannot create audit plugin: cannot open ${path} for appending: this process may not ` +
+        `write it; add --allow-write=${path} to the host's flags`,
+    );
+  }
   try {
-    Deno.mkdirSync(dirname(path), { recursive: true });
+    if (hostMay({ name: "write", path: dirname(path) })) {
+      Deno.mkdirSync(dirname(path), { recursive: true });
+    }
     Deno.openSync(path, { append: true, create: true }).close();
   } catch (error) {
     throw new Error(

@@ -5,6 +5,7 @@
  */
 
 import { Type } from "typebox";
+import { requireWrite } from "./require_write.ts";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
@@ -86,6 +87,7 @@ export function createEditTool(context: FsContext): AgentTool {
       }
       const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
+      requireWrite(target.real);
       return await context.locks.run(target.real, async () => {
         let text: string;
         try {

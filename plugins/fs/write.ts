@@ -5,6 +5,8 @@
  */
 
 import { Type } from "typebox";
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { requireWrite } from "./require_write.ts";
 import { dirname } from "node:path";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
@@ -58,6 +60,7 @@ export function createWriteTool(context: FsContext): AgentTool {
     async execute({ path, content }) {
       const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
+      requireWrite(target.real);
       return await context.locks.run(target.real, async () => {
         let created = false;
         let info: Deno.FileInfo | undefined;
@@ -66,7 +69,10 @@ export function createWriteTool(context: FsContext): AgentTool {
         } catch (error) {
           if (!(error instanceof Deno.errors.NotFound)) throw error;
           created = true;
-          await Deno.mkdir(dirname(target.real), { recursive: true });
+          // A host granting the file alone has its folder (asked first: no prompt).
+          if (hostMay({ name: "write", path: dirname(target.real) })) {
+            await Deno.mkdir(dirname(target.real), { recursive: true });
+          }
         }
         if (info?.isDirectory) throw new Error(`${name} is a directory; cannot write to it`);
         const refusal = info && fileRefusal(info, name, context.allowHardLinks);

@@ -9,6 +9,7 @@ import { Type } from "typebox";
 import type { ImageContent, TextContent } from "../../core/messages.ts";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
 import { addressRefusal } from "./address_refusal.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
@@ -56,6 +57,20 @@ export interface FetchDetails {
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
+
+/**
+ * Throws Deno's own denial when the host may not connect to `url`'s host and port, asked
+ * first: a host on a terminal is not prompted, the model reads the denial.
+ */
+function requireNet(url: URL): void {
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const host = `${url.hostname}:${port}`;
+  if (!hostMay({ name: "net", host })) {
+    throw new Deno.errors.NotCapable(
+      `Requires net access to "${host}", run again with the --allow-net flag`,
+    );
+  }
+}
 
 function parseUrl(raw: string): URL {
   let url: URL;
@@ -168,6 +183,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         let redirects = 0;
         let response: Response;
         while (true) {
+          requireNet(url);
           response = await fetch(url, {
             method: currentMethod,
             headers,

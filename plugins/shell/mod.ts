@@ -24,6 +24,7 @@
 
 import { resolve } from "node:path";
 import { definePlugin, type Plugin } from "../../sdk/define_plugin.ts";
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
 import { createBashTool, type ShellSettings } from "./bash_tool.ts";
 import { DEFAULT_INHERITED_ENV, inheritedEnv } from "./inherited_env.ts";
 
@@ -65,6 +66,22 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return value;
 }
 
+/** The root's real path, checked to be a folder. */
+function realRoot(given: string, root: string): string {
+  try {
+    const real = Deno.realPathSync(root);
+    if (!Deno.statSync(real).isDirectory) {
+      throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
+    }
+    return real;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new Error(`Cannot create shell plugin: root ${given} does not exist`, { cause: error });
+    }
+    throw error;
+  }
+}
+
 /**
  * Creates the `shell` plugin with its `bash` tool (effect `exec`, sequential). It
  * declares `run` permission (all programs: the group kill needs it, and bash can start
@@ -93,18 +110,9 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 export function shell(options: ShellOptions = {}): Plugin {
   const given = options.root ?? ".";
   let root = resolve(given);
-  try {
-    root = Deno.realPathSync(root);
-    if (!Deno.statSync(root).isDirectory) {
-      throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
-    }
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new Error(`Cannot create shell plugin: root ${given} does not exist`, { cause: error });
-    }
-    // Without read access (a sandbox asking for the declared permissions) keep the path.
-    if (!(error instanceof Deno.errors.NotCapable)) throw error;
-  }
+  // Without read access (a sandbox asking for the declared permissions, a host with
+  // --allow-run alone) keep the path; asked first, so a host on a terminal sees no prompt.
+  if (hostMay({ name: "read", path: root })) root = realRoot(given, root);
   const maxTimeoutSeconds = positive("maxTimeoutSeconds", options.maxTimeoutSeconds, 600);
   const timeoutSeconds = positive(
     "timeoutSeconds",

@@ -1,0 +1,149 @@
+// The plugins run in the host's own process, on a terminal, with narrow flags: what the host
+// may not do is asked about first (no Deno permission prompt), then treated as absent or
+// answered with an error that names the flag. Each test failed on the code before its fix.
+import { equal, match } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { onTerminal } from "../support/on_terminal.ts";
+
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+const FLAGS = [`--config=${CONFIG}`, "--cached-only"];
+
+/** A temporary folder, its real path, removed when disposed. */
+async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-no-prompt-" }));
+  return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
+}
+
+Deno.test("shell: with --allow-run and no read grant on the root, no prompt: the command runs there", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/here.txt`, "");
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { shell } from "@tack/agent/plugins/shell";
+const agent = createAgent({
+  model: scriptedModel([[toolCall("bash", { command: "ls" })], [text("done")]]),
+  plugins: [shell({ root: ${JSON.stringify(dir.path)} })],
+});
+const messages = await agent.prompt("go");
+const result = messages.find((message) => message.role === "toolResult");
+console.log("result", result?.role === "toolResult" && result.content[0].type === "text" && result.content[0].text);
+await agent.dispose();
+`,
+    [...FLAGS, "--allow-run"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result here\.txt/);
+});
+
+/** A host running one call under audit({ path }), printing the tool's result or the error. */
+function auditHost(path: string): string {
+  return `import { createAgent, defineTool, scriptedModel, text, toolCall, Type } from "@tack/agent";
+import { audit } from "@tack/agent/plugins/audit";
+const ping = defineTool({
+  name: "ping", description: "Pings", parameters: Type.Object({}),
+  execute: () => ({ content: [{ type: "text", text: "pong" }] }),
+});
+try {
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("ping", {})], [text("done")]]),
+    tools: [ping],
+    plugins: [audit({ path: ${JSON.stringify(path)} })],
+  });
+  const messages = await agent.prompt("go");
+  const result = messages.find((message) => message.role === "toolResult");
+  console.log("result", result?.role === "toolResult" && result.content[0].type === "text" && result.content[0].text);
+} catch (error) {
+  console.log("error", (error as Error).message);
+}
+`;
+}
+
+Deno.test("audit: with --allow-write on the log alone (what it declares), no prompt for its existing folder", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/logs`);
+  const log = `${dir.path}/logs/audit.jsonl`;
+  const { prompt, output } = await onTerminal(auditHost(log), [...FLAGS, `--allow-write=${log}`]);
+  equal(prompt, undefined, prompt);
+  match(output, /result pong/);
+  equal((await Deno.readTextFile(log)).trim().split("\n").length, 2);
+});
+
+Deno.test("audit: a host that may not write the log gets an error naming the flag, no prompt", async () => {
+  await using dir = await tempDir();
+  const log = `${dir.path}/logs/audit.jsonl`;
+  const { prompt, output } = await onTerminal(auditHost(log), FLAGS);
+  equal(prompt, undefined, prompt);
+  match(output, new RegExp(`error Cannot create audit plugin: .*--allow-write=${log}`));
+});
+
+/** A host calling fetch_url on each URL (`${port}` is a local server's), printing the results. */
+function httpHost(options: string, urls: string[]): string {
+  return `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { http } from "@tack/agent/plugins/http";
+const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => new Response("hello"));
+const port = server.addr.port;
+const agent = createAgent({
+  model: scriptedModel([[${
+    urls.map((url) => `toolCall("fetch_url", { url: \`${url}\` })`)
+  }], [text("done")]]),
+  plugins: [http(${options})],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.content[0].text.replaceAll("\\n", " "));
+  }
+}
+await server.shutdown();
+`;
+}
+
+Deno.test("http: a listed host the host may not reach is a denial result naming the host, no prompt", async () => {
+  const { prompt, output } = await onTerminal(
+    httpHost(`{ allowedHosts: ["127.0.0.1", "localhost"], allowPrivateAddresses: true }`, [
+      "http://127.0.0.1:${port}/",
+      "http://localhost:${port}/",
+    ]),
+    [...FLAGS, "--allow-net=127.0.0.1"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result HTTP 200 OK .* hello/);
+  match(output, /result Permission denied: net access to "localhost:\d+"/);
+});
+
+Deno.test("http: a host that may not make DNS lookups is not prompted for its resolver: a name it cannot check is refused", async () => {
+  const { prompt, output } = await onTerminal(
+    httpHost(`{ allowedHosts: ["*.test"] }`, ["http://tack.test:1/"]),
+    [...FLAGS, "--allow-net=127.0.0.1,tack.test"],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result Cannot check where tack\.test leads: resolving it failed \(.*--allow-net/);
+});
+
+Deno.test("fs: write and edit in a host that may only read the root are denials the model reads, no prompt", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(`${dir.path}/a.txt`, "hello");
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { fs } from "@tack/agent/plugins/fs";
+const agent = createAgent({
+  model: scriptedModel([[
+    toolCall("read", { path: "a.txt" }),
+    toolCall("write", { path: "b.txt", content: "b" }),
+    toolCall("edit", { path: "a.txt", oldText: "hello", newText: "bye" }),
+  ], [text("done")]]),
+  plugins: [fs({ root: ${JSON.stringify(dir.path)} })],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.toolName, message.content[0].text);
+  }
+}
+`,
+    [...FLAGS, `--allow-read=${dir.path}`],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result read hello/);
+  match(output, /result write Permission denied: write access to ".*\/b\.txt"/);
+  match(output, /result edit Permission denied: write access to ".*\/a\.txt"/);
+  equal(await Deno.readTextFile(`${dir.path}/a.txt`), "hello");
+});
