@@ -12,9 +12,13 @@ import {
   toolCall,
 } from "@tack/agent";
 import { deepEqual, equal, rejects } from "node:assert/strict";
+import { fileURLToPath } from "node:url";
 import { durableOptions, executions } from "../support/durable_fixture.ts";
+import { onTerminal } from "../support/on_terminal.ts";
 
 const WORKER = new URL("../support/durable_worker_main.ts", import.meta.url).pathname;
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
 
 function tempDir(): string {
   return Deno.makeTempDirSync({ prefix: "tack_store_" });
@@ -250,5 +254,30 @@ Deno.test("decide queues the run with kv.enqueue: a listener with polling off re
     controller.abort();
     await listening;
     store.close();
+  }
+});
+
+Deno.test("openRunStore: a store the host may not use is an error naming the flags it lacks, never a prompt on a terminal", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-store-grants-" }));
+  try {
+    const { prompt, output } = await onTerminal(
+      `import { openRunStore } from "@tack/agent";
+for (const path of [${JSON.stringify(`${dir}/runs.sqlite`)}, "http://127.0.0.1:9/kv"]) {
+  await openRunStore(path).then(() => console.log("opened"), (error) => console.log(error.message));
+}
+const store = await openRunStore(${JSON.stringify(`${dir}/read.sqlite`)}).catch((e) => e.message);
+console.log(typeof store === "string" ? store : "opened");
+`,
+      [`--config=${CONFIG}`, "--cached-only", `--allow-read=${ROOT},${dir}/read.sqlite`],
+    );
+    equal(prompt, undefined, prompt);
+    const lines = output.trim().split(/\r?\n/);
+    deepEqual(lines, [
+      `Cannot open run store "${dir}/runs.sqlite": this process may not use it; add --allow-read=${dir}/runs.sqlite --allow-write=${dir}/runs.sqlite to the host's flags`,
+      `Cannot open run store "http://127.0.0.1:9/kv": this process may not use it; add --allow-net=127.0.0.1:9 --allow-env=DENO_KV_ACCESS_TOKEN to the host's flags`,
+      `Cannot open run store "${dir}/read.sqlite": this process may not use it; add --allow-write=${dir}/read.sqlite to the host's flags`,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
