@@ -5,6 +5,7 @@
  */
 
 import { resolve } from "node:path";
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
 import { createFileLocks, type FileLocks } from "./file_lock.ts";
 
 /** Options of the `fs` plugin. Every limit has a default suited to a coding agent. */
@@ -103,18 +104,17 @@ export function createFsContext(options: FsOptions = {}): FsContext {
     }
     return path;
   };
-  try {
-    real = check(Deno.realPathSync(root));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
+  // Without read access yet (a sandbox asking for the declared permissions, a host granting
+  // less than the root) it is resolved at the first call; asked first, so never a prompt.
+  if (hostMay({ name: "read", path: root })) {
+    try {
+      real = check(Deno.realPathSync(root));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
+      }
+      if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
     }
-    if (
-      !(error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied)
-    ) {
-      throw error;
-    }
-    // No read access yet (a sandbox asking for the declared permissions): resolve later.
   }
   return {
     root,
@@ -123,6 +123,13 @@ export function createFsContext(options: FsOptions = {}): FsContext {
     },
     async realRoot(): Promise<string> {
       if (real !== undefined) return real;
+      // Every tool starts here: a host that may not read the root gets Deno's denial (which
+      // the model reads), not a prompt.
+      if (!hostMay({ name: "read", path: root })) {
+        throw new Deno.errors.NotCapable(
+          `Requires read access to "${root}", run again with the --allow-read flag`,
+        );
+      }
       let path: string;
       try {
         path = await Deno.realPath(root);

@@ -147,3 +147,31 @@ for (const message of await agent.prompt("go")) {
   match(output, /result edit Permission denied: write access to ".*\/a\.txt"/);
   equal(await Deno.readTextFile(`${dir.path}/a.txt`), "hello");
 });
+
+Deno.test("fs: a host that may read only part of the root gets a denial naming the root, no prompt", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/src`);
+  await Deno.writeTextFile(`${dir.path}/src/a.txt`, "hello");
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { fs } from "@tack/agent/plugins/fs";
+const agent = createAgent({
+  model: scriptedModel([[
+    toolCall("read", { path: "src/a.txt" }),
+    toolCall("ls", { path: "src" }),
+  ], [text("done")]]),
+  plugins: [fs({ root: ${JSON.stringify(dir.path)} })],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.toolName, message.content[0].text);
+  }
+}
+`,
+    [...FLAGS, `--allow-read=${dir.path}/src`],
+  );
+  equal(prompt, undefined, prompt);
+  const denial = `Permission denied: read access to "${dir.path}" is not granted to plugin "fs"`;
+  equal(output.includes(`result read ${denial}`), true, output);
+  equal(output.includes(`result ls ${denial}`), true, output);
+});
