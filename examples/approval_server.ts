@@ -8,8 +8,10 @@
  * Run: `deno run -A --unstable-kv examples/approval_server.ts --kv runs.sqlite --port 8000`,
  * then `curl -X POST localhost:8000/runs -d '{"id":"r1","prompt":"deploy"}'` and open the page.
  *
- * It is a demo: it listens on 127.0.0.1 only and has no login; put real authentication
- * (and CSRF protection) in front of anything like it.
+ * It is a demo: it listens on 127.0.0.1 only and has no login; put real authentication in
+ * front of anything like it. What it does refuse (403): a request whose `Host` is not its own
+ * address (a web page whose name was rebound to 127.0.0.1, which could read the page's call
+ * ids), and a POST whose `Origin` is another site's (a page you visit submitting a form to it).
  *
  * @module
  */
@@ -94,6 +96,19 @@ function page(pending: StoredRun[], done: StoredRun[], decided: Set<string>): st
 <h2>Finished runs</h2><ul>${finished}</ul></body></html>`;
 }
 
+/**
+ * Whether a request comes from elsewhere than this server's own page or a local client: its
+ * `Host` is not the server's address (a name rebound to 127.0.0.1), or it is a POST whose
+ * `Origin` is another site's (a browser names the page that sends a form; `curl` sends none).
+ */
+function foreign(request: Request, port: number): boolean {
+  const own = [`127.0.0.1:${port}`, `localhost:${port}`];
+  if (!own.includes(request.headers.get("host") ?? "")) return true;
+  const origin = request.headers.get("origin");
+  return request.method !== "GET" && origin !== null &&
+    !own.some((host) => origin === `http://${host}`);
+}
+
 /** A running approval server. */
 export interface ApprovalServer {
   /** Its address. */
@@ -151,6 +166,9 @@ export async function startApprovalServer(
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
     async (request) => {
+      if (foreign(request, server.addr.port)) {
+        return new Response("Forbidden: not from this page", { status: 403 });
+      }
       const url = new URL(request.url);
       if (request.method === "GET" && url.pathname === "/") {
         const decided = new Set<string>();

@@ -81,3 +81,68 @@ Deno.test({
     }
   },
 });
+
+/** Sends one raw HTTP/1.1 request to `port` with this `Host`, and returns the status code. */
+async function statusWithHost(port: number, host: string, path: string): Promise<number> {
+  const connection = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await connection.write(
+      new TextEncoder().encode(
+        `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    const reply = new Uint8Array(4096);
+    const read = await connection.read(reply);
+    const head = new TextDecoder().decode(reply.subarray(0, read ?? 0));
+    return Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+  } finally {
+    connection.close();
+  }
+}
+
+Deno.test({
+  name:
+    "approval page: another site's form cannot approve a call, and a name rebound to 127.0.0.1 cannot read the page",
+  ignore: !chromium,
+  async fn() {
+    ok(chromium);
+    const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+    const logPath = `${dir}/deploys.log`;
+    const server = await startServer(`${dir}/runs.sqlite`, logPath);
+    // The attacker's page: another origin (another port) that submits a form to the server.
+    let attack = "";
+    const attacker = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () => new Response(attack, { headers: { "content-type": "text/html" } }),
+    );
+    try {
+      const started = await (await fetch(`${server.url}runs`, {
+        method: "POST",
+        body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
+      })).json();
+      const call = started.pending[0];
+      // The worst case: the attacker knows the run, the call and the arguments' hash.
+      const fields = { run: "r1", call: call.toolCallId, hash: call.argsHash, action: "approve" };
+      attack = `<!doctype html><form method="post" action="${server.url}decide">${
+        Object.entries(fields).map(([name, value]) =>
+          `<input type="hidden" name="${name}" value="${value}">`
+        ).join("")
+      }</form><script>document.forms[0].submit()</script>`;
+      await using browser = await launchChromium(chromium);
+      const page = await browser.newPage(800, 600);
+      await page.goto(`http://127.0.0.1:${attacker.addr.port}/`);
+      await page.waitFor(`document.body && document.body.innerText.includes("Forbidden")`);
+      const run = await (await fetch(`${server.url}runs/r1`)).json();
+      equal(run.status, "pending");
+      deepEqual(executions(logPath), []);
+      // DNS rebinding: a page at evil.example whose name now resolves to 127.0.0.1.
+      const port = Number(new URL(server.url).port);
+      equal(await statusWithHost(port, `evil.example:${port}`, "/"), 403);
+      equal(await statusWithHost(port, `127.0.0.1:${port}`, "/"), 200);
+    } finally {
+      await attacker.shutdown();
+      await server.kill("SIGTERM");
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});
