@@ -87,9 +87,13 @@ export function permittedEnvObject(): Record<string, string> | undefined {
  */
 export function withPermittedEnv<T>(make: () => T): T {
   const env = process.env;
-  process.env = new Proxy({}, {
-    get: (_target, key) => typeof key === "string" && mayRead(key) ? env[key] : undefined,
-  });
+  try {
+    process.env = new Proxy({}, {
+      get: (_target, key) => typeof key === "string" && mayRead(key) ? env[key] : undefined,
+    });
+  } catch {
+    return make(); // a runtime whose process.env cannot be replaced: as it is
+  }
   try {
     return make();
   } finally {

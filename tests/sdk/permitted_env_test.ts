@@ -126,6 +126,13 @@ Deno.test("withPermittedEnv: shows the variables this process may read, and puts
         throw new Error("boom");
       }), /^Error: boom$/);
     equal(process.env, env);
+    // Where process.env cannot be replaced, the function runs as it is.
+    Object.defineProperty(process, "env", { value: env, writable: false, configurable: true });
+    try {
+      equal(withPermittedEnv(() => process.env.TACK_PERMITTED_ENV_TEST), "seen");
+    } finally {
+      Object.defineProperty(process, "env", { value: env, writable: true, configurable: true });
+    }
     equal(permittedEnv("TACK_PERMITTED_ENV_TEST"), "seen");
     equal(permittedEnvObject()?.TACK_PERMITTED_ENV_TEST, "seen");
   } finally {
