@@ -5,7 +5,7 @@
  */
 
 import { Type } from "typebox";
-import { requireWrite } from "./require_write.ts";
+import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
@@ -87,7 +87,7 @@ export function createEditTool(context: FsContext): AgentTool {
       }
       const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
-      requireWrite(target.real);
+      requireHostMay({ name: "write", path: target.real }); // asked first: no prompt
       return await context.locks.run(target.real, async () => {
         let text: string;
         try {

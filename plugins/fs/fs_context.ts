@@ -5,7 +5,7 @@
  */
 
 import { resolve } from "node:path";
-import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { hostMay, requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { createFileLocks, type FileLocks } from "./file_lock.ts";
 
 /** Options of the `fs` plugin. Every limit has a default suited to a coding agent. */
@@ -125,11 +125,7 @@ export function createFsContext(options: FsOptions = {}): FsContext {
       if (real !== undefined) return real;
       // Every tool starts here: a host that may not read the root gets Deno's denial (which
       // the model reads), not a prompt.
-      if (!hostMay({ name: "read", path: root })) {
-        throw new Deno.errors.NotCapable(
-          `Requires read access to "${root}", run again with the --allow-read flag`,
-        );
-      }
+      requireHostMay({ name: "read", path: root });
       let path: string;
       try {
         path = await Deno.realPath(root);

@@ -5,8 +5,7 @@
  */
 
 import { Type } from "typebox";
-import { hostMay } from "../../sdk/sandbox/host_may.ts";
-import { requireWrite } from "./require_write.ts";
+import { hostMay, requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { dirname } from "node:path";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
@@ -60,7 +59,7 @@ export function createWriteTool(context: FsContext): AgentTool {
     async execute({ path, content }) {
       const target = await resolveInRoot(await context.realRoot(), path);
       const name = target.display;
-      requireWrite(target.real);
+      requireHostMay({ name: "write", path: target.real }); // asked first: no prompt
       return await context.locks.run(target.real, async () => {
         let created = false;
         let info: Deno.FileInfo | undefined;

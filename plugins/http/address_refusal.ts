@@ -5,7 +5,7 @@
  * @module
  */
 
-import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { isIpAddress, nonPublicRange } from "./ip_address.ts";
 
 const RULE = "fetch_url refuses loopback, private, link-local and unspecified addresses " +
@@ -18,11 +18,7 @@ function withArticle(range: string): string {
 async function resolve(host: string, type: "A" | "AAAA", signal?: AbortSignal): Promise<string[]> {
   // A lookup needs net access to the system's resolver, whose address Tack does not know:
   // asked first (all net), so a host with a narrower --allow-net is refused, never prompted.
-  if (!hostMay({ name: "net" })) {
-    throw new Deno.errors.NotCapable(
-      "Requires net access to the DNS resolver, run again with the --allow-net flag",
-    );
-  }
+  requireHostMay({ name: "net" });
   try {
     return await Deno.resolveDns(host, type, { signal });
   } catch (error) {

@@ -9,7 +9,7 @@ import { Type } from "typebox";
 import type { ImageContent, TextContent } from "../../core/messages.ts";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
-import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { addressRefusal } from "./address_refusal.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
@@ -58,18 +58,9 @@ const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
-/**
- * Throws Deno's own denial when the host may not connect to `url`'s host and port, asked
- * first: a host on a terminal is not prompted, the model reads the denial.
- */
-function requireNet(url: URL): void {
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  const host = `${url.hostname}:${port}`;
-  if (!hostMay({ name: "net", host })) {
-    throw new Deno.errors.NotCapable(
-      `Requires net access to "${host}", run again with the --allow-net flag`,
-    );
-  }
+/** The host and port `fetch` connects to for `url`, as a net permission names them. */
+function netHost(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
 }
 
 function parseUrl(raw: string): URL {
@@ -183,7 +174,8 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         let redirects = 0;
         let response: Response;
         while (true) {
-          requireNet(url);
+          // Asked first: a host on a terminal is not prompted, the model reads the denial.
+          requireHostMay({ name: "net", host: netHost(url) });
           response = await fetch(url, {
             method: currentMethod,
             headers,

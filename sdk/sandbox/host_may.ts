@@ -25,6 +25,38 @@ export function hostMay(descriptor: Deno.PermissionDescriptor): boolean {
 }
 
 /**
+ * Throws Deno's own denial, in Deno's words, when this process does not hold `descriptor`:
+ * for code that would otherwise have Deno prompt on a terminal. The caller's error path then
+ * reads it as any denial (the model gets `Permission denied: …`).
+ *
+ * @param descriptor What is about to be used.
+ * @throws {Deno.errors.NotCapable} `Requires <name> access to "<path, host, variable or
+ * command>", run again with the --allow-<name> flag` (without the `to …` part when the
+ * descriptor names nothing).
+ *
+ * @example A path this process may write passes
+ * ```ts
+ * import { requireHostMay } from "./host_may.ts";
+ *
+ * requireHostMay({ name: "write", path: Deno.makeTempFileSync() });
+ * ```
+ */
+export function requireHostMay(descriptor: Deno.PermissionDescriptor): void {
+  if (hostMay(descriptor)) return;
+  const named = descriptor as {
+    path?: string | URL;
+    host?: string;
+    variable?: string;
+    command?: string | URL;
+  };
+  const value = named.path ?? named.host ?? named.variable ?? named.command;
+  const to = value === undefined ? "" : ` to ${JSON.stringify(String(value))}`;
+  throw new Deno.errors.NotCapable(
+    `Requires ${descriptor.name} access${to}, run again with the --allow-${descriptor.name} flag`,
+  );
+}
+
+/**
  * Whether the host may both read and write under `folder` (a store it keeps).
  *
  * @param folder An absolute folder.
