@@ -8,6 +8,7 @@
 import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
+import { makePrivateDir, PRIVATE_FILE_MODE } from "../sdk/private_files.ts";
 import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
@@ -135,8 +136,8 @@ export function createTerminalAsk(
         const name = `${request.toolCallId.replace(/[^A-Za-z0-9_-]/g, "_")}.txt`;
         const file = join(cwd, ".tack", "approvals", name);
         try {
-          Deno.mkdirSync(dirname(file), { recursive: true });
-          Deno.writeTextFileSync(file, text.overflow);
+          makePrivateDir(dirname(file));
+          Deno.writeTextFileSync(file, text.overflow, { mode: PRIVATE_FILE_MODE });
           lines.push(`The whole request is in ${relative(cwd, file)}: read it before you answer.`);
         } catch (error) {
           // Nowhere to save it: show everything rather than hide any of it.

@@ -10,6 +10,7 @@
 import process from "node:process";
 import readline from "node:readline";
 import { dirname } from "node:path";
+import { appendPrivateText, makePrivateDir } from "../sdk/private_files.ts";
 
 /** Lines that arrive within this many ms of a line break continue it (a paste). */
 const PASTE_MS = 15;
@@ -152,8 +153,8 @@ export class LineEditor {
     const file = this.#options.historyFile;
     if (!file) return;
     try {
-      Deno.mkdirSync(dirname(file), { recursive: true });
-      Deno.writeTextFileSync(file, JSON.stringify(message) + "\n", { append: true });
+      makePrivateDir(dirname(file));
+      appendPrivateText(file, JSON.stringify(message) + "\n");
     } catch (error) {
       if (!this.#warned) {
         this.#options.warn?.(`Cannot save history to ${file}: ${(error as Error).message}`);

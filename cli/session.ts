@@ -9,6 +9,7 @@
 
 import { dirname, join } from "node:path";
 import type { Message, ToolResultMessage } from "../core/messages.ts";
+import { appendPrivateText, makePrivateDir } from "../sdk/private_files.ts";
 import { isTraceRecord, type SessionLine } from "./trace_record.ts";
 
 /** Where sessions go unless the config says otherwise. */
@@ -205,10 +206,10 @@ export async function openSession(path: string): Promise<SessionResult<Session>>
   let created = exists;
   const append = (message: SessionLine) => {
     if (!created) {
-      Deno.mkdirSync(dirname(path), { recursive: true });
+      makePrivateDir(dirname(path));
       created = true;
     }
-    Deno.writeFileSync(path, encoder.encode(JSON.stringify(message) + "\n"), { append: true });
+    appendPrivateText(path, encoder.encode(JSON.stringify(message) + "\n"));
   };
   const repairs = interruptedToolResults(messages);
   for (const result of repairs) append(result);

@@ -60,6 +60,13 @@ export {
 export { resumeAgent, type ResumeAgentOptions } from "./resume_agent.ts";
 export { hashArguments } from "./hash_arguments.ts";
 export { permittedEnv, permittedEnvObject, withPermittedEnv } from "./permitted_env.ts";
+export {
+  appendPrivateText,
+  makePrivateDir,
+  openPrivateForAppend,
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+} from "./private_files.ts";
 export * from "./run_store/mod.ts";
 export * from "./replay/mod.ts";
 export {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import { openPrivateForAppend } from "../../sdk/private_files.ts";
+
 const encoder = new TextEncoder();
 
 /**
@@ -32,7 +34,7 @@ const encoder = new TextEncoder();
  */
 export function appendJsonlSync(path: string, value: unknown, fsync = false): void {
   const bytes = encoder.encode(JSON.stringify(value) + "\n");
-  const file = Deno.openSync(path, { append: true, create: true });
+  const file = openPrivateForAppend(path);
   try {
     let written = 0;
     while (written < bytes.length) written += file.writeSync(bytes.subarray(written));

@@ -15,6 +15,7 @@ import {
   type ToolResult,
 } from "@tack/agent";
 import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { makePrivateDir, openPrivateForAppend } from "../../sdk/private_files.ts";
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
 import type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 import { truncateStrings } from "./truncate_strings.ts";
@@ -155,9 +156,9 @@ export function audit(options: AuditOptions): AuditPlugin {
   }
   try {
     if (hostMay({ name: "write", path: dirname(path) })) {
-      Deno.mkdirSync(dirname(path), { recursive: true });
+      makePrivateDir(dirname(path));
     }
-    Deno.openSync(path, { append: true, create: true }).close();
+    openPrivateForAppend(path).close();
   } catch (error) {
     throw new Error(
       `Cannot create audit plugin: cannot open ${path} for appending: ${messageOf(error)}`,

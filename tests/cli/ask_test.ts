@@ -82,6 +82,8 @@ Deno.test("a request too long for the screen is saved to a file the question nam
     const saved = await Deno.readTextFile(`${cwd}/.tack/approvals/call_7.txt`);
     match(saved, /^confirm asks: run write\?/);
     match(saved, /\+line 80\n$/);
+    equal(Deno.statSync(`${cwd}/.tack/approvals`).mode! & 0o777, 0o700);
+    equal(Deno.statSync(`${cwd}/.tack/approvals/call_7.txt`).mode! & 0o777, 0o600);
   } finally {
     await Deno.remove(cwd, { recursive: true });
   }

@@ -79,6 +79,15 @@ Deno.test({
         await Deno.readTextFile(join(dir, ".tack", "history")),
         '"hello world"\n"line one\\nline two"\n',
       );
+      // What the run saw is its user's alone: created open to the owner only.
+      const modeOf = async (...path: string[]) =>
+        (await Deno.stat(join(dir, ...path))).mode! & 0o777;
+      equal(await modeOf(".tack"), 0o700);
+      equal(await modeOf(".tack", "sessions"), 0o700);
+      equal(await modeOf(".tack", "history"), 0o600);
+      for await (const session of Deno.readDir(join(dir, ".tack", "sessions"))) {
+        equal(await modeOf(".tack", "sessions", session.name), 0o600, session.name);
+      }
       // A new session in the same project: Up twice recalls the first prompt.
       await using term = await Terminal.start(run(dir), {
         cwd: dir,

@@ -56,6 +56,18 @@ Deno.test("each append is one line, and the file reads back in order", () =>
     const text = await Deno.readTextFile(path);
     equal(text, lines(user("one"), user("two")));
     deepEqual((await open(path)).messages, [user("one"), user("two")]);
+    // A transcript holds what the tools read: owner only.
+    equal((await Deno.stat(join(dir, "nested"))).mode! & 0o777, 0o700);
+    equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  }));
+
+Deno.test("an existing session file keeps its mode", () =>
+  withDir(async (dir) => {
+    const path = join(dir, "s.jsonl");
+    await Deno.writeTextFile(path, "");
+    await Deno.chmod(path, 0o640);
+    (await open(path)).append(user("one"));
+    equal((await Deno.stat(path)).mode! & 0o777, 0o640);
   }));
 
 Deno.test("a torn last line is skipped with a warning and cut off, so appends stay whole", () =>

@@ -71,6 +71,9 @@ Deno.test("every outcome gets one line: ok, error, blocked (with blockedBy), unk
     const log = audit({ path: `${dir}/logs/audit.jsonl` });
     equal(log.path, `${dir}/logs/audit.jsonl`);
     deepEqual(log.permissions, { write: [log.path] });
+    // The log holds every call's arguments: created open to its owner only.
+    equal(Deno.statSync(`${dir}/logs`).mode! & 0o777, 0o700);
+    equal(Deno.statSync(log.path).mode! & 0o777, 0o600);
     const agent = createAgent({
       model: scriptedModel([
         [
