@@ -13,7 +13,9 @@ import { compileRe2 } from "../../core/linear_regexp.ts";
 import { compileGlob, type Glob } from "./glob.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
-import { walk } from "./walk.ts";
+import { readAhead } from "./read_ahead.ts";
+import { readCapped } from "./read_capped.ts";
+import { walk, type WalkEntry } from "./walk.ts";
 
 /** What `grep` puts in `details`. */
 export interface GrepDetails {
@@ -32,6 +34,11 @@ export interface GrepDetails {
 
 const MAX_LINE_CHARS = 500;
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/**
+ * Files read at once ahead of the search, so their I/O overlaps (by hand, 2,000 small files:
+ * 0.55 s one at a time, 0.16 s eight at once); at most this many files (10 MB each) held.
+ */
+const READ_AHEAD_FILES = 8;
 
 function clip(line: string): string {
   return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line truncated]` : line;
@@ -119,33 +126,6 @@ async function searchFile(
 }
 
 /**
- * Reads at most `max` bytes of a regular file, or `undefined` when it is larger (it grew
- * since its size was checked) or cannot be read. Never reads past `max + 1` bytes.
- */
-async function readCapped(path: string, max: number): Promise<Uint8Array | undefined> {
-  let file: Deno.FsFile;
-  try {
-    file = await Deno.open(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const buffer = new Uint8Array(max + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = await file.read(buffer.subarray(length));
-      if (read === null) break;
-      length += read;
-    }
-    return length > max ? undefined : buffer.subarray(0, length);
-  } catch {
-    return undefined;
-  } finally {
-    file.close();
-  }
-}
-
-/**
  * Creates the `grep` tool: searches the files under `path` (default the root; a file
  * searches just that file) for lines matching `pattern` (a regular expression in RE2
  * syntax, run in linear time, or plain text with `literal`), optionally only files
@@ -225,25 +205,33 @@ export function createGrepTool(context: FsContext): AgentTool {
       };
       let files = 0;
       let skippedFiles = 0;
-      const candidates = info.isDirectory
-        ? walk(target.real, context.skipDirs, signal)
-        : [{ path: target.real, relative: target.display, isFile: true, isSymlink: false }];
-      for await (const entry of candidates) {
-        if (search.truncated) break;
-        if (entry.isSymlink || (entry as { isDirectory?: boolean }).isDirectory) continue;
-        if (filter && !filter.test(entry.relative)) continue;
-        // Size and kind come from lstat before any byte is read: a file over the cap is
-        // never read, a FIFO or device never opened.
+      const candidates = info.isDirectory ? walk(target.real, context.skipDirs, signal) : [{
+        path: target.real,
+        relative: target.display,
+        isFile: true,
+        isDirectory: false,
+        isSymlink: false,
+      }];
+      // Only regular files the glob wants are read; size and kind come from lstat before any
+      // byte is read: a file over the cap is never read, a FIFO or device never opened.
+      const load = async (entry: WalkEntry): Promise<Uint8Array | undefined> => {
         const stat = await Deno.lstat(entry.path).catch(() => undefined);
         if (
           !stat || fileRefusal(stat, entry.relative, context.allowHardLinks) ||
           stat.size > MAX_FILE_BYTES
-        ) {
-          skippedFiles++;
-          continue;
+        ) return undefined;
+        const bytes = await readCapped(entry.path, stat.size, MAX_FILE_BYTES);
+        return bytes && !bytes.subarray(0, 8000).includes(0) ? bytes : undefined;
+      };
+      const wanted = async function* (): AsyncGenerator<WalkEntry> {
+        for await (const entry of candidates) {
+          if (entry.isSymlink || entry.isDirectory) continue;
+          if (!filter || filter.test(entry.relative)) yield entry;
         }
-        const bytes = await readCapped(entry.path, MAX_FILE_BYTES);
-        if (!bytes || bytes.subarray(0, 8000).includes(0)) {
+      };
+      for await (const [entry, bytes] of readAhead(wanted(), READ_AHEAD_FILES, load)) {
+        if (search.truncated) break;
+        if (!bytes) {
           skippedFiles++;
           continue;
         }

@@ -1,0 +1,64 @@
+// grep reads files ahead of its search (several at once) and sizes each read from lstat:
+// the output keeps the walk's order, the match limit still stops it, and a file that grew
+// after its size was checked is read whole (or skipped past the cap), never past the cap.
+import { createFsContext, createGrepTool, type GrepDetails } from "@tack/agent/plugins/fs";
+import { deepEqual, equal } from "node:assert/strict";
+import { readCapped } from "../../plugins/fs/read_capped.ts";
+
+async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_grep_read_" }));
+  try {
+    await body(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+async function grep(root: string, params: Record<string, unknown>) {
+  const tool = createGrepTool(createFsContext({ root }));
+  const context = { toolCallId: "c1", signal: new AbortController().signal, update() {} };
+  // deno-lint-ignore no-explicit-any
+  const result = await tool.execute(params as any, context as any);
+  const text = result.content[0].type === "text" ? result.content[0].text : "";
+  return { text, details: result.details as GrepDetails };
+}
+
+Deno.test("grep: matches across many files come in name order, and the limit stops the search there", async () => {
+  await withRoot(async (root) => {
+    // Sizes that differ, so the reads started together end in another order than they began.
+    for (let i = 0; i < 40; i++) {
+      const name = `f${String(i).padStart(2, "0")}.txt`;
+      await Deno.writeTextFile(`${root}/${name}`, "pad\n".repeat((40 - i) * 2000) + `hit ${i}\n`);
+    }
+    await Deno.mkdir(`${root}/sub`);
+    await Deno.writeTextFile(`${root}/sub/z.txt`, "\0binary hit\n");
+    await Deno.writeTextFile(`${root}/sub/a.txt`, "hit sub\n");
+    const all = await grep(root, { pattern: "^hit", limit: 1000 });
+    const lines = all.text.split("\n").filter((line) => line !== "--")
+      .map((line) => line.replace(/:\d+: /, ": "));
+    deepEqual(lines, [
+      ...Array.from({ length: 40 }, (_, i) => `f${String(i).padStart(2, "0")}.txt: hit ${i}`),
+      "sub/a.txt: hit sub",
+    ]);
+    deepEqual(all.details, { matches: 41, files: 41, limitReached: false, skippedFiles: 1 });
+    const first = await grep(root, { pattern: "^hit", limit: 5 });
+    equal(first.text.split("\n").filter((line) => line.includes(": hit")).length, 5);
+    equal(first.text.startsWith("f00.txt:"), true, first.text);
+    equal(first.details.files, 5);
+    equal(first.details.limitReached, true);
+  });
+});
+
+Deno.test("readCapped: a file read from a stale size is read whole, up to the cap and not past it", async () => {
+  await withRoot(async (root) => {
+    const path = `${root}/grew.txt`;
+    await Deno.writeTextFile(path, "x".repeat(1000));
+    equal((await readCapped(path, 1000, 5000))?.length, 1000); // size as checked
+    equal((await readCapped(path, 0, 5000))?.length, 1000); // grew from empty: buffer grows
+    equal((await readCapped(path, 10, 1000))?.length, 1000); // grew to exactly the cap
+    equal(await readCapped(path, 10, 999), undefined); // one byte past the cap
+    await Deno.writeTextFile(path, "");
+    equal((await readCapped(path, 0, 5000))?.length, 0);
+    equal(await readCapped(`${root}/missing`, 0, 10), undefined);
+  });
+});
