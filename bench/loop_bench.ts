@@ -6,7 +6,7 @@
  * `turns × 8` for the per-call cost, or run `compare.ts`, which prints it directly along
  * with the other peers.
  *
- * `deno bench -A bench/loop_bench.ts`
+ * `cd bench && deno bench -A loop_bench.ts`
  *
  * @module
  */

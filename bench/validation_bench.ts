@@ -3,7 +3,7 @@
  * `validateToolArguments` and zod 4's `safeParse` (what `ai` and `@openai/agents` run on
  * their zod tool schemas), on the same realistic schema and arguments.
  *
- * `deno bench -A bench/validation_bench.ts` runs the `Deno.bench` cases; `compare.ts`
+ * `cd bench && deno bench -A validation_bench.ts` runs the `Deno.bench` cases; `compare.ts`
  * imports {@linkcode validationRows} (the `Deno.bench` calls are inert under `deno run`).
  *
  * @module
