@@ -24,6 +24,8 @@ export interface BwrapMounts {
   underlay?: { source: string; target: string };
   /** Share the host's network namespace (only when `net` is granted). */
   shareNet: boolean;
+  /** The most bytes the sandbox's `/tmp` (memory) may hold; no cap when left out. */
+  tmpBytes?: number;
 }
 
 const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
@@ -63,6 +65,24 @@ function probe(key: string, command: string, args: string[]): Promise<boolean> {
   return result;
 }
 
+/** What bubblewrap can do here: nothing, confine, or confine with a size cap on `/tmp`. */
+type BwrapSupport = "none" | "confines" | "caps tmpfs";
+
+let support: Promise<BwrapSupport> | undefined;
+let supportKnown: BwrapSupport | undefined;
+
+function bwrapSupport(): Promise<BwrapSupport> {
+  return support ??= (async () => {
+    if (Deno.build.os !== "linux") return supportKnown = "none";
+    const base = ["--unshare-all", "--die-with-parent", "--ro-bind", "/", "/"];
+    // `--size` (bubblewrap 0.7 and later) first: the common case costs one spawn.
+    if (await succeeds("bwrap", [...base, "--size", "1048576", "--tmpfs", "/tmp", "true"])) {
+      return supportKnown = "caps tmpfs";
+    }
+    return supportKnown = await succeeds("bwrap", [...base, "true"]) ? "confines" : "none";
+  })();
+}
+
 /**
  * Whether `bwrap --unshare-all --die-with-parent … true` works here (probed once per
  * process, then cached). False off Linux, without bwrap, or without `--allow-run=bwrap`.
@@ -77,15 +97,26 @@ function probe(key: string, command: string, args: string[]): Promise<boolean> {
  * equal(typeof await bwrapAvailable(), "boolean");
  * ```
  */
-export function bwrapAvailable(): Promise<boolean> {
-  return probe("bwrap", "bwrap", [
-    "--unshare-all",
-    "--die-with-parent",
-    "--ro-bind",
-    "/",
-    "/",
-    "true",
-  ]);
+export async function bwrapAvailable(): Promise<boolean> {
+  return await bwrapSupport() !== "none";
+}
+
+/**
+ * Whether this bubblewrap can cap the size of the sandbox's `/tmp` (`--size`, bubblewrap 0.7
+ * and later), as far as known: `false` until {@linkcode bwrapAvailable} has resolved.
+ *
+ * @returns Whether `--size` works here.
+ *
+ * @example After the probe
+ * ```ts
+ * import { bwrapAvailable, bwrapCapsTmpfs } from "./bwrap.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * if (!await bwrapAvailable()) equal(bwrapCapsTmpfs(), false);
+ * ```
+ */
+export function bwrapCapsTmpfs(): boolean {
+  return supportKnown === "caps tmpfs";
 }
 
 /**
@@ -137,9 +168,10 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
     "/proc",
     "--dev",
     "/dev",
-    "--tmpfs",
-    "/tmp",
   ];
+  // A tmpfs lives in memory: capped, it holds no more than the plugin's memory limit.
+  if (mounts.tmpBytes !== undefined) args.push("--size", String(mounts.tmpBytes));
+  args.push("--tmpfs", "/tmp");
   if (mounts.shareNet) args.push("--share-net");
   const system = mounts.shareNet ? [...SYSTEM_READ_ONLY, ...NET_READ_ONLY] : SYSTEM_READ_ONLY;
   for (const path of system) args.push("--ro-bind-try", path, path);

@@ -41,5 +41,5 @@ export {
 } from "./hook_grant.ts";
 export type { ProxiedHook } from "./protocol.ts";
 export { effectiveEffects, grantedEffects } from "./granted_effects.ts";
-export { bwrapAvailable } from "./bwrap.ts";
+export { bwrapAvailable, bwrapCapsTmpfs } from "./bwrap.ts";
 export { npmBundlesBuilt } from "./npm_bundle.ts";

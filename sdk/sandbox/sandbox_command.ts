@@ -8,7 +8,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
-import { bwrapArgs, bwrapAvailable, unshareNetAvailable } from "./bwrap.ts";
+import { bwrapArgs, bwrapAvailable, bwrapCapsTmpfs, unshareNetAvailable } from "./bwrap.ts";
 import type { PluginLimits } from "../plugin_limits.ts";
 import { hostPath, isExecutableFile } from "./host_may.ts";
 import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
@@ -234,6 +234,11 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     ],
     readWrite: paths(grants.write),
     shareNet: grants.net !== false,
+    // The sandbox's /tmp, where granted programs write without Deno asking: at most the
+    // plugin's memory limit, where this bubblewrap can cap it (known: the layer is chosen).
+    ...(input.limits !== undefined && bwrapCapsTmpfs()
+      ? { tmpBytes: input.limits.memoryMb * 1024 * 1024 }
+      : {}),
     ...(input.cacheDir === undefined
       ? {}
       : { underlay: { source: input.cacheDir, target: input.denoDir } }),

@@ -5,6 +5,7 @@
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { callTool as call, instanceOf } from "../support/sandboxed_calls.ts";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
 
@@ -156,4 +157,74 @@ Deno.test("a plugin declaring limits above the defaults is warned about at load,
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "a granted program's writes to the sandbox's /tmp (memory) stop at the plugin's memory limit",
+  ignore: skipWithoutBwrap("the capped /tmp"),
+  async fn() {
+    const plugin = await loadPlugin("./tests/fixtures/sandbox/tmp_filler_plugin.ts", {
+      sandbox: true,
+      limits: { memoryMb: 64 },
+      onWarning: () => {}, // dd is a granted program: warned about, expected
+    });
+    try {
+      // Under the cap: written whole.
+      equal(await call(plugin, "fill", { mb: 32 }), "exit 0: 32+0 records in");
+      // Past it: the tmpfs is full at 64 MB (without the cap, 2 GB went into the host's memory).
+      match(
+        await call(plugin, "fill", { mb: 100 }),
+        /^exit 1: (\/usr)?(\/bin\/)?dd: error writing '\/tmp\/fill': No space left on device$/,
+      );
+    } finally {
+      await plugin.dispose?.();
+    }
+  },
+});
+
+Deno.test({
+  name: "a bubblewrap without --size (before 0.7) still confines the sandbox, with /tmp uncapped",
+  ignore: skipWithoutBwrap("bubblewrap without --size"),
+  async fn() {
+    // A bwrap first on the PATH that refuses --size, as bubblewrap 0.6 does, else runs the real one.
+    const bin = await Deno.makeTempDir({ prefix: "tack-old-bwrap-" });
+    try {
+      const real = new TextDecoder().decode(
+        (await new Deno.Command("sh", { args: ["-c", "command -v bwrap"] }).output()).stdout,
+      ).trim();
+      await Deno.writeTextFile(
+        `${bin}/bwrap`,
+        `#!/bin/sh\nfor a in "$@"; do [ "$a" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done\nexec ${real} "$@"\n`,
+      );
+      await Deno.chmod(`${bin}/bwrap`, 0o755);
+      const host =
+        `import { bwrapAvailable, bwrapCapsTmpfs, loadPlugin } from "./sdk/sandbox/mod.ts";
+import { callTool } from "./tests/support/sandboxed_calls.ts";
+const plugin = await loadPlugin("./tests/fixtures/sandbox/tmp_filler_plugin.ts", {
+  sandbox: true, limits: { memoryMb: 64 }, onWarning: () => {},
+});
+console.log(await bwrapAvailable(), bwrapCapsTmpfs(), await callTool(plugin, "fill", { mb: 1 }));
+await plugin.dispose?.();
+`;
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", "-"],
+        env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const writer = output.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(host));
+      await writer.close();
+      const { stdout, stderr } = await output.output();
+      equal(
+        new TextDecoder().decode(stdout),
+        "true false exit 0: 1+0 records in\n",
+        new TextDecoder().decode(stderr),
+      );
+    } finally {
+      await Deno.remove(bin, { recursive: true });
+    }
+  },
 });
