@@ -105,10 +105,12 @@ export function createFsContext(options: FsOptions = {}): FsContext {
     return path;
   };
   // Without read access yet (a sandbox asking for the declared permissions, a host granting
-  // less than the root) it is resolved at the first call; asked first, so never a prompt.
+  // less than the root, or only a symlink to it: Deno's grants do not follow links) it is
+  // resolved at the first call; asked first, so never a prompt.
   if (hostMay({ name: "read", path: root })) {
     try {
-      real = check(Deno.realPathSync(root));
+      const resolved = Deno.realPathSync(root);
+      if (hostMay({ name: "read", path: resolved })) real = check(resolved);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
         throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
@@ -135,6 +137,7 @@ export function createFsContext(options: FsOptions = {}): FsContext {
         }
         throw error;
       }
+      requireHostMay({ name: "read", path }); // a root reached through a symlink
       if (!(await Deno.stat(path)).isDirectory) {
         throw new Error(`The root ${root} is not a directory`);
       }

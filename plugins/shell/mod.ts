@@ -66,10 +66,14 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return value;
 }
 
-/** The root's real path, checked to be a folder. */
+/**
+ * The root's real path, checked to be a folder; the path as given when the host may read
+ * it but not where it leads (Deno's grants do not follow symlinks): asked first, no prompt.
+ */
 function realRoot(given: string, root: string): string {
   try {
     const real = Deno.realPathSync(root);
+    if (!hostMay({ name: "read", path: real })) return root;
     if (!Deno.statSync(real).isDirectory) {
       throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
     }

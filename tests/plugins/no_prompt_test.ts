@@ -175,3 +175,35 @@ for (const message of await agent.prompt("go")) {
   equal(output.includes(`result read ${denial}`), true, output);
   equal(output.includes(`result ls ${denial}`), true, output);
 });
+
+Deno.test("fs and shell: a root reached through a symlink the host may read (not its target) is no prompt: fs names the target in its denial, shell runs there", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/real`);
+  await Deno.writeTextFile(`${dir.path}/real/a.txt`, "hello");
+  await Deno.symlink(`${dir.path}/real`, `${dir.path}/link`);
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { fs } from "@tack/agent/plugins/fs";
+import { shell } from "@tack/agent/plugins/shell";
+const root = ${JSON.stringify(`${dir.path}/link`)};
+const agent = createAgent({
+  model: scriptedModel([[
+    toolCall("read", { path: "a.txt" }),
+    toolCall("bash", { command: "cat a.txt" }),
+  ], [text("done")]]),
+  plugins: [fs({ root }), shell({ root })],
+});
+for (const message of await agent.prompt("go")) {
+  if (message.role === "toolResult" && message.content[0].type === "text") {
+    console.log("result", message.toolName, message.content[0].text);
+  }
+}
+`,
+    [...FLAGS, `--allow-read=${dir.path}/link`, "--allow-run"],
+  );
+  equal(prompt, undefined, prompt);
+  const denial =
+    `Permission denied: read access to "${dir.path}/real" is not granted to plugin "fs"`;
+  equal(output.includes(`result read ${denial}`), true, output);
+  match(output, /result bash hello/);
+});
