@@ -9,7 +9,7 @@ import { Type } from "typebox";
 import type { ImageContent, TextContent } from "../../core/messages.ts";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
-import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
+import { netHostOf, requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { addressRefusal } from "./address_refusal.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
@@ -57,11 +57,6 @@ export interface FetchDetails {
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
-
-/** The host and port `fetch` connects to for `url`, as a net permission names them. */
-function netHost(url: URL): string {
-  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
-}
 
 function parseUrl(raw: string): URL {
   let url: URL;
@@ -175,7 +170,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         let response: Response;
         while (true) {
           // Asked first: a host on a terminal is not prompted, the model reads the denial.
-          requireHostMay({ name: "net", host: netHost(url) });
+          requireHostMay({ name: "net", host: netHostOf(url) });
           response = await fetch(url, {
             method: currentMethod,
             headers,

@@ -9,7 +9,7 @@
 import type { AgentState, Decision } from "../agent_state.ts";
 import type { ListenOptions, RunStatus, RunStore, StoredRun } from "./run_store.ts";
 import { resolve } from "node:path";
-import { hostMay } from "../sandbox/host_may.ts";
+import { hostMay, netHostOf } from "../sandbox/host_may.ts";
 
 const PREFIX = ["tack", "runs"] as const;
 /** Deno KV values are at most 64 KiB; states are stored in chunks below that. */
@@ -307,7 +307,7 @@ function missingGrants(path: string | undefined): string[] {
   if (path === undefined || path === ":memory:") return [];
   if (/^https?:\/\//.test(path)) {
     const missing: string[] = [];
-    const { host } = new URL(path);
+    const host = netHostOf(new URL(path));
     if (!hostMay({ name: "net", host })) missing.push(`--allow-net=${host}`);
     if (!hostMay({ name: "env", variable: "DENO_KV_ACCESS_TOKEN" })) {
       missing.push("--allow-env=DENO_KV_ACCESS_TOKEN");

@@ -57,6 +57,27 @@ export function requireHostMay(descriptor: Deno.PermissionDescriptor): void {
 }
 
 /**
+ * The host and port a connection to `url` goes to, as a net permission names them (the
+ * scheme's default port filled in: Deno asks about `host:443`, and a bare host does not
+ * answer for it).
+ *
+ * @param url An http(s) URL.
+ * @returns `hostname:port`.
+ *
+ * @example
+ * ```ts
+ * import { netHostOf } from "./host_may.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(netHostOf(new URL("https://kv.example.com/db")), "kv.example.com:443");
+ * equal(netHostOf(new URL("http://127.0.0.1:8080/")), "127.0.0.1:8080");
+ * ```
+ */
+export function netHostOf(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
+}
+
+/**
  * Whether the host may both read and write under `folder` (a store it keeps).
  *
  * @param folder An absolute folder.

@@ -262,19 +262,27 @@ Deno.test("openRunStore: a store the host may not use is an error naming the fla
   try {
     const { prompt, output } = await onTerminal(
       `import { openRunStore } from "@tack/agent";
-for (const path of [${JSON.stringify(`${dir}/runs.sqlite`)}, "http://127.0.0.1:9/kv"]) {
+for (const path of [${
+        JSON.stringify(`${dir}/runs.sqlite`)
+      }, "http://127.0.0.1:9/kv", "https://kv.example.com/db"]) {
   await openRunStore(path).then(() => console.log("opened"), (error) => console.log(error.message));
 }
 const store = await openRunStore(${JSON.stringify(`${dir}/read.sqlite`)}).catch((e) => e.message);
 console.log(typeof store === "string" ? store : "opened");
 `,
-      [`--config=${CONFIG}`, "--cached-only", `--allow-read=${ROOT},${dir}/read.sqlite`],
+      [
+        `--config=${CONFIG}`,
+        "--cached-only",
+        `--allow-read=${ROOT},${dir}/read.sqlite`,
+        "--allow-net=kv.example.com:443", // the scheme's port, as Deno connects
+      ],
     );
     equal(prompt, undefined, prompt);
     const lines = output.trim().split(/\r?\n/);
     deepEqual(lines, [
       `Cannot open run store "${dir}/runs.sqlite": this process may not use it; add --allow-read=${dir}/runs.sqlite --allow-write=${dir}/runs.sqlite to the host's flags`,
       `Cannot open run store "http://127.0.0.1:9/kv": this process may not use it; add --allow-net=127.0.0.1:9 --allow-env=DENO_KV_ACCESS_TOKEN to the host's flags`,
+      `Cannot open run store "https://kv.example.com/db": this process may not use it; add --allow-env=DENO_KV_ACCESS_TOKEN to the host's flags`,
       `Cannot open run store "${dir}/read.sqlite": this process may not use it; add --allow-write=${dir}/read.sqlite to the host's flags`,
     ]);
   } finally {
