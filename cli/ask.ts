@@ -8,7 +8,7 @@
 import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
-import { makePrivateDir, PRIVATE_FILE_MODE } from "../sdk/private_files.ts";
+import { makePrivateDir, writePrivateText } from "../sdk/private_files.ts";
 import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
@@ -137,7 +137,7 @@ export function createTerminalAsk(
         const file = join(cwd, ".tack", "approvals", name);
         try {
           makePrivateDir(dirname(file));
-          Deno.writeTextFileSync(file, text.overflow, { mode: PRIVATE_FILE_MODE });
+          writePrivateText(file, text.overflow);
           lines.push(`The whole request is in ${relative(cwd, file)}: read it before you answer.`);
         } catch (error) {
           // Nowhere to save it: show everything rather than hide any of it.

@@ -107,6 +107,8 @@ export class CallWatch {
     else this.#first = watcher.next;
     if (watcher.next) watcher.next.previous = watcher.previous;
     else this.#last = watcher.previous;
+    // A call stopped for its timeout may never settle: it must not keep its neighbours alive.
+    watcher.previous = watcher.next = undefined;
   }
 
   /** The watched calls, oldest first. */
@@ -119,7 +121,10 @@ export class CallWatch {
   /** Stops watching every call; returns them, oldest first. */
   #takeAll(): Watcher[] {
     const watchers = this.#list();
-    for (const watcher of watchers) watcher.watched = false;
+    for (const watcher of watchers) {
+      watcher.watched = false;
+      watcher.previous = watcher.next = undefined;
+    }
     this.#first = this.#last = undefined;
     return watchers;
   }

@@ -44,7 +44,12 @@ function mayRead(name?: string): boolean {
  * ```
  */
 export function permittedEnv(name: string): string | undefined {
-  return mayRead(name) ? Deno.env.get(name) : undefined;
+  if (!mayRead(name)) return undefined;
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined; // a name no variable can have (`A=B`, empty)
+  }
 }
 
 /**

@@ -3,7 +3,8 @@
  * audit logs) are the user's alone: Tack creates them readable and writable by their owner
  * only, and the folders it creates for them open to their owner only. A transcript holds what
  * the tools read (a `.env`, a key in a config file); on a shared machine the default umask
- * would leave it readable by everyone. Existing files and folders keep their modes.
+ * would leave it readable by everyone. Existing files and folders keep their modes. POSIX
+ * only: Deno ignores modes on Windows.
  *
  * @module
  */
@@ -55,6 +56,39 @@ export function makePrivateDir(folder: string): void {
 export function appendPrivateText(file: string, text: string | Uint8Array): void {
   const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
   const opened = openPrivateForAppend(file);
+  try {
+    let written = 0;
+    while (written < bytes.length) written += opened.writeSync(bytes.subarray(written));
+  } finally {
+    opened.close();
+  }
+}
+
+/**
+ * Writes `text` to `file` (replacing what it held), creating it readable and writable by its
+ * owner only (an existing file keeps its mode).
+ *
+ * @param file The file.
+ * @param text Its new content.
+ *
+ * @example
+ * ```ts
+ * import { writePrivateText } from "@tack/agent/sdk";
+ * import { equal } from "node:assert/strict";
+ *
+ * const file = `${Deno.makeTempDirSync()}/request.txt`;
+ * writePrivateText(file, "run write?");
+ * equal(Deno.statSync(file).mode! & 0o777, 0o600);
+ * ```
+ */
+export function writePrivateText(file: string, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  const opened = Deno.openSync(file, {
+    write: true,
+    create: true,
+    truncate: true,
+    mode: PRIVATE_FILE_MODE,
+  });
   try {
     let written = 0;
     while (written < bytes.length) written += opened.writeSync(bytes.subarray(written));

@@ -13,7 +13,7 @@
  *
  * @param source The items, in order.
  * @param depth How many loads may run at once (at least 1).
- * @param load Loads one item; must not reject (map failures to a value).
+ * @param load Loads one item (map failures to a value: a rejection ends the iteration with it).
  * @returns The items with their loads, in order.
  *
  * @example Loads overlap, results keep their order
@@ -37,7 +37,10 @@ export async function* readAhead<T, R>(
 ): AsyncGenerator<[T, R]> {
   const pending: [T, Promise<R>][] = [];
   for await (const item of source) {
-    pending.push([item, load(item)]);
+    const loading = load(item);
+    // Loads left running after a break are never awaited: a rejection must not go unhandled.
+    loading.catch(() => {});
+    pending.push([item, loading]);
     if (pending.length >= depth) {
       const [first, loading] = pending.shift()!;
       yield [first, await loading];

@@ -62,3 +62,25 @@ Deno.test("readCapped: a file read from a stale size is read whole, up to the ca
     equal(await readCapped(`${root}/missing`, 0, 10), undefined);
   });
 });
+
+Deno.test("readAhead: a load still running after a break may reject without an unhandled rejection; one the consumer reaches rejects there", async () => {
+  const { readAhead } = await import("../../plugins/fs/read_ahead.ts");
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const load = async (n: number) => {
+    await wait(n === 0 ? 0 : 5);
+    if (n > 0) throw new Error(`load ${n} failed`);
+    return n;
+  };
+  for await (const [n] of readAhead([0, 1, 2, 3], 4, load)) {
+    equal(n, 0);
+    break; // 1, 2 and 3 are still loading: they reject unawaited
+  }
+  await wait(20); // an unhandled rejection would fail the test here
+  let error: Error | undefined;
+  try {
+    for await (const _ of readAhead([0, 1], 2, load)) { /* 0, then 1 rejects */ }
+  } catch (caught) {
+    error = caught as Error;
+  }
+  equal(error?.message, "load 1 failed");
+});

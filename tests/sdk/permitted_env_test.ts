@@ -153,3 +153,8 @@ console.log("values", permittedEnv("HOME"), permittedEnv("NO_COLOR"), permittedE
   // HOME is set on the terminal (NO_COLOR=1 too); only NO_COLOR may be read.
   match(output, /values undefined 1 undefined undefined 1/);
 });
+
+Deno.test("permittedEnv: a name no variable can have is undefined, not a throw", () => {
+  equal(permittedEnv("A=B"), undefined);
+  equal(permittedEnv(""), undefined);
+});
