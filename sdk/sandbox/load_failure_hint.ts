@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 /**
  * The plugin's module as a command line names it: a local module by its absolute path (the
  * command runs where the plugin's deno.json is, which need not be where the host ran), any
- * other by its URL.
+ * other by its URL; quoted for a POSIX shell when it needs to be.
  *
  * @param url The plugin's resolved module URL.
  * @returns A path or URL that means the same from any folder.
@@ -24,10 +24,13 @@ import { fileURLToPath } from "node:url";
  *
  * equal(moduleForCommand("file:///work/p.ts"), "/work/p.ts");
  * equal(moduleForCommand("jsr:@me/p@1"), "jsr:@me/p@1");
+ * equal(moduleForCommand("file:///Users/me/My%20Plugins/p.ts"), "'/Users/me/My Plugins/p.ts'");
  * ```
  */
 export function moduleForCommand(url: string): string {
-  return url.startsWith("file:") ? fileURLToPath(url) : url;
+  const module = url.startsWith("file:") ? fileURLToPath(url) : url;
+  // Quoted for a POSIX shell where it holds more than plain characters (a space, a quote).
+  return /^[\w@%+=:,./~-]+$/.test(module) ? module : `'${module.replaceAll("'", "'\\''")}'`;
 }
 
 /**
