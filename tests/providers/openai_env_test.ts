@@ -4,6 +4,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { runScript } from "../support/run_script.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -17,22 +18,13 @@ import { ask, runTurn } from ${JSON.stringify(`${ROOT}tests/providers/stream_hel
 const turn = await runTurn(openai({ model: "m", ...${JSON.stringify(options)} }), ask("hi"));
 console.log(JSON.stringify(turn.message.content));
 `;
-  // The script comes on stdin (no file to clean up).
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "--allow-env", "--allow-read", "--cached-only", "-"],
-    cwd: ROOT,
-    env: childEnv({ NO_COLOR: "1", ...env }),
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = output.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(script));
-  await writer.close();
-  const { code, stdout, stderr } = await output.output();
-  equal(code, 0, new TextDecoder().decode(stderr));
-  return JSON.parse(new TextDecoder().decode(stdout));
+  const { code, stdout, stderr } = await runScript(
+    script,
+    ["--allow-net=127.0.0.1", "--allow-env", "--allow-read", "--cached-only"],
+    { cwd: ROOT, env: childEnv({ NO_COLOR: "1", ...env }), clearEnv: true },
+  );
+  equal(code, 0, stderr);
+  return JSON.parse(stdout);
 }
 
 Deno.test("openai: with a base URL and no key (a local server), the placeholder key is sent", async () => {

@@ -1,6 +1,7 @@
 import { equal } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { runScript } from "../support/run_script.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
@@ -16,19 +17,14 @@ async function turnWith(flags: string[], baseURL: string) {
     for await (const _ of stream) { /* drain */ }
     console.log(JSON.stringify(await stream.result()));
   `;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--cached-only", "--quiet", `--config=${CONFIG}`, ...flags, "-"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(script));
-  await writer.close();
-  const output = await child.output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  equal(output.code, 0, stderr);
-  return JSON.parse(new TextDecoder().decode(output.stdout));
+  const { code, stdout, stderr } = await runScript(script, [
+    "--cached-only",
+    "--quiet",
+    `--config=${CONFIG}`,
+    ...flags,
+  ]);
+  equal(code, 0, stderr);
+  return JSON.parse(stdout);
 }
 
 Deno.test("without --allow-net the turn ends with the flag to grant; no env permission needed", async () => {

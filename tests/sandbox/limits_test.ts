@@ -6,6 +6,7 @@ import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { callTool as call, instanceOf } from "../support/sandboxed_calls.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { runScript } from "../support/run_script.ts";
 
 const FIXTURE = "./tests/fixtures/sandbox/hostile_plugin.ts";
 
@@ -207,22 +208,10 @@ const plugin = await loadPlugin("./tests/fixtures/sandbox/tmp_filler_plugin.ts",
 console.log(await bwrapAvailable(), bwrapCapsTmpfs(), await callTool(plugin, "fill", { mb: 1 }));
 await plugin.dispose?.();
 `;
-      const output = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", "-"],
+      const { stdout, stderr } = await runScript(host, ["-A"], {
         env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const writer = output.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(host));
-      await writer.close();
-      const { stdout, stderr } = await output.output();
-      equal(
-        new TextDecoder().decode(stdout),
-        "true false exit 0: 1+0 records in\n",
-        new TextDecoder().decode(stderr),
-      );
+      });
+      equal(stdout, "true false exit 0: 1+0 records in\n", stderr);
     } finally {
       await Deno.remove(bin, { recursive: true });
     }
