@@ -15,15 +15,9 @@ import {
 } from "@tack/agent/plugins/fs";
 import { deepEqual, equal, rejects } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { withTempRoot } from "../support/temp_root.ts";
 
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_fs_limits_" }));
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+const withRoot = (body: (root: string) => Promise<void>) => withTempRoot("tack_fs_limits_", body);
 
 async function call(
   root: string,

@@ -15,6 +15,7 @@ import {
 import { createFileLocks, fs, type FsOptions } from "@tack/agent/plugins/fs";
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { withTempRoot } from "../support/temp_root.ts";
 
 async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage[]> {
   const agent = createAgent({ model: scriptedModel([calls, [text("done")]]), plugins: [plugin] });
@@ -31,14 +32,7 @@ async function one(
   return { text: textOf(result), isError: result.isError, details: result.details, result };
 }
 
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_fs_" }));
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+const withRoot = (body: (root: string) => Promise<void>) => withTempRoot("tack_fs_", body);
 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
 

@@ -4,15 +4,9 @@
 import { createFsContext, createGrepTool, type GrepDetails } from "@tack/agent/plugins/fs";
 import { deepEqual, equal } from "node:assert/strict";
 import { readCapped } from "../../plugins/fs/read_capped.ts";
+import { withTempRoot } from "../support/temp_root.ts";
 
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_grep_read_" }));
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+const withRoot = (body: (root: string) => Promise<void>) => withTempRoot("tack_grep_read_", body);
 
 async function grep(root: string, params: Record<string, unknown>) {
   const tool = createGrepTool(createFsContext({ root }));

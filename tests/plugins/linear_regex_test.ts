@@ -9,15 +9,9 @@ import { fs } from "@tack/agent/plugins/fs";
 import { compileRules, evaluateRules } from "@tack/agent/plugins/rules";
 import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { withTempRoot } from "../support/temp_root.ts";
 
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_re2_" }));
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+const withRoot = (body: (root: string) => Promise<void>) => withTempRoot("tack_re2_", body);
 
 async function call(root: string, calls: ToolCall[]): Promise<[string, boolean][]> {
   const agent = createAgent({

@@ -16,6 +16,7 @@ import {
 import { createOutputBuffer, shell, type ShellOptions } from "@tack/agent/plugins/shell";
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { withTempRoot } from "../support/temp_root.ts";
 
 async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage[]> {
   const agent = createAgent({ model: scriptedModel([calls, [text("done")]]), plugins: [plugin] });
@@ -26,14 +27,7 @@ async function run(plugin: Plugin, calls: ToolCall[]): Promise<ToolResultMessage
   }
 }
 
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack_shell_" }));
-  try {
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
+const withRoot = (body: (root: string) => Promise<void>) => withTempRoot("tack_shell_", body);
 
 async function bash(
   root: string,
