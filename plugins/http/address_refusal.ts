@@ -5,7 +5,7 @@
  * @module
  */
 
-import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
+import { mayResolve } from "./may_resolve.ts";
 import { isIpAddress, nonPublicRange } from "./ip_address.ts";
 
 const RULE = "fetch_url refuses loopback, private, link-local and unspecified addresses " +
@@ -16,9 +16,13 @@ function withArticle(range: string): string {
 }
 
 async function resolve(host: string, type: "A" | "AAAA", signal?: AbortSignal): Promise<string[]> {
-  // A lookup needs net access to the system's resolver, whose address Tack does not know:
-  // asked first (all net), so a host with a narrower --allow-net is refused, never prompted.
-  requireHostMay({ name: "net" });
+  // A lookup needs net access to the system resolver's name servers: asked first (all net,
+  // or each one), so a host with a narrower --allow-net is refused, never prompted.
+  if (!mayResolve()) {
+    throw new Deno.errors.NotCapable(
+      "Requires net access to the DNS name servers, run again with the --allow-net flag",
+    );
+  }
   try {
     return await Deno.resolveDns(host, type, { signal });
   } catch (error) {

@@ -4,6 +4,7 @@
 import { equal, match } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { onTerminal } from "../support/on_terminal.ts";
+import { nameServersOf } from "../../plugins/http/may_resolve.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 const FLAGS = [`--config=${CONFIG}`, "--cached-only"];
@@ -206,4 +207,36 @@ for (const message of await agent.prompt("go")) {
     `Permission denied: read access to "${dir.path}/real" is not granted to plugin "fs"`;
   equal(output.includes(`result read ${denial}`), true, output);
   match(output, /result bash hello/);
+});
+
+const NAME_SERVERS = nameServersOf(await Deno.readTextFile("/etc/resolv.conf").catch(() => ""));
+
+Deno.test({
+  name:
+    "http: a host granted the resolver's name servers may make the private-address lookup; one granted less may not; neither is prompted",
+  ignore: NAME_SERVERS.length === 0,
+  async fn() {
+    const source = `import { mayResolve } from ${
+      JSON.stringify(new URL("../../plugins/http/may_resolve.ts", import.meta.url).href)
+    };
+console.log("may resolve", mayResolve());
+`;
+    const granted = await onTerminal(source, [
+      ...FLAGS,
+      `--allow-net=api.example.com,${NAME_SERVERS.join(",")}`,
+      "--allow-read=/etc/resolv.conf",
+    ]);
+    equal(granted.prompt, undefined, granted.prompt);
+    match(granted.output, /may resolve true/);
+    for (
+      const flags of [
+        ["--allow-net=api.example.com", "--allow-read=/etc/resolv.conf"],
+        [`--allow-net=api.example.com,${NAME_SERVERS.join(",")}`], // resolv.conf unreadable
+      ]
+    ) {
+      const refused = await onTerminal(source, [...FLAGS, ...flags]);
+      equal(refused.prompt, undefined, refused.prompt);
+      match(refused.output, /may resolve false/, flags.join(" "));
+    }
+  },
 });
