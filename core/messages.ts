@@ -79,6 +79,11 @@ export type ToolResultMessage<D = unknown> = {
   timestamp: number;
   /** Present when the result went over the budget; see {@linkcode ResultTruncation}. */
   truncation?: ResultTruncation;
+  /**
+   * Present when the tool asked to stop after its batch (`terminate: true`): kept so that a
+   * batch resumed after an interruption still stops only if every result asked to.
+   */
+  terminate?: true;
 };
 
 /** Any message of the transcript. */

@@ -217,7 +217,8 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         emit({ type: "turn_end", message, toolResults });
         return "end";
       }
-      more = !batch.terminate;
+      // Every result asks to stop, those from before an interruption too, or the run goes on.
+      more = !(batch.terminate && done.every((result) => result.terminate === true));
     }
     for (const result of toolResults) append(result);
     emit({ type: "turn_end", message, toolResults });

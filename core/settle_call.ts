@@ -106,6 +106,7 @@ function finish(input: SettleInput, done: Finished): Settled {
     timestamp: Date.now(),
   };
   if (truncation) message.truncation = truncation;
+  if (result.terminate === true) message.terminate = true;
   return { message, terminate: result.terminate === true };
 }
 

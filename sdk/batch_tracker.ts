@@ -46,7 +46,7 @@ class Progress implements BatchProgress {
     const results = [...this.#earlier];
     for (let i = 0; i < this.#ends.length; i++) {
       const end = this.#ends[i];
-      results.push({
+      const result: ToolResultMessage = {
         role: "toolResult",
         toolCallId: end.toolCallId,
         toolName: end.toolName,
@@ -54,7 +54,9 @@ class Progress implements BatchProgress {
         details: end.result.details,
         isError: end.isError,
         timestamp: this.#endedAt[i],
-      });
+      };
+      if (end.result.terminate === true) result.terminate = true;
+      results.push(result);
     }
     return results;
   }
