@@ -67,7 +67,12 @@ function answerOf(run: StoredRun): string {
   return last.errorMessage ?? last.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 }
 
-function page(pending: StoredRun[], done: StoredRun[], decided: Set<string>): string {
+function page(
+  pending: StoredRun[],
+  done: StoredRun[],
+  resuming: StoredRun[],
+  decided: Set<string>,
+): string {
   const calls = pending.flatMap((run) =>
     run.state.pending.filter((p) => !decided.has(`${run.id}\0${p.toolCallId}`)).map((p) => `
     <article class="pending" data-run="${escape(run.id)}" data-call="${escape(p.toolCallId)}">
@@ -90,9 +95,15 @@ function page(pending: StoredRun[], done: StoredRun[], decided: Set<string>): st
   const finished = done.map((run) =>
     `<li class="done" data-run="${escape(run.id)}">${escape(run.id)}: ${escape(answerOf(run))}</li>`
   ).join("");
-  return `<!doctype html><html><head><meta charset="utf-8"><title>Approvals</title>
+  const going = resuming.map((run) =>
+    `<li class="resuming" data-run="${escape(run.id)}">${escape(run.id)}: resuming…</li>`
+  ).join("");
+  // A run being resumed (here or by another worker) finishes later: the page looks again.
+  const refresh = going ? `<meta http-equiv="refresh" content="1">` : "";
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Approvals</title>${refresh}
 <style>body{font-family:system-ui;max-width:50rem;margin:2rem auto}pre{background:#f4f4f4;padding:.5rem}</style>
 </head><body><h1>Waiting for approval</h1>${calls || "<p>Nothing is waiting.</p>"}
+${going ? `<h2>Resuming</h2><ul>${going}</ul>` : ""}
 <h2>Finished runs</h2><ul>${finished}</ul></body></html>`;
 }
 
@@ -175,7 +186,13 @@ export async function startApprovalServer(
         for await (const entry of kv.list({ prefix: ["approval-page"] })) {
           decided.add(`${String(entry.key[1])}\0${String(entry.key[2])}`);
         }
-        const html = page(await store.list("pending"), await store.list("done"), decided);
+        const resuming = [...await store.list("decided"), ...await store.list("running")];
+        const html = page(
+          await store.list("pending"),
+          await store.list("done"),
+          resuming,
+          decided,
+        );
         return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
       }
       if (request.method === "POST" && url.pathname === "/decide") {
