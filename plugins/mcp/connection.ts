@@ -127,7 +127,11 @@ export class McpConnection {
       live.failure = error;
       this.#maintenance.add(() => this.#retire(live));
     };
-    const transport = await makeTransport(this.#config, this.#killGraceMs, end);
+    const transport = await makeTransport(this.#config, this.#killGraceMs, end).catch((error) => {
+      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(error)}`, {
+        cause: error,
+      });
+    });
     const client = new Client(CLIENT_INFO);
     const live: Live = ended.live = { client, transport };
     client.onclose = () => {

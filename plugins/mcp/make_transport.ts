@@ -11,6 +11,7 @@ import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded_body.ts";
 import { answeringFetch } from "./unanswered_stream.ts";
+import { hostMay, netHostOf } from "../../sdk/sandbox/host_may.ts";
 
 /** What Tack tells servers about itself in `initialize`. */
 export const CLIENT_INFO: { name: string; version: string } = { name: "tack", version: "0.1.0" };
@@ -38,7 +39,14 @@ export async function makeTransport(
   killGraceMs: number,
   onTooLarge?: (error: Error) => void,
 ): Promise<Transport> {
+  // Asked first: a host without the grant gets an error naming the flag, not a prompt.
   if ("url" in config) {
+    const host = netHostOf(new URL(config.url));
+    if (!hostMay({ name: "net", host })) {
+      throw new Error(
+        `network access to ${host} is not permitted; grant it with --allow-net=${host}`,
+      );
+    }
     const { StreamableHTTPClientTransport } = await import(
       "@modelcontextprotocol/sdk/client/streamableHttp.js"
     );
@@ -48,6 +56,11 @@ export async function makeTransport(
       // body over the limit is an error, not a stream ending without answering.
       fetch: boundedFetch((error) => onTooLarge?.(error), MAX_MESSAGE_BYTES, answeringFetch()),
     });
+  }
+  if (!hostMay({ name: "run", command: config.command })) {
+    throw new Error(
+      `running ${config.command} is not permitted; grant it with --allow-run=${config.command}`,
+    );
   }
   return new StdioTransport({ ...config, killGraceMs, onTooLarge });
 }

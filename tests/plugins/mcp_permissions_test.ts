@@ -47,7 +47,10 @@ Deno.test("mcp: a stdio plugin works with exactly its declared permissions", asy
   const { run: _run, ...withoutRun } = plugin.permissions!;
   const denied = await useWith(withoutRun, options, { text: "x" });
   equal(denied.code, 1);
-  match(denied.stderr, /Cannot connect to MCP server "fixture": .*Requires run access/);
+  match(
+    denied.stderr,
+    /Cannot connect to MCP server "fixture": running \S+ is not permitted; grant it with --allow-run=\S+/,
+  );
 });
 
 Deno.test("mcp: an HTTP plugin needs only net access to its server", async () => {

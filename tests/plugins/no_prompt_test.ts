@@ -240,3 +240,27 @@ console.log("may resolve", mayResolve());
     }
   },
 });
+
+Deno.test("mcp: a server the host may not reach or start is an error naming the flag, no prompt", async () => {
+  const { prompt, output } = await onTerminal(
+    `import mcp from "@tack/agent/plugins/mcp";
+for (const config of [{ url: "http://127.0.0.1:8765/mcp" }, { command: "tack-no-such-server" }]) {
+  await mcp({ name: "remote", ...config }).then(
+    () => console.log("loaded"),
+    (error) => console.log(error.message),
+  );
+}
+`,
+    [...FLAGS, "--allow-read", "--allow-net=example.com"],
+  );
+  equal(prompt, undefined, prompt);
+  const lines = output.trim().split(/\r?\n/);
+  equal(
+    lines[0],
+    'Cannot connect to MCP server "remote": network access to 127.0.0.1:8765 is not permitted; grant it with --allow-net=127.0.0.1:8765',
+  );
+  equal(
+    lines[1],
+    'Cannot connect to MCP server "remote": running tack-no-such-server is not permitted; grant it with --allow-run=tack-no-such-server',
+  );
+});
