@@ -10,6 +10,7 @@ import { Type } from "typebox";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import { runCommand } from "./run_command.ts";
+import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
 
 /** The resolved settings of one `shell` plugin. */
 export interface ShellSettings {
@@ -97,6 +98,8 @@ export function createBashTool(settings: ShellSettings): AgentTool {
     // The tool enforces its own timeout; the loop's is a backstop a little later.
     timeoutMs: (settings.maxTimeoutSeconds + 10) * 1000,
     async execute({ command, timeout }, { signal, update }) {
+      // Asked first: a host that may not run the shell gets Deno's denial, not a prompt.
+      requireHostMay({ name: "run", command: settings.shell });
       const seconds = timeout ?? settings.timeoutSeconds;
       const controller = new AbortController();
       const forward = () => controller.abort(signal.reason);

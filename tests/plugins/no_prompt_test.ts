@@ -264,3 +264,21 @@ for (const config of [{ url: "http://127.0.0.1:8765/mcp" }, { command: "tack-no-
     'Cannot connect to MCP server "remote": running tack-no-such-server is not permitted; grant it with --allow-run=tack-no-such-server',
   );
 });
+
+Deno.test("shell: a host that may not run the shell gets a denial result, no prompt", async () => {
+  await using dir = await tempDir();
+  const { prompt, output } = await onTerminal(
+    `import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
+import { shell } from "@tack/agent/plugins/shell";
+const agent = createAgent({
+  model: scriptedModel([[toolCall("bash", { command: "echo hi" })], [text("done")]]),
+  plugins: [shell({ root: ${JSON.stringify(dir.path)} })],
+});
+const result = (await agent.prompt("go")).find((message) => message.role === "toolResult");
+console.log("result", result?.role === "toolResult" && result.content[0].type === "text" && result.content[0].text);
+`,
+    [...FLAGS, `--allow-read=${dir.path}`],
+  );
+  equal(prompt, undefined, prompt);
+  match(output, /result Permission denied: run access to "bash" is not granted to plugin "shell"/);
+});
