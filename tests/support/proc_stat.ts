@@ -84,3 +84,19 @@ export async function runningAfter(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Whether process `pid` still runs after up to `ms`: waits for it to go (a killed process
+ * takes moments to exit on a loaded machine).
+ *
+ * @param pid The process.
+ * @param ms How long to wait at most.
+ * @returns `true` when it still runs then.
+ */
+export async function stillRunningAfter(pid: number, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (running(pid) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return running(pid);
+}
