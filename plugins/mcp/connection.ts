@@ -5,7 +5,7 @@
  * @module
  */
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
@@ -18,17 +18,20 @@ import {
   type ResourceTemplate,
   type ServerCapabilities,
   type Tool,
-  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
-import { CLIENT_INFO, type Live, makeTransport, terminate } from "./make_transport.ts";
+import { type Live, terminate } from "./make_transport.ts";
+import { openLive } from "./open_live.ts";
 import { maintenanceQueue } from "./maintenance.ts";
 import { ProgressRoutes } from "./progress_routes.ts";
-import { MAX_NON_ANSWERS_PER_SECOND, watchServerMessages } from "./server_messages.ts";
+import { MAX_NON_ANSWERS_PER_SECOND } from "./server_messages.ts";
 
 export type { CallOptions } from "./options.ts";
+
+/** Why a connection is refused once the plugin is disposed. */
+const DISPOSED = "the plugin was disposed";
 
 /** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
 const NO_TIMEOUT_MS = 2_147_483_647;
@@ -106,64 +109,45 @@ export class McpConnection {
    * (`Cannot connect to MCP server "<name>": <reason>`), or the connection was closed.
    */
   async connect(): Promise<Client> {
-    if (this.#closed) {
-      throw new Error(`Cannot connect to MCP server "${this.server}": the plugin was disposed`);
-    }
+    if (this.#closed) throw this.#cannotConnect(new Error(DISPOSED));
     // One the plugin ended (`failure`) is never used again, even before it is retired.
     if (this.#live && !this.#live.failure) return this.#live.client;
-    this.#connecting ??= this.#open().finally(() => {
-      this.#connecting = undefined;
-    });
+    this.#connecting ??= this.#open()
+      .catch((reason) => {
+        throw this.#cannotConnect(reason);
+      })
+      .finally(() => {
+        this.#connecting = undefined;
+      });
     return (await this.#connecting).client;
   }
 
+  #cannotConnect(reason: unknown): Error {
+    return new Error(`Cannot connect to MCP server "${this.server}": ${errorText(reason)}`, {
+      cause: reason,
+    });
+  }
+
+  /** Opens a connection (see `openLive`); throws why it could not. */
   async #open(): Promise<Live> {
-    // A message over the limit or a flood (see `watchServerMessages`) ends the connection at
-    // once, not at the calls' timeouts: they fail with `live.failure`; the next starts afresh.
-    const ended: { live?: Live } = {};
-    const end = (error: Error) => {
-      const live = ended.live;
-      if (!live || live.failure) return;
-      live.failure = error;
-      this.#maintenance.add(() => this.#retire(live));
-    };
-    const transport = await makeTransport(this.#config, this.#killGraceMs, end).catch((error) => {
-      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(error)}`, {
-        cause: error,
-      });
-    });
-    const client = new Client(CLIENT_INFO);
-    const live: Live = ended.live = { client, transport };
-    client.onclose = () => {
-      if (this.#live === live) this.#live = undefined;
-    };
-    // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
-    // them to the console unless a handler is set.
-    client.onerror = () => {};
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      for (const listener of [...this.#toolsChanged]) listener();
-    });
-    const messages = watchServerMessages(transport, {
+    const live = await openLive({
+      config: this.#config,
+      killGraceMs: this.#killGraceMs,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      maxNonAnswersPerSecond: this.#maxNonAnswersPerSecond,
       progress: this.#progress,
-      onFlood: end,
-      mostPerSecond: this.#maxNonAnswersPerSecond,
+      onStart: () => this.#starts++,
+      onToolsChanged: () => {
+        for (const listener of [...this.#toolsChanged]) listener();
+      },
+      onEnded: (ended) => this.#maintenance.add(() => this.#retire(ended)),
+      onClosed: (closed) => {
+        if (this.#live === closed) this.#live = undefined;
+      },
     });
-    this.#starts++;
-    try {
-      await client.connect(transport, { timeout: this.#connectTimeoutMs });
-      if (live.failure) throw live.failure; // ended after `initialize` was answered
-      messages.takeOver();
-    } catch (error) {
-      await terminate(transport);
-      await client.close().catch(() => {});
-      const reason = live.failure ?? error;
-      throw new Error(`Cannot connect to MCP server "${this.server}": ${errorText(reason)}`, {
-        cause: reason,
-      });
-    }
     if (this.#closed) {
-      await client.close().catch(() => {});
-      throw new Error(`Cannot connect to MCP server "${this.server}": the plugin was disposed`);
+      await live.client.close().catch(() => {});
+      throw new Error(DISPOSED);
     }
     this.#live = live;
     return live;
