@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
 import { makePrivateDir, writePrivateText } from "../sdk/private_files.ts";
+import { writeAllSync } from "../sdk/write_all_sync.ts";
 import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
@@ -69,8 +70,7 @@ export interface AskHooks {
 }
 
 function writeStderr(text: string): void {
-  let bytes = new TextEncoder().encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+  writeAllSync(Deno.stderr, text);
 }
 
 function terminalSize(): { columns: number; rows: number } {

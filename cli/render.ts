@@ -92,29 +92,6 @@ export function daxSpinner(message: string): Spinner {
   return $.progress({ message });
 }
 
-/**
- * Writes all of `text` to a stream synchronously (a pipe may take it in pieces).
- *
- * @param stream `Deno.stdout` or `Deno.stderr`.
- * @param text What to write.
- *
- * @example A stream that takes three bytes at a time
- * ```ts
- * import { writeAllSync } from "./render.ts";
- * import { equal } from "node:assert/strict";
- *
- * const chunks: string[] = [];
- * writeAllSync({
- *   writeSync: (bytes) => (chunks.push(new TextDecoder().decode(bytes.subarray(0, 3))), Math.min(3, bytes.length)),
- * }, "abcdefg");
- * equal(chunks.join(""), "abcdefg");
- * ```
- */
-export function writeAllSync(stream: { writeSync(p: Uint8Array): number }, text: string): void {
-  let bytes = new TextEncoder().encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
-}
-
 const LINE_WIDTH = 100;
 
 /**

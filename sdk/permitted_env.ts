@@ -9,6 +9,7 @@
  */
 
 import process from "node:process";
+import { hostMay } from "./sandbox/host_may.ts";
 
 /**
  * Whether this process may read `name` without a prompt.
@@ -18,10 +19,7 @@ import process from "node:process";
  */
 function mayRead(name?: string): boolean {
   try {
-    const descriptor: Deno.EnvPermissionDescriptor = name === undefined
-      ? { name: "env" }
-      : { name: "env", variable: name };
-    return Deno.permissions.querySync(descriptor).state === "granted";
+    return hostMay(name === undefined ? { name: "env" } : { name: "env", variable: name });
   } catch {
     return false;
   }
@@ -84,6 +82,7 @@ export function permittedEnvObject(): Record<string, string> | undefined {
  * ```ts
  * import { withPermittedEnv } from "@tack/agent/sdk";
  * import process from "node:process";
+import { hostMay } from "./sandbox/host_may.ts";
  * import { equal } from "node:assert/strict";
  *
  * const home = withPermittedEnv(() => process.env.HOME);

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { writeAllSync } from "./write_all_sync.ts";
+
 /** The mode of a file Tack creates for a run's records: owner read and write. */
 export const PRIVATE_FILE_MODE = 0o600;
 
@@ -54,14 +56,8 @@ export function makePrivateDir(folder: string): void {
  * ```
  */
 export function appendPrivateText(file: string, text: string | Uint8Array): void {
-  const bytes = typeof text === "string" ? new TextEncoder().encode(text) : text;
-  const opened = openPrivateForAppend(file);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += opened.writeSync(bytes.subarray(written));
-  } finally {
-    opened.close();
-  }
+  using opened = openPrivateForAppend(file);
+  writeAllSync(opened, text);
 }
 
 /**
@@ -82,19 +78,13 @@ export function appendPrivateText(file: string, text: string | Uint8Array): void
  * ```
  */
 export function writePrivateText(file: string, text: string): void {
-  const bytes = new TextEncoder().encode(text);
-  const opened = Deno.openSync(file, {
+  using opened = Deno.openSync(file, {
     write: true,
     create: true,
     truncate: true,
     mode: PRIVATE_FILE_MODE,
   });
-  try {
-    let written = 0;
-    while (written < bytes.length) written += opened.writeSync(bytes.subarray(written));
-  } finally {
-    opened.close();
-  }
+  writeAllSync(opened, text);
 }
 
 /**

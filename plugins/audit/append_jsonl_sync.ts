@@ -5,6 +5,7 @@
  */
 
 import { openPrivateForAppend } from "../../sdk/private_files.ts";
+import { writeAllSync } from "../../sdk/write_all_sync.ts";
 
 const encoder = new TextEncoder();
 
@@ -36,8 +37,7 @@ export function appendJsonlSync(path: string, value: unknown, fsync = false): vo
   const bytes = encoder.encode(JSON.stringify(value) + "\n");
   const file = openPrivateForAppend(path);
   try {
-    let written = 0;
-    while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    writeAllSync(file, bytes);
     if (fsync) file.syncSync();
   } finally {
     file.close();

@@ -11,6 +11,7 @@
 import type { HostMessage } from "./protocol.ts";
 import { lineSplitter } from "./read_lines.ts";
 import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
+import { writeAllSync } from "../write_all_sync.ts";
 
 for (const key of ["log", "info", "debug", "dir", "table"] as const) {
   // deno-lint-ignore no-explicit-any
@@ -20,9 +21,7 @@ for (const key of ["log", "info", "debug", "dir", "table"] as const) {
 const encoder = new TextEncoder();
 
 function send(message: unknown): void {
-  const bytes = encoder.encode(JSON.stringify(message) + "\n");
-  let written = 0;
-  while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  writeAllSync(Deno.stdout, encoder.encode(JSON.stringify(message) + "\n"));
 }
 
 // The host's lines, read straight from stdin into one buffer and split in bytes (linear in
