@@ -4,8 +4,8 @@
  * @module
  */
 
-import { resolve } from "node:path";
-import { hostMay, requireHostMay } from "../../sdk/sandbox/host_may.ts";
+import { requireHostMay } from "../../sdk/sandbox/host_may.ts";
+import { pluginRoot } from "../../sdk/plugin_root.ts";
 import { createFileLocks, type FileLocks } from "./file_lock.ts";
 
 /** Options of the `fs` plugin. Every limit has a default suited to a coding agent. */
@@ -95,29 +95,10 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * ```
  */
 export function createFsContext(options: FsOptions = {}): FsContext {
-  const given = options.root ?? ".";
-  const root = resolve(given);
-  let real: string | undefined;
-  const check = (path: string): string => {
-    if (!Deno.statSync(path).isDirectory) {
-      throw new Error(`Cannot create fs plugin: root ${given} is not a directory`);
-    }
-    return path;
-  };
-  // Without read access yet (a sandbox asking for the declared permissions, a host granting
-  // less than the root, or only a symlink to it: Deno's grants do not follow links) it is
-  // resolved at the first call; asked first, so never a prompt.
-  if (hostMay({ name: "read", path: root })) {
-    try {
-      const resolved = Deno.realPathSync(root);
-      if (hostMay({ name: "read", path: resolved })) real = check(resolved);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new Error(`Cannot create fs plugin: root ${given} does not exist`, { cause: error });
-      }
-      if (!(error instanceof Deno.errors.PermissionDenied)) throw error;
-    }
-  }
+  const found = pluginRoot("fs", options.root ?? ".");
+  const root = found.path;
+  // Without read access yet, it is resolved at the first call (see `realRoot`).
+  let real = found.real;
   return {
     root,
     get knownRealRoot() {

@@ -22,9 +22,8 @@
  * @module
  */
 
-import { resolve } from "node:path";
 import { definePlugin, type Plugin } from "../../sdk/define_plugin.ts";
-import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { pluginRoot } from "../../sdk/plugin_root.ts";
 import { createBashTool, type ShellSettings } from "./bash_tool.ts";
 import { DEFAULT_INHERITED_ENV, inheritedEnv } from "./inherited_env.ts";
 
@@ -67,26 +66,6 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 }
 
 /**
- * The root's real path, checked to be a folder; the path as given when the host may read
- * it but not where it leads (Deno's grants do not follow symlinks): asked first, no prompt.
- */
-function realRoot(given: string, root: string): string {
-  try {
-    const real = Deno.realPathSync(root);
-    if (!hostMay({ name: "read", path: real })) return root;
-    if (!Deno.statSync(real).isDirectory) {
-      throw new Error(`Cannot create shell plugin: root ${given} is not a directory`);
-    }
-    return real;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      throw new Error(`Cannot create shell plugin: root ${given} does not exist`, { cause: error });
-    }
-    throw error;
-  }
-}
-
-/**
  * Creates the `shell` plugin with its `bash` tool (effect `exec`, sequential). It
  * declares `run` permission (all programs: the group kill needs it, and bash can start
  * anything anyway) and `read` on the root. Commands run with an allowlisted environment
@@ -112,11 +91,10 @@ function realRoot(given: string, root: string): string {
  * ```
  */
 export function shell(options: ShellOptions = {}): Plugin {
-  const given = options.root ?? ".";
-  let root = resolve(given);
   // Without read access (a sandbox asking for the declared permissions, a host with
-  // --allow-run alone) keep the path; asked first, so a host on a terminal sees no prompt.
-  if (hostMay({ name: "read", path: root })) root = realRoot(given, root);
+  // --allow-run alone) the path as given.
+  const found = pluginRoot("shell", options.root ?? ".");
+  const root = found.real ?? found.path;
   const maxTimeoutSeconds = positive("maxTimeoutSeconds", options.maxTimeoutSeconds, 600);
   const timeoutSeconds = positive(
     "timeoutSeconds",
