@@ -34,7 +34,8 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
  *
  * @param error What was thrown.
  * @param prefix Optional words before the message (e.g. which plugin's hook failed).
- * @param plugin The plugin whose code threw, named in a permission denial's text.
+ * @param plugin In a sandbox, the plugin whose grants a permission denial is about; without
+ * it, a denial is this process's own ({@linkcode permissionDeniedMessage}).
  * @returns An error result; a Deno permission denial becomes `Permission denied: …` with
  * `details.permission = { name, value }`.
  *
@@ -127,14 +128,20 @@ export function permissionDenial(error: unknown): PermissionDenial | undefined {
   return undefined;
 }
 
+/** Deno's permission names: a denial naming one can say which flag grants it. */
+const PERMISSION_NAMES = new Set(["read", "write", "net", "env", "run", "ffi", "sys", "import"]);
+
 /**
- * The text of a permission denial's error result.
+ * The text of a permission denial's error result. In a sandbox the denial is about the
+ * plugin's grants; anywhere else it is about this process's, and the text says so, with the
+ * flag that grants it (an in-process plugin runs with exactly what its host was given).
  *
  * @param denial The permission and value that were denied.
- * @param plugin The plugin whose code asked, if any.
- * @returns `Permission denied: <name> access to "<value>" is not granted to plugin "<plugin>"`.
+ * @param plugin The sandboxed plugin whose grants left it out; omitted for this process.
+ * @returns `Permission denied: <name> access to "<value>" is not granted to plugin "<plugin>"`,
+ * or `… is not granted to this process (grant it with --allow-<name>)`.
  *
- * @example A denied read in a plugin
+ * @example A denied read in a sandboxed plugin, and in the host's own process
  * ```ts
  * import { permissionDeniedMessage } from "./create_error_tool_result.ts";
  * import { equal } from "node:assert/strict";
@@ -143,10 +150,17 @@ export function permissionDenial(error: unknown): PermissionDenial | undefined {
  *   permissionDeniedMessage({ name: "read", value: "/etc/passwd" }, "weather"),
  *   'Permission denied: read access to "/etc/passwd" is not granted to plugin "weather"',
  * );
+ * equal(
+ *   permissionDeniedMessage({ name: "net", value: "example.com" }),
+ *   'Permission denied: net access to "example.com" is not granted to this process (grant it with --allow-net)',
+ * );
  * ```
  */
 export function permissionDeniedMessage(denial: PermissionDenial, plugin?: string): string {
   const what = denial.value === undefined ? "" : ` to ${JSON.stringify(denial.value)}`;
-  const whom = plugin === undefined ? "" : ` to plugin ${JSON.stringify(plugin)}`;
-  return `Permission denied: ${denial.name} access${what} is not granted${whom}`;
+  const denied = `Permission denied: ${denial.name} access${what} is not granted`;
+  if (plugin !== undefined) return `${denied} to plugin ${JSON.stringify(plugin)}`;
+  return PERMISSION_NAMES.has(denial.name)
+    ? `${denied} to this process (grant it with --allow-${denial.name})`
+    : `${denied} to this process`;
 }

@@ -199,7 +199,7 @@ export function runPreparedToolCall(
     running = tool.execute(prepared.args, context);
   } catch (error) {
     settled = true;
-    return done({ result: errorToToolResult(error, "", tool.plugin), isError: true });
+    return done({ result: errorToToolResult(error), isError: true });
   }
   if (!isPromiseLike(running)) {
     settled = true;
@@ -225,6 +225,6 @@ export function runPreparedToolCall(
   }
   running.then(
     (value) => settle(checkResult(tool.name, value)),
-    (error) => settle({ result: errorToToolResult(error, "", tool.plugin), isError: true }),
+    (error) => settle({ result: errorToToolResult(error), isError: true }),
   );
 }

@@ -172,7 +172,8 @@ for (const message of await agent.prompt("go")) {
     [...FLAGS, `--allow-read=${dir.path}/src`],
   );
   equal(prompt, undefined, prompt);
-  const denial = `Permission denied: read access to "${dir.path}" is not granted to plugin "fs"`;
+  const denial =
+    `Permission denied: read access to "${dir.path}" is not granted to this process (grant it with --allow-read)`;
   equal(output.includes(`result read ${denial}`), true, output);
   equal(output.includes(`result ls ${denial}`), true, output);
 });
@@ -204,7 +205,7 @@ for (const message of await agent.prompt("go")) {
   );
   equal(prompt, undefined, prompt);
   const denial =
-    `Permission denied: read access to "${dir.path}/real" is not granted to plugin "fs"`;
+    `Permission denied: read access to "${dir.path}/real" is not granted to this process (grant it with --allow-read)`;
   equal(output.includes(`result read ${denial}`), true, output);
   match(output, /result bash hello/);
 });
@@ -280,5 +281,8 @@ console.log("result", result?.role === "toolResult" && result.content[0].type ==
     [...FLAGS, `--allow-read=${dir.path}`],
   );
   equal(prompt, undefined, prompt);
-  match(output, /result Permission denied: run access to "bash" is not granted to plugin "shell"/);
+  match(
+    output,
+    /result Permission denied: run access to "bash" is not granted to this process \(grant it with --allow-run\)/,
+  );
 });

@@ -249,7 +249,7 @@ Deno.test("permissionDenial recognises NotCapable, a TypeError caused by one, an
   equal(permissionDenial("Requires read access"), undefined);
 });
 
-Deno.test("an in-process plugin's denial is a result too: the host's flags are the ceiling", async () => {
+Deno.test("an in-process plugin's denial is a result too, naming this process and its flag: the host's flags are the ceiling", async () => {
   const host = new URL("../fixtures/sandbox/in_process_host.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", `--allow-read=${Deno.cwd()}`, host],
@@ -259,7 +259,8 @@ Deno.test("an in-process plugin's denial is a result too: the host's flags are t
   deepEqual(JSON.parse(new TextDecoder().decode(output.stdout)), {
     content: [{
       type: "text",
-      text: 'Permission denied: read access to "/etc/passwd" is not granted to plugin "weather"',
+      text:
+        'Permission denied: read access to "/etc/passwd" is not granted to this process (grant it with --allow-read)',
     }],
     details: { permission: { name: "read", value: "/etc/passwd" } },
   });
