@@ -115,7 +115,9 @@ function inCallOrder(
 
 /**
  * Runs the loop until the model answers without tool calls (and no follow-up is
- * queued), a turn fails, the run is aborted, `shouldStopAfterTurn` says stop,
+ * queued), a turn fails, the run is aborted (it then ends with an assistant message whose
+ * `stopReason` is `"aborted"`, also when the abort came during tool calls, though the model
+ * is not called again), `shouldStopAfterTurn` says stop,
  * `maxTurns` is reached, or a hook deferred a call (then `state.interrupted` says which
  * calls wait, once the batch's other calls finished; pass `resume` to go on; a batch
  * aborted while it ran gives its deferred calls error results instead, but an abort that
@@ -222,7 +224,14 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     }
     for (const result of toolResults) append(result);
     emit({ type: "turn_end", message, toolResults });
-    if (signal.aborted) return "end";
+    if (signal.aborted) {
+      // The run ends as pi's does (its next model call answers "aborted"), without that call.
+      emit({ type: "turn_start" });
+      const aborted = createAssistantErrorMessage(config, "aborted", "The run was aborted");
+      inject([aborted]);
+      emit({ type: "turn_end", message: aborted, toolResults: [] });
+      return "end";
+    }
     if (
       config.shouldStopAfterTurn && await stopAfterTurn(input, message, toolResults, newMessages)
     ) {

@@ -249,6 +249,39 @@ Deno.test("Ctrl-C aborts the run; the session keeps the aborted message; exit 13
     equal(last.stopReason, "aborted");
   }));
 
+Deno.test("Ctrl-C while a tool runs aborts it: exit 130, the session ends aborted, the model is not asked again", () =>
+  withWorkspace(async (cwd) => {
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: [{ name: "bash", arguments: { command: "sleep 30" } }] },
+        { text: "Never asked." },
+      ],
+    });
+    const child = command(
+      cwd,
+      ["--json", "--yes", "--base-url", server.baseURL, "wait"],
+      {},
+      "null",
+    )
+      .spawn();
+    const reader = child.stdout.getReader();
+    await readUntil(reader, (text) => text.includes('"tool_execution_start"'));
+    child.kill("SIGINT");
+    const rest = await readUntil(reader, (text) => text.includes('"agent_end"'));
+    reader.releaseLock();
+    const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+    equal(status.code, 130);
+    match(stderr, /Aborting the run\. Press Ctrl-C again to exit\./);
+    match(rest, /Tool bash was aborted while running/);
+    equal(server.requests.length, 1);
+    deepEqual(
+      (await sessionLines((await sessionFiles(cwd))[0])).map((m) =>
+        `${m.role}:${m.stopReason ?? ""}`
+      ),
+      ["user:", "assistant:toolUse", "toolResult:", "assistant:aborted"],
+    );
+  }));
+
 Deno.test("interactive: Ctrl-C aborts the run, not the session; twice at the prompt exits", () =>
   withWorkspace(async (cwd) => {
     await using server = await startFakeOpenAI({

@@ -162,6 +162,46 @@ Deno.test("abort during the model stream ends the turn with stopReason aborted",
   equal(events.at(-1)?.type, "agent_end");
 });
 
+Deno.test("abort while tools run: the run ends with an aborted assistant message, as pi's, without asking the model again", async () => {
+  const started = deferred();
+  const waits = defineTool({
+    name: "waits",
+    description: "waits for the abort",
+    parameters: Type.Object({}),
+    execute: (_args, { signal }) => {
+      started.resolve();
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason))
+      );
+    },
+  });
+  const model = scriptedModel([[toolCall("waits", {}, "w1")], [text("never asked")]]);
+  const agent = createAgent({ model, tools: [waits] });
+  const events = recordEvents(agent);
+  const running = agent.prompt("go");
+  await started.promise;
+  agent.abort();
+  const added = await running;
+  equal(model.requests.length, 1);
+  deepEqual(added.map((m) => `${m.role}:${m.role === "assistant" ? m.stopReason : ""}`), [
+    "user:",
+    "assistant:toolUse",
+    "toolResult:",
+    "assistant:aborted",
+  ]);
+  const last = added.at(-1)!;
+  equal(last.role === "assistant" && last.errorMessage, "The run was aborted");
+  equal(textOf(resultsOf(added)[0]), "Tool waits was aborted while running");
+  deepEqual(events.slice(-6).map((event) => event.type), [
+    "turn_end",
+    "turn_start",
+    "message_start",
+    "message_end",
+    "turn_end",
+    "agent_end",
+  ]);
+});
+
 Deno.test("abort when nothing runs is harmless, and the agent runs again afterwards", async () => {
   const agent = createAgent({ model: scriptedModel([[text("one")], [text("two")]]) });
   agent.abort();
