@@ -39,10 +39,15 @@ export function isFile(path: string): boolean {
 /**
  * The folder whose Deno config resolves a module: the nearest folder at or above `start`
  * with a `deno.json(c)`. Inside a `node_modules` folder Deno looks from the folder above
- * it (a package's own config is not the project's), and so does this.
+ * it (a package's own config is not the project's), and so does this. A folder above the
+ * `project` whose config the host may not read is passed over (no permission prompt); in
+ * the project it is an error, since the config it may hold would set the sandbox's lockfile.
  *
  * @param start An absolute folder.
+ * @param project The host's project folder (its cwd, or the `root` it was given).
  * @returns The folder and its config file, or `undefined` when none is found.
+ * @throws {Error} When a config in the project may be there, unreadable to the host
+ * ({@linkcode unreadableConfigText}).
  *
  * @example The repository's own config
  * ```ts
@@ -53,9 +58,13 @@ export function isFile(path: string): boolean {
  * equal(found?.file.endsWith("/deno.json"), true);
  * ```
  */
-export function findConfig(start: string): { dir: string; file: string } | undefined {
+export function findConfig(
+  start: string,
+  project?: string,
+): { dir: string; file: string } | undefined {
   let dir = start.replace(/\/+$/, "").replace(/\/node_modules(\/.*)?$/, "") || "/";
   while (true) {
+    requireReadableConfig(dir, project);
     for (const name of CONFIG_NAMES) {
       const file = `${dir === "/" ? "" : dir}/${name}`;
       if (isFile(file)) return { dir, file };
@@ -63,6 +72,45 @@ export function findConfig(start: string): { dir: string; file: string } | undef
     if (dir === "/") return undefined;
     dir = dir.slice(0, dir.lastIndexOf("/")) || "/";
   }
+}
+
+function within(dir: string, project: string): boolean {
+  return dir === project || dir.startsWith(project === "/" ? "/" : project + "/");
+}
+
+/**
+ * Why a folder's Deno config cannot be looked for: the host may not read its `deno.json`
+ * or `deno.jsonc`, and without it the sandbox would run with no lockfile.
+ *
+ * @param dir The folder.
+ * @returns The error text, naming the flag.
+ *
+ * @example
+ * ```ts
+ * import { unreadableConfigText } from "./deno_config.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   unreadableConfigText("/p"),
+ *   "the host may not read /p/deno.json, where a Deno config would set the plugin's import map and lockfile: add --allow-read=/p/deno.json,/p/deno.jsonc,/p/deno.lock (or --allow-read=/p) to the host's flags",
+ * );
+ * ```
+ */
+export function unreadableConfigText(dir: string): string {
+  const [json, jsonc, lock] = [...CONFIG_NAMES, "deno.lock"].map((name) =>
+    `${dir === "/" ? "" : dir}/${name}`
+  );
+  const unread = [json, jsonc].find((file) => !hostMay({ name: "read", path: file })) ?? json;
+  return `the host may not read ${unread}, where a Deno config would set the plugin's import map and lockfile: add --allow-read=${json},${jsonc},${lock} (or --allow-read=${dir}) to the host's flags`;
+}
+
+/** Throws when `dir` is in the project and the host may not read a config there. */
+function requireReadableConfig(dir: string, project: string | undefined): void {
+  if (project === undefined || !within(dir, project)) return;
+  const unreadable = CONFIG_NAMES.some((name) =>
+    !hostMay({ name: "read", path: `${dir === "/" ? "" : dir}/${name}` })
+  );
+  if (unreadable) throw new Error(unreadableConfigText(dir));
 }
 
 /**
@@ -106,9 +154,11 @@ async function readConfig(file: string): Promise<unknown> {
  * for the nearest config with a `workspace` field (one without goes on up): a config it
  * lists (a path, a glob) is its member; one it does not list is a project of its own
  * (Deno warns and ignores that parent). A config with a `workspace` field is a root
- * itself. A parent config the host may not read is passed over (no permission prompt).
+ * itself. A parent config the host may not read is passed over (no permission prompt),
+ * above the `project`; in it, that is an error ({@linkcode findConfig}).
  *
  * @param config A config's folder and file.
+ * @param project The host's project folder.
  * @returns The workspace root's folder and file, or `config`.
  *
  * @example Not in a workspace: the config itself
@@ -122,10 +172,12 @@ async function readConfig(file: string): Promise<unknown> {
  */
 export async function workspaceRootOf(
   config: { dir: string; file: string },
+  project?: string,
 ): Promise<{ dir: string; file: string }> {
   if (workspaceMembers(await readConfig(config.file)) !== undefined) return config;
   for (let dir = config.dir; dir !== "/";) {
     dir = dirname(dir);
+    requireReadableConfig(dir, project);
     const file = CONFIG_NAMES.map((name) => `${dir === "/" ? "" : dir}/${name}`)
       .find(isFile);
     if (file === undefined) continue;
@@ -142,7 +194,9 @@ export async function workspaceRootOf(
  * that root by default, none when `lock` is `false` or the file does not exist.
  *
  * @param config The config's folder and file.
+ * @param project The host's project folder ({@linkcode workspaceRootOf}).
  * @returns The lockfile's absolute path, or `undefined`.
+ * @throws {Error} When the host may not read the lockfile (the sandbox would run unlocked).
  *
  * @example The repository's lockfile
  * ```ts
@@ -155,8 +209,9 @@ export async function workspaceRootOf(
  */
 export async function lockFileOf(
   config: { dir: string; file: string },
+  project?: string,
 ): Promise<string | undefined> {
-  const root = await workspaceRootOf(config);
+  const root = await workspaceRootOf(config, project);
   const lock = (await readConfig(root.file) as { lock?: unknown } | undefined)?.lock;
   if (lock === false) return undefined;
   const named = typeof lock === "string"
@@ -165,5 +220,10 @@ export async function lockFileOf(
     ? (lock as { path: string }).path
     : "deno.lock";
   const path = resolve(root.dir, named);
+  if (!hostMay({ name: "read", path })) {
+    throw new Error(
+      `the host may not read ${path}, the lockfile of ${root.file} the sandbox runs frozen to: add --allow-read=${path} to the host's flags`,
+    );
+  }
   return isFile(path) ? path : undefined;
 }

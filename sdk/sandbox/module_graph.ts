@@ -126,6 +126,8 @@ function isBare(specifier: string): boolean {
  *
  * @param specifier A `file:`, `https:`, `jsr:` or `npm:` specifier.
  * @param cwd Where the host's `deno.json` is found (default `Deno.cwd()`).
+ * @param project `false` passes over a config in the project the host may not read, as one
+ * above it is ({@linkcode findConfig}); for the host's own code, whose lockfile it may skip.
  * @returns The graph's local files, remote hosts and import map.
  * @throws {Error} `Cannot prepare plugin: …` when the graph cannot be resolved or fetched.
  *
@@ -142,18 +144,22 @@ function isBare(specifier: string): boolean {
 export async function prepareModuleGraph(
   specifier: string,
   cwd: string = Deno.cwd(),
+  project = true,
 ): Promise<ModuleGraph> {
   const key = `${specifier}\0${cwd}`;
   const denoDir = await denoCacheDir();
   const cached = graphs.get(key) ?? await readStoredGraph(denoDir, key);
-  if (cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd)) {
+  const own = project ? cwd : undefined;
+  if (
+    cached !== undefined && cached.fingerprint === await fingerprintOf(cached.graph, cwd, own)
+  ) {
     graphs.set(key, cached);
     fingerprints.set(cached.graph, cached.fingerprint);
     return cached.graph;
   }
   const since = Date.now();
-  const graph = await describeModuleGraph(specifier, cwd, denoDir);
-  const described = { graph, fingerprint: await fingerprintOf(graph, cwd) };
+  const graph = await describeModuleGraph(specifier, cwd, denoDir, own);
+  const described = { graph, fingerprint: await fingerprintOf(graph, cwd, own) };
   // A file changed while it was described: the next load describes it again.
   if (await changedSince(graph, cwd, since)) return graph;
   graphs.set(key, described);
@@ -213,10 +219,14 @@ function stamp(path: string): string {
  * and the import map file each names in `importMap`. One that appears later changes the
  * list. Those the host may not read are left out (no permission prompt).
  */
-async function configFiles(graph: ModuleGraph, cwd: string): Promise<string[]> {
+async function configFiles(
+  graph: ModuleGraph,
+  cwd: string,
+  project: string | undefined,
+): Promise<string[]> {
   const config = graph.root.startsWith("file:")
-    ? findConfig(dirname(fileURLToPath(graph.root))) ?? findConfig(cwd)
-    : findConfig(cwd);
+    ? findConfig(dirname(fileURLToPath(graph.root)), project) ?? findConfig(cwd, project)
+    : findConfig(cwd, project);
   const files: string[] = [];
   let dir = config?.dir;
   while (dir !== undefined) {
@@ -244,7 +254,11 @@ async function configFiles(graph: ModuleGraph, cwd: string): Promise<string[]> {
  * edit that adds an import changes the importing file), of its configs
  * ({@linkcode configFiles}) and of the cache entries it mounts, and the lockfile's content.
  */
-async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
+async function fingerprintOf(
+  graph: ModuleGraph,
+  cwd: string,
+  project: string | undefined,
+): Promise<string> {
   let lock = "";
   if (graph.lockFile !== undefined && !readable(graph.lockFile)) lock = "unreadable";
   else if (graph.lockFile !== undefined) {
@@ -259,7 +273,7 @@ async function fingerprintOf(graph: ModuleGraph, cwd: string): Promise<string> {
     ...graph.dynamicFiles.map(stamp),
     // The cache entries it mounts: a cleared or re-extracted cache is described again.
     ...graph.cacheFiles.map(stamp),
-    ...(await configFiles(graph, cwd)).map(stamp),
+    ...(await configFiles(graph, cwd, project)).map(stamp),
     lock,
   ].join("\n");
 }
@@ -280,7 +294,7 @@ async function changedSince(graph: ModuleGraph, cwd: string, since: number): Pro
     ...graph.localFiles,
     ...graph.dynamicFiles,
     ...(graph.lockFile === undefined ? [] : [graph.lockFile]),
-    ...await configFiles(graph, cwd),
+    ...await configFiles(graph, cwd, undefined),
   ];
   return files.some((file) => {
     if (!readable(file)) return false;
@@ -296,13 +310,14 @@ async function describeModuleGraph(
   specifier: string,
   cwd: string,
   denoDir: string,
+  project: string | undefined,
 ): Promise<ModuleGraph> {
   // A local plugin with its own project (a deno.json at or above its folder) is cached
   // and resolved by that project's config and lock; anything else by the host's.
   const own = specifier.startsWith("file:")
-    ? findConfig(dirname(fileURLToPath(specifier)))
+    ? findConfig(dirname(fileURLToPath(specifier)), project)
     : undefined;
-  const config = own ?? findConfig(cwd);
+  const config = own ?? findConfig(cwd, project);
   if (own !== undefined) cwd = own.dir;
   const info = await denoInfo(specifier, cwd);
   const redirects = info.redirects ?? {};
@@ -338,7 +353,7 @@ async function describeModuleGraph(
     [...urls].filter((url) => url.startsWith("file:")).map((url) =>
       decodeURIComponent(new URL(url).pathname)
     );
-  const lockFile = config === undefined ? undefined : await lockFileOf(config);
+  const lockFile = config === undefined ? undefined : await lockFileOf(config, project);
   const reached = info.modules.filter((module) =>
     staticUrls.has(module.specifier) || dynamicUrls.has(module.specifier)
   );

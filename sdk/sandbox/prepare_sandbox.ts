@@ -136,11 +136,16 @@ function realPath(path: string): string {
 
 let runnerGraph: Promise<ModuleGraph> | undefined;
 
-/** The runner's own module graph (Tack's files the child loads before the plugin), asked once. */
+/**
+ * The runner's own module graph (Tack's files the child loads before the plugin), asked once.
+ * Tack's code is the host's own: a host that may not read Tack's config runs it without
+ * Tack's lockfile rather than fail.
+ */
 function runnerModules(): Promise<ModuleGraph> {
   runnerGraph ??= prepareModuleGraph(
     RUNNER_URL.href,
     TACK_ROOT_MODULE === undefined ? Deno.cwd() : dirname(TACK_ROOT_MODULE),
+    false,
   );
   runnerGraph.catch(() => (runnerGraph = undefined));
   return runnerGraph;

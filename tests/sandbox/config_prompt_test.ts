@@ -1,7 +1,7 @@
 // Finding a plugin's config and lockfile asks nothing of a host on a terminal, even where
-// they would be read outside its read grant: a folder above the plugin's without a config
-// of its own, and a lockfile a config names outside the folders the host may read. Such a
-// path counts as absent, as it does for a host run with --no-prompt.
+// they would be read outside its read grant: a folder above the host's project (passed
+// over, as with --no-prompt), a folder in it and a lockfile a config names outside the
+// folders the host may read (errors naming the flag: the sandbox would run unlocked).
 import { equal } from "node:assert/strict";
 import { onTerminal } from "../support/on_terminal.ts";
 
@@ -23,16 +23,35 @@ Deno.test("config: finding a plugin's config and lockfile outside the host's rea
       `import { findConfig, lockFileOf } from ${
         JSON.stringify(`file://${ROOT}/sdk/sandbox/deno_config.ts`)
       };
-console.log("lock", await lockFileOf(findConfig(${JSON.stringify(`${dir}/project`)})) ?? "none");
-console.log("config", findConfig(${JSON.stringify(`${dir}/loose`)})?.file ?? "none");\n`,
+const attempt = async (f) => { try { return await f() ?? "none"; } catch (error) { return error.message; } };
+console.log("lock", await attempt(() => lockFileOf(findConfig(${
+        JSON.stringify(`${dir}/project`)
+      }))));
+console.log("config", await attempt(() => findConfig(${JSON.stringify(`${dir}/loose`)})?.file));
+console.log("project config", await attempt(() => findConfig(${JSON.stringify(`${dir}/loose`)}, ${
+        JSON.stringify(dir)
+      })?.file));\n`,
       [
         "--no-config",
         `--allow-read=${ROOT},${dir}/project,${dir}/loose`,
       ],
     );
     equal(prompt, undefined, prompt);
-    equal(/lock none/.test(output), true, output);
-    equal(/config none/.test(output), true, output);
+    equal(
+      output.includes(
+        `lock the host may not read ${outside}/deno.lock, the lockfile of ${dir}/project/deno.json the sandbox runs frozen to: add --allow-read=${outside}/deno.lock to the host's flags`,
+      ),
+      true,
+      output,
+    );
+    equal(/\nconfig none/.test(output), true, output);
+    equal(
+      output.includes(
+        `project config the host may not read ${dir}/deno.json, where a Deno config would set the plugin's import map and lockfile: add --allow-read=${dir}/deno.json,${dir}/deno.jsonc,${dir}/deno.lock (or --allow-read=${dir}) to the host's flags`,
+      ),
+      true,
+      output,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
     await Deno.remove(outside, { recursive: true });

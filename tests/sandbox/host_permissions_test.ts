@@ -75,6 +75,7 @@ async function runHost(
   source: string,
   flags: (dir: string) => string[],
   env: (dir: string) => Record<string, string> = () => ({}),
+  setUp: (dir: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-host-permissions-" }));
   try {
@@ -89,6 +90,7 @@ async function runHost(
     await Deno.symlink(`${dir}/secrets/creds.json`, `${dir}/leaky/data.json`);
     await Deno.writeTextFile(`${dir}/leaky/plugin.js`, LEAKY);
     await Deno.writeTextFile(`${dir}/host.js`, source);
+    await setUp(dir);
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--no-prompt", `--config=${ROOT}/deno.json`, ...flags(dir), "host.js"],
       cwd: dir,
@@ -103,6 +105,9 @@ async function runHost(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** Where the project's Deno config and lockfile would be: a host must be able to look. */
+const CONFIG_READ = "./deno.json,./deno.jsonc,./deno.lock";
 
 const TEMP_FOLDER_UNKNOWN =
   "the host may not write to its temp folder ($TMPDIR, else /tmp), where each sandbox's entry module, import map and lockfile are written: add --allow-write=/tmp (or the folder $TMPDIR names) to the host's flags";
@@ -158,7 +163,7 @@ Deno.test({
     const printed = await runHost(
       host("./writer_plugin.js"),
       (dir) => [
-        `--allow-read=${dir}/writer_plugin.js`,
+        `--allow-read=${dir}/writer_plugin.js,${CONFIG_READ}`,
         `--allow-write=./out,${dir}/tmp`,
         "--allow-run",
       ],
@@ -178,7 +183,11 @@ Deno.test("a host without the plugin's grants: the load error names what it lack
   let notes = "";
   const printed = await runHost(
     host("./notes_plugin.js"),
-    (dir) => ["--allow-read=./notes_plugin.js", `--allow-write=./notes,${dir}/tmp`, "--allow-run"],
+    (dir) => [
+      `--allow-read=./notes_plugin.js,${CONFIG_READ}`,
+      `--allow-write=./notes,${dir}/tmp`,
+      "--allow-run",
+    ],
     (dir) => {
       notes = `${dir}/notes`;
       return { TMPDIR: `${dir}/tmp` };
@@ -196,7 +205,11 @@ Deno.test("a host that may not read a plugin's modules cannot tell a symlink out
   let folder = "";
   const printed = await runHost(
     host("./leaky/plugin.js"),
-    (dir) => ["--allow-read=./notes", `--allow-write=${dir}/tmp`, "--allow-run"],
+    (dir) => [
+      `--allow-read=./notes,./leaky/deno.json,./leaky/deno.jsonc,${CONFIG_READ}`,
+      `--allow-write=${dir}/tmp`,
+      "--allow-run",
+    ],
     (dir) => {
       folder = `${dir}/leaky`;
       return { TMPDIR: `${dir}/tmp` };
@@ -234,4 +247,63 @@ await plugin.dispose();\n`,
       "",
     ].join("\n"),
   );
+});
+
+Deno.test("a host that may not read its project's Deno config: the load error names it and the flag (the sandbox would run without its lockfile)", async () => {
+  // The README's host with --allow-read for the plugin and its grant alone: loaded before,
+  // its sandbox ran without the project's lockfile, silently.
+  let project = "";
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    (dir) => [
+      "--allow-read=./notes_plugin.js,./notes",
+      `--allow-write=./notes,${dir}/tmp`,
+      "--allow-run",
+    ],
+    (dir) => ({ TMPDIR: `${project = dir}/tmp` }),
+    (dir) => Deno.writeTextFile(`${dir}/deno.json`, "{}"),
+  );
+  equal(
+    printed,
+    `Cannot load plugin "./notes_plugin.js": the host may not read ${project}/deno.json, where a Deno config would set the plugin's import map and lockfile: add --allow-read=${project}/deno.json,${project}/deno.jsonc,${project}/deno.lock (or --allow-read=${project}) to the host's flags`,
+  );
+});
+
+Deno.test("a host that may read its project's config but not the lockfile it names: the load error names the lockfile", async () => {
+  let project = "";
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    (dir) => [
+      "--allow-read=./notes_plugin.js,./notes,./deno.json,./deno.jsonc",
+      `--allow-write=./notes,${dir}/tmp`,
+      "--allow-run",
+    ],
+    (dir) => ({ TMPDIR: `${project = dir}/tmp` }),
+    async (dir) => {
+      await Deno.writeTextFile(`${dir}/deno.json`, JSON.stringify({ lock: "./locks/deno.lock" }));
+      await Deno.mkdir(`${dir}/locks`);
+      await Deno.writeTextFile(`${dir}/locks/deno.lock`, JSON.stringify({ version: "5" }));
+    },
+  );
+  equal(
+    printed,
+    `Cannot load plugin "./notes_plugin.js": the host may not read ${project}/locks/deno.lock, the lockfile of ${project}/deno.json the sandbox runs frozen to: add --allow-read=${project}/locks/deno.lock to the host's flags`,
+  );
+});
+
+Deno.test("a host that may read its project's config and lockfile loads the plugin, frozen to the lock", async () => {
+  const printed = await runHost(
+    host("./notes_plugin.js"),
+    (dir) => [
+      `--allow-read=./notes_plugin.js,./notes,${CONFIG_READ}`,
+      `--allow-write=./notes,${dir}/tmp`,
+      "--allow-run",
+    ],
+    (dir) => ({ TMPDIR: `${dir}/tmp` }),
+    async (dir) => {
+      await Deno.writeTextFile(`${dir}/deno.json`, "{}");
+      await Deno.writeTextFile(`${dir}/deno.lock`, JSON.stringify({ version: "5" }));
+    },
+  );
+  equal(printed, 'loaded notes\n[{"type":"text","text":"0"}]');
 });
