@@ -9,6 +9,7 @@ import { basename } from "node:path";
 import { renderTimelineHtml } from "./trace_html.ts";
 import { isTraceRecord, type SessionLine } from "./trace_record.ts";
 import { buildTimeline } from "./trace_timeline.ts";
+import { writePrivateText } from "../sdk/private_files.ts";
 
 /** Where the command prints. */
 export interface TraceCommandIo {
@@ -108,12 +109,14 @@ export async function traceCommand(
   const timeline = buildTimeline(parsed.lines);
   const target = outPath ?? sessionPath.replace(/\.jsonl$/, "") + ".html";
   try {
-    await Deno.writeTextFile(target, renderTimelineHtml(timeline, basename(sessionPath)));
+    // Owner-only, as the session it shows: it holds what the tools read.
+    writePrivateText(target, renderTimelineHtml(timeline, basename(sessionPath)));
   } catch (error) {
     io.err(`Cannot write ${target}: ${(error as Error).message}\n`);
     return 2;
   }
   const turns = timeline.runs.reduce((n, run) => n + run.turns.length, 0);
-  io.out(`Wrote ${target} (${timeline.runs.length} runs, ${turns} turns)\n`);
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  io.out(`Wrote ${target} (${count(timeline.runs.length, "run")}, ${count(turns, "turn")})\n`);
   return 0;
 }

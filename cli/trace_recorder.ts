@@ -9,6 +9,7 @@ import type { AgentEvent } from "../core/agent_event.ts";
 import { renderTimelineHtml } from "./trace_html.ts";
 import { type SessionLine, sessionLinesOf } from "./trace_record.ts";
 import { buildTimeline } from "./trace_timeline.ts";
+import { writePrivateText } from "../sdk/private_files.ts";
 
 /** What {@linkcode recordTimeline} returns. */
 export interface TimelineRecorder {
@@ -49,6 +50,8 @@ export function recordTimeline(
   return {
     lines,
     html,
-    write: (path, title = "tack run") => Deno.writeTextFile(path, html(title)),
+    // Owner-only, as the session: the page holds what the tools read.
+    write: (path, title = "tack run") =>
+      Promise.resolve().then(() => writePrivateText(path, html(title))),
   };
 }

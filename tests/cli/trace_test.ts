@@ -87,6 +87,11 @@ Deno.test("page: a recorded run of a real agent (blocked call included) renders 
   const html = recorder.html("run");
   match(html, /echo · blocked by guard/);
   match(html, /class="bar call ok/);
+  // The page holds what the tools read: owner-only, as the session is.
+  const dir = await Deno.makeTempDir();
+  await recorder.write(join(dir, "run.html"));
+  equal((await Deno.stat(join(dir, "run.html"))).mode! & 0o777, 0o600);
+  await Deno.remove(dir, { recursive: true });
 });
 
 Deno.test("session: timing lines are written between messages and skipped when the session is loaded", async () => {
@@ -150,6 +155,14 @@ Deno.test("cli: `tack trace <session.jsonl>` writes the page next to it; --trace
   const dir = await Deno.makeTempDir();
   const session = join(dir, "run.jsonl");
   await Deno.writeTextFile(session, SESSION.map((l) => JSON.stringify(l)).join("\n") + "\n");
+  const said: string[] = [];
+  equal(
+    await traceCommand(session, undefined, { out: (t) => said.push(t), err: (t) => said.push(t) }),
+    0,
+  );
+  deepEqual(said, [`Wrote ${join(dir, "run.html")} (1 run, 3 turns)\n`]);
+  equal((await Deno.stat(join(dir, "run.html"))).mode! & 0o777, 0o600);
+  await Deno.remove(join(dir, "run.html"));
   equal(await main(["trace", session]), 0);
   match(await Deno.readTextFile(join(dir, "run.html")), /Turn 3/);
   equal(await main(["trace", session, "--trace", join(dir, "other.html")]), 0);
