@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { permittedEnv, permittedEnvObject, withPermittedEnv } from "@tack/agent/sdk";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { commandOnTerminal, onTerminal } from "../support/on_terminal.ts";
+import { runScript } from "../support/run_script.ts";
 import { fixtureServer } from "../plugins/mcp_fixture.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
@@ -37,6 +38,35 @@ Deno.test("openai: with --allow-net alone, a turn on a terminal shows no env pro
   equal(prompt, undefined, prompt);
   match(output, /turn stop ok/);
   equal(server.calls[0].headers.get("x-tack-custom"), null);
+});
+
+Deno.test("openai: an OPENAI_BASE_URL the host may not read is named in the error of the request that went to the default URL", async () => {
+  await using server = await startFakeOpenAI({ turns: [{ text: "ok" }] });
+  const script = `import { openai } from "@tack/agent/sdk/providers/openai";
+const stream = openai({ model: "m" }).stream(
+  { systemPrompt: "", tools: [], messages: [{ role: "user", content: "hi", timestamp: 0 }] },
+  {},
+);
+const message = await stream.result();
+console.log("turn", message.stopReason, message.content[0]?.text ?? message.errorMessage);
+`;
+  const run = (allowEnv: string) =>
+    runScript(script, [
+      `--config=${CONFIG}`,
+      "--cached-only",
+      "--no-prompt",
+      `--allow-read=${ROOT}`,
+      `--allow-net=${new URL(server.baseURL).host}`,
+      `--allow-env=${allowEnv}`,
+    ], { env: { OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "k" } });
+  // Before: "Cannot reach https://api.openai.com/v1: …" and nothing about the variable.
+  const unread = await run("OPENAI_API_KEY");
+  equal(
+    unread.stdout.trim(),
+    'turn error Cannot reach https://api.openai.com/v1: network access is not permitted (Requires net access to "api.openai.com:443", run again with the --allow-net flag); grant it with --allow-net=api.openai.com; OPENAI_BASE_URL was not read (this process may not): if it names your server, grant --allow-env=OPENAI_BASE_URL',
+  );
+  const read = await run("OPENAI_API_KEY,OPENAI_BASE_URL");
+  equal(read.stdout.trim(), "turn stop ok");
 });
 
 Deno.test("openai: a variable the host may read is still read by the client (OPENAI_CUSTOM_HEADERS)", async () => {

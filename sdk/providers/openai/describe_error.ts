@@ -23,7 +23,13 @@ export interface ErrorContext {
   model: string;
   /** The per-request timeout, if one was set. */
   timeoutMs?: number;
+  /** The default base URL was used because `OPENAI_BASE_URL` could not be read. */
+  unreadBaseURL?: boolean;
 }
+
+/** Said after every failure when `OPENAI_BASE_URL` could not be read. */
+export const UNREAD_BASE_URL_NOTE =
+  "; OPENAI_BASE_URL was not read (this process may not): if it names your server, grant --allow-env=OPENAI_BASE_URL";
 
 const HINTS: Record<number, string> = {
   401: "check the API key (the apiKey option or OPENAI_API_KEY)",
@@ -47,7 +53,8 @@ function causeText(error: unknown): string {
  * any body shape, seen by `replyFetch`), a 2xx reply that is not a stream with
  * the start of its body, a timeout with `timeoutMs`, a connection refused (with the
  * address) or closed without a reply, a denied permission with the flag that grants it,
- * or a chunk that was not JSON.
+ * or a chunk that was not JSON; when the default base URL was used because
+ * `OPENAI_BASE_URL` could not be read, it says so ({@linkcode UNREAD_BASE_URL_NOTE}).
  *
  * @param error What the request or the stream failed with.
  * @param context The base URL and model, to name them.
@@ -66,6 +73,11 @@ function causeText(error: unknown): string {
  * ```
  */
 export function describeError(error: unknown, context: ErrorContext): string {
+  const text = describeFailure(error, context);
+  return context.unreadBaseURL ? text + UNREAD_BASE_URL_NOTE : text;
+}
+
+function describeFailure(error: unknown, context: ErrorContext): string {
   const where = context.baseURL;
   const denied = error instanceof Deno.errors.NotCapable
     ? error

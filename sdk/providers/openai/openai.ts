@@ -17,6 +17,7 @@ import { streamResponses } from "./stream_responses.ts";
 import { StreamingMessage } from "./streaming_message.ts";
 import { streamTurn } from "./stream_turn.ts";
 import { permittedEnv, withPermittedEnv } from "../../permitted_env.ts";
+import { hostMay } from "../../sandbox/host_may.ts";
 
 import {
   checkOpenAIOptions,
@@ -120,6 +121,9 @@ function resolve(options: OpenAIOptions): Resolved {
       client,
       model: options.model,
       baseURL,
+      // The default was used, though the variable may name another server: errors say so.
+      unreadBaseURL: envBase === undefined && options.baseURL === undefined &&
+        !hostMay({ name: "env", variable: "OPENAI_BASE_URL" }),
       temperature: options.temperature,
       maxTokens: options.maxTokens,
       maxTokensField: options.maxTokensField ??

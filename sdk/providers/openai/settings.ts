@@ -20,6 +20,8 @@ export interface RequestSettings {
   readonly model: string;
   /** The base URL, without a trailing slash (for error texts). */
   readonly baseURL: string;
+  /** No `baseURL` was given and this process may not read `OPENAI_BASE_URL` (for error texts). */
+  readonly unreadBaseURL?: boolean;
   /** Sampling temperature, if set. */
   readonly temperature?: number;
   /** Output token limit, if set. */

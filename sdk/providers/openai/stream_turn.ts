@@ -99,6 +99,7 @@ export async function streamTurn(
             baseURL: settings.baseURL,
             model: settings.model,
             timeoutMs: settings.timeoutMs,
+            unreadBaseURL: settings.unreadBaseURL,
           };
           return out.fail("error", describeError(error, context) + tries);
         }
