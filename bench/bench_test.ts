@@ -130,3 +130,31 @@ Deno.test("the cold-start floor: its child answers one call with two lines; a si
     await Deno.remove(silent);
   }
 });
+
+Deno.test("compare.ts --quick is a smoke run: Tack, pi and the floor, no rows in other processes", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--v8-flags=--expose-gc", "compare.ts", "--quick"],
+    cwd: new URL(".", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const rows = text.split("\n").filter((line) => /^\| \d+ \|/.test(line))
+    .map((line) => line.split("|").map((cell) => cell.trim()));
+  const measures = rows.map((cells) => cells[2]);
+  // Tack and pi measured on the first loop row, ai and @openai/agents not.
+  deepEqual(rows[0].slice(4, 8).map((cell) => cell !== ""), [true, true, false, false]);
+  // Loop and agent rows at 200 and 2,000 turns with their growth, and the validation rows:
+  // no warm-up curve, memory, provider or sandbox row (each starts processes of its own).
+  deepEqual(measures.map((measure) => measure.split(/[:,(]/)[0]), [
+    "loop API ",
+    "loop API ",
+    "loop API cost growth",
+    "agent API ",
+    "agent API ",
+    "agent API cost growth",
+    "argument validation per call",
+    "argument validation per call",
+  ]);
+});

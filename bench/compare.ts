@@ -7,8 +7,9 @@
  * round, a forced GC before each run but in the rows marked "GC left to V8"), and the table
  * shows medians with the ratio to Tack.
  *
- * Flags: `--quick` (fewer runs and no 10,000-turn row: a smoke test, not a result),
- * `--only=tack,pi` (some frameworks), `--write` (also write `bench/RESULTS.md`),
+ * Flags: `--quick` (a smoke test, not a result: Tack, pi and the floor unless `--only` says
+ * otherwise, fewer runs, no 10,000-turn row, no warm-up curve, memory, provider or sandbox
+ * rows), `--only=tack,pi` (some frameworks), `--write` (also write `bench/RESULTS.md`),
  * `--no-memory`, `--no-external` (skip the provider and sandbox rows).
  *
  * @module
@@ -261,7 +262,7 @@ export async function compare(
   const machine = describeMachine();
   const frameworks = await loadFrameworks(options.only);
   const rows = [
-    ...await warmupRows(frameworks),
+    ...(options.quick ? [] : await warmupRows(frameworks)),
     ...await loopRows(frameworks, options, "loop"),
     ...await loopRows(frameworks, options, "agent"),
     ...await validationRows(options.quick),
@@ -285,11 +286,13 @@ if (import.meta.main) {
   if (!canCollect) {
     console.error("Note: run with --v8-flags=--expose-gc so a GC can be forced between runs.");
   }
+  // A smoke test runs in seconds: the slow peers and the rows in other processes are left out.
+  const quick = values.quick;
   const options: CompareOptions = {
-    quick: values.quick,
-    only: values.only?.split(",").map((key) => key.trim()),
-    memory: !values["no-memory"],
-    external: !values["no-external"],
+    quick,
+    only: values.only?.split(",").map((key) => key.trim()) ?? (quick ? ["tack", "pi"] : undefined),
+    memory: !quick && !values["no-memory"],
+    external: !quick && !values["no-external"],
   };
   const result = await compare(options);
   console.log(renderTable(result.rows));
