@@ -8,9 +8,10 @@
  * Copies the template into `target` (default `./<name>`), renames the package to
  * `<scope>/tack-plugin-<name>`, the plugin to `<name>`, its factory to `<camelName>`, its
  * options type to `<PascalName>Options` and its test file to `tests/<snake_name>_test.ts`.
- * The copy imports `jsr:@tack/agent@^0.1/…`; when it lands inside a Tack checkout (or
- * `--tack` names one) its `deno.json` links that checkout, so those names resolve to it
- * (offline too) while what is published still imports JSR. Refuses to overwrite anything.
+ * The copy imports `jsr:@tack/agent@^0.1/…`, and its `deno.json` links a Tack checkout (the
+ * one `--tack` names, else the one it lands in, else the one running this script), so those
+ * names resolve to it (offline too, and before Tack is on JSR) while what is published still
+ * imports JSR. Refuses to overwrite anything.
  *
  * @module
  */
@@ -28,7 +29,14 @@ export interface ScaffoldOptions {
   scope?: string;
   /** A Tack checkout to link in place of JSR's `@tack/agent` (auto-detected above `target`). */
   tack?: string;
+  /** The checkout to link when `tack` is not given and none is above `target`. */
+  fallbackTack?: string;
 }
+
+/** The Tack checkout this script is part of (`undefined` when it runs from elsewhere). */
+export const OWN_CHECKOUT: string | undefined = import.meta.url.startsWith("file:")
+  ? new URL("..", import.meta.url).pathname.replace(/\/$/, "")
+  : undefined;
 
 /** The JSR imports a published plugin uses. */
 export const JSR_IMPORTS: Readonly<Record<string, string>> = {
@@ -99,7 +107,8 @@ async function* files(dir: string, base = ""): AsyncGenerator<string> {
  * Creates the plugin package.
  *
  * @param options Name, target, scope, Tack checkout.
- * @returns The absolute target directory and the files written (relative to it).
+ * @returns The absolute target directory, the files written (relative to it) and the Tack
+ * checkout linked, if any.
  * @throws {Error} When the name or scope is invalid or the target already exists.
  *
  * @example Scaffolding into a temporary directory
@@ -115,7 +124,7 @@ async function* files(dir: string, base = ""): AsyncGenerator<string> {
  */
 export async function scaffoldPlugin(
   options: ScaffoldOptions,
-): Promise<{ target: string; files: string[] }> {
+): Promise<{ target: string; files: string[]; tack?: string }> {
   const { name } = options;
   if (!NAME_PATTERN.test(name)) {
     throw new Error(
@@ -135,7 +144,9 @@ export async function scaffoldPlugin(
       `Cannot create plugin: ${target} already exists (nothing was written)`,
     );
   }
-  const tack = options.tack ? resolve(options.tack) : await findTackCheckout(dirname(target));
+  const tack = options.tack
+    ? resolve(options.tack)
+    : await findTackCheckout(dirname(target)) ?? options.fallbackTack;
   const written: string[] = [];
   for await (const file of files(TEMPLATE)) {
     let text = rename(
@@ -159,7 +170,7 @@ export async function scaffoldPlugin(
     await Deno.writeTextFile(join(target, out), text, { createNew: true });
     written.push(out);
   }
-  return { target, files: written.sort() };
+  return { target, files: written.sort(), tack };
 }
 
 if (import.meta.main) {
@@ -183,8 +194,15 @@ if (import.meta.main) {
       target: resolve(base, target ?? name),
       scope: values.scope,
       tack: values.tack && resolve(base, values.tack),
+      // Tack is not on JSR yet: without a checkout linked, the copy's imports cannot resolve.
+      fallbackTack: OWN_CHECKOUT,
     });
     console.log(`Created ${result.target}:\n  ${result.files.join("\n  ")}`);
+    if (result.tack) {
+      console.log(
+        `Its deno.json links the Tack checkout ${result.tack} in place of JSR's @tack/agent (drop "links" once it is on JSR).`,
+      );
+    }
     console.log(`Next: cd ${result.target} && deno task test`);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

@@ -69,7 +69,10 @@ Deno.test("new-plugin copies the template under the new name, importing Tack fro
     equal(config.imports["@tack/agent/plugin"], "jsr:@tack/agent@^0.1/plugin");
     equal(config.imports["@tack/agent/sdk"], "jsr:@tack/agent@^0.1/sdk");
     equal(config.imports["@tack/agent/sdk/testing"], "jsr:@tack/agent@^0.1/sdk/testing");
-    equal(config.links, undefined, "no checkout to link outside one");
+    // Outside a checkout, the one running the script is linked: Tack is not on JSR yet, and
+    // without it the copy's own "deno task test" failed to resolve @tack/agent.
+    equal(await Deno.realPath(join(target, config.links[0])), await Deno.realPath(REPO));
+    match(stdout, /Its deno\.json links the Tack checkout .* in place of JSR's @tack\/agent/);
     const mod = await Deno.readTextFile(join(target, "mod.ts"));
     match(mod, /export function weatherTools\(options: WeatherToolsOptions = \{\}\): Plugin/);
     match(mod, /name: "weather-tools",/);
