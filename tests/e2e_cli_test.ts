@@ -90,6 +90,15 @@ async function readUntil(
   return text;
 }
 
+/** The CLI on a one-shot prompt (`--json --yes`), once its first tool call has started. */
+async function whileToolRuns(cwd: string, baseURL: string) {
+  const child = command(cwd, ["--json", "--yes", "--base-url", baseURL, "wait"], {}, "null")
+    .spawn();
+  const reader = child.stdout.getReader();
+  await readUntil(reader, (text) => text.includes('"tool_execution_start"'));
+  return { child, reader };
+}
+
 Deno.test("one-shot: streams the answer, shows the tool, saves the session", () =>
   withWorkspace(async (cwd) => {
     await Deno.writeTextFile(join(cwd, "a.txt"), "alpha");
@@ -257,15 +266,7 @@ Deno.test("Ctrl-C while a tool runs aborts it: exit 130, the session ends aborte
         { text: "Never asked." },
       ],
     });
-    const child = command(
-      cwd,
-      ["--json", "--yes", "--base-url", server.baseURL, "wait"],
-      {},
-      "null",
-    )
-      .spawn();
-    const reader = child.stdout.getReader();
-    await readUntil(reader, (text) => text.includes('"tool_execution_start"'));
+    const { child, reader } = await whileToolRuns(cwd, server.baseURL);
     child.kill("SIGINT");
     const rest = await readUntil(reader, (text) => text.includes('"agent_end"'));
     reader.releaseLock();
@@ -421,15 +422,7 @@ Deno.test("a crash mid-tool loses nothing written; --resume closes the open call
         { text: "Picking up again." },
       ],
     });
-    const child = command(
-      cwd,
-      ["--json", "--yes", "--base-url", server.baseURL, "wait"],
-      {},
-      "null",
-    )
-      .spawn();
-    const reader = child.stdout.getReader();
-    await readUntil(reader, (text) => text.includes('"tool_execution_start"'));
+    const { child, reader } = await whileToolRuns(cwd, server.baseURL);
     child.kill("SIGKILL");
     reader.releaseLock();
     await Promise.all([child.status, child.stdout.cancel(), child.stderr.cancel()]);
