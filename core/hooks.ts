@@ -29,6 +29,11 @@ export interface BeforeToolCallContext {
   args: Record<string, unknown>;
   /** The run's state. */
   context: AgentContext;
+  /**
+   * For `verifyToolCall`: set when a `beforeToolCall` deferred the call, which then does
+   * not run now (a verify hook may still block it; an audit log should not say it ran).
+   */
+  deferred?: DeferToolCall;
 }
 
 /**

@@ -311,7 +311,8 @@ async function passHooks(
   if (input.verifyToolCall) {
     if (args !== validated) seen = copyForHooks(args); // the rewritten arguments
     const verify = input.verifyToolCall;
-    const outcome = await boundHook(() => verify(hookContext(), signal), signal, limit);
+    const context = deferral ? { ...hookContext(), deferred: deferral } : hookContext();
+    const outcome = await boundHook(() => verify(context, signal), signal, limit);
     if (outcome.kind === "error") {
       return immediate(toolCall, errorToToolResult(outcome.error, "verifyToolCall failed: "), tool);
     }

@@ -265,9 +265,16 @@ export function audit(options: AuditOptions): AuditPlugin {
       if (failure !== undefined) return { block: true, reason: auditFailureMessage(path, failure) };
       return undefined;
     },
-    verifyToolCall: function auditVerifyToolCall({ toolCall, tool, args }) {
-      // The intent line: written before the call runs, or the call does not run.
-      if (failure === undefined && write(() => intent(toolCall.id, tool, args))) return undefined;
+    verifyToolCall: function auditVerifyToolCall({ toolCall, tool, args, deferred }) {
+      // The intent line: written before the call runs, or the call does not run. A deferred
+      // call does not run now: its line says so instead.
+      const line = () => {
+        const built = intent(toolCall.id, tool, args);
+        if (deferred === undefined) return built;
+        const { phase: _intent, approvedBy: _notYet, ...rest } = built;
+        return { phase: "deferred" as const, ...rest, reason: deferred.reason };
+      };
+      if (failure === undefined && write(line)) return undefined;
       return { block: true, reason: auditFailureMessage(path, failure ?? "unknown") };
     },
   };

@@ -12,8 +12,13 @@ export type AuditOutcome = "ok" | "error" | "blocked";
  * through: if the process dies while the call runs, this line is what remains.
  */
 export interface AuditIntent {
-  /** Marks the line as an intent. */
-  phase: "intent";
+  /**
+   * `intent`: the call is about to run. `deferred`: a hook deferred it for a person's
+   * decision; it has not run (an approval on resume runs it, and its end line follows).
+   */
+  phase: "intent" | "deferred";
+  /** With `deferred`: why, as the deferring hook said. */
+  reason?: string;
   /** When the call was about to run (ISO 8601). */
   time: string;
   /** The call's id, as the model sent it. */

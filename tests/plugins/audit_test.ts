@@ -1,8 +1,10 @@
 import {
+  approveCall,
   createAgent,
   definePlugin,
   defineTool,
   type Plugin,
+  rejectCall,
   scriptedModel,
   text,
   type Tool,
@@ -426,3 +428,36 @@ Deno.test("with confirm's approvalOf, each intent line says who approved the cal
     ]);
     equal(readLog(path).at(-1)?.outcome, "blocked");
   }));
+
+Deno.test("audit: a deferred call gets a 'deferred' line, not an intent line (it has not run); approved or rejected on resume, its end line follows", async () => {
+  await withDir(async (dir) => {
+    for (const decision of ["approve", "reject"] as const) {
+      const log = audit({ path: `${dir}/${decision}.jsonl` });
+      const asks = definePlugin({
+        name: "asks",
+        beforeToolCall: () => ({ defer: true, reason: "needs a person" }),
+      });
+      const agent = createAgent({
+        model: scriptedModel([[toolCall("sleep", { ms: 1 }, "d1")], [text("done")]]),
+        tools: [sleepTool],
+        plugins: [log, asks],
+      });
+      await agent.prompt("go");
+      const lines = () =>
+        Deno.readTextFileSync(log.path).trim().split("\n").map((line) => JSON.parse(line));
+      // Before: an intent line here, though the call had not run (and might never).
+      deepEqual(lines().map((line) => `${line.phase} ${line.toolCallId} ${line.reason}`), [
+        "deferred d1 needs a person",
+      ]);
+      await agent.resume([
+        decision === "approve"
+          ? approveCall(agent.pending[0])
+          : rejectCall(agent.pending[0], "not today"),
+      ]);
+      deepEqual(lines().map((line) => `${line.phase} ${line.outcome ?? ""}`), [
+        "deferred ",
+        decision === "approve" ? "end ok" : "end error",
+      ]);
+    }
+  });
+});
