@@ -518,3 +518,47 @@ Deno.test("under the cli permission set, the mcp plugin starts a stdio server", 
     equal(run.stdout, "Echoed.\n");
     equal(fake.requests[1].messages.at(-1).content, "echo: hi");
   }));
+
+Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abbreviated is blocked, and the folder stays", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(
+      join(cwd, "tack.jsonc"),
+      JSON.stringify({
+        rules: [{
+          name: "no-rm-rf",
+          action: "deny",
+          tool: "bash",
+          args: { command: { shell: "rm -rf" } },
+        }],
+      }),
+    );
+    // Each of these deletes the folder in bash; each was run under --yes before.
+    const commands = [
+      "env bash -c 'rm -rf victim/a'",
+      "rm $'-rf' victim/b",
+      "rm --rec --forc victim/c",
+      "bash -o errexit -c 'rm -rf victim/d'",
+    ];
+    for (const folder of ["a", "b", "c", "d"]) {
+      await Deno.mkdir(join(cwd, "victim", folder), { recursive: true });
+    }
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: commands.map((command) => ({ name: "bash", arguments: { command } })) },
+        { text: "Done." },
+      ],
+    });
+    const run = await cli(cwd, ["--yes", "--base-url", server.baseURL, "clean up"]);
+    equal(run.code, 0, run.stderr);
+    const results = server.requests[1].messages.filter((m: { role: string }) => m.role === "tool")
+      .map((m: { content: string }) => m.content);
+    deepEqual(
+      results,
+      commands.map(() =>
+        'Blocked by rule "no-rm-rf" (deny bash command matching shell command "rm -rf")'
+      ),
+    );
+    for (const folder of ["a", "b", "c", "d"]) {
+      equal((await Deno.stat(join(cwd, "victim", folder))).isDirectory, true, folder);
+    }
+  }));

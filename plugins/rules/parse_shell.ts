@@ -9,6 +9,7 @@
  */
 
 import { shellSyntax } from "./shell_syntax.ts";
+import { shellPartViews } from "./shell_pattern.ts";
 
 /** One thing a command line does: run a program, or write a file through a redirection. */
 export interface ShellPart {
@@ -81,6 +82,47 @@ class Reader {
   }
 }
 
+const ANSI_C_ESCAPES: Record<string, string> = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
+/** The value of a `$'…'` word's body, as bash decodes it; `undefined` for what it may not. */
+function ansiCQuoted(body: string): string | undefined {
+  let unknown = false;
+  const value = body.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (_, escape: string) => {
+      const code = escape[0] === "x" || escape[0] === "u" || escape[0] === "U"
+        ? parseInt(escape.slice(1), 16)
+        : /^[0-7]/.test(escape)
+        ? parseInt(escape, 8)
+        : undefined;
+      if (code !== undefined) {
+        if (code === 0 || code > 0x10ffff) unknown = true; // bash cuts the word at a NUL
+        return code > 0x10ffff ? "" : String.fromCodePoint(code);
+      }
+      if (escape[0] === "c") {
+        unknown = true; // control characters: never a program name or a flag
+        return "";
+      }
+      return ANSI_C_ESCAPES[escape] ?? `\\${escape}`;
+    },
+  );
+  return unknown ? undefined : value;
+}
+
 /** The static value of a word, or `undefined` when it has an expansion. */
 function staticWord(word: Node): string | undefined {
   let value = "";
@@ -90,7 +132,12 @@ function staticWord(word: Node): string | undefined {
       if (/[{}]/.test(part.Value)) return undefined; // brace expansion: {a,b} and {1..3}
       value += unescapeUnquoted(part.Value);
     } else if (type === "SglQuoted" && !part.Dollar) value += part.Value;
-    else if (type === "DblQuoted" && !part.Dollar) {
+    else if (type === "SglQuoted") {
+      // $'…': ANSI-C quoting, a quoting form (no expansion): rm $'-rf' is rm -rf.
+      const decoded = ansiCQuoted(part.Value);
+      if (decoded === undefined) return undefined;
+      value += decoded;
+    } else if (type === "DblQuoted" && !part.Dollar) {
       for (const inner of part.Parts) {
         if (syntax.NodeType(inner) !== "Lit") return undefined;
         value += unescapeDoubleQuoted(inner.Value);
@@ -133,19 +180,57 @@ function writePart(reader: Reader, redirect: Node): ShellPart | undefined {
   };
 }
 
-/** The script an interpreter call runs: `bash -c '…'`, `eval …`; `undefined` when none. */
-function innerScript(part: ShellPart): string | undefined {
-  const name = part.words[0]?.split("/").pop();
-  if (name === "eval" && part.words.length > 1 && !part.dynamic.includes(true)) {
-    return part.words.slice(1).join(" ");
-  }
-  if (name === undefined || !SHELLS.has(name)) return undefined;
-  for (let i = 1; i < part.words.length; i++) {
-    const word = part.words[i];
-    if (!word.startsWith("-") || word === "--") return undefined;
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(word)) {
-      return part.dynamic[i + 1] === false ? part.words[i + 1] : undefined;
+/** Options of a shell that take the next word as their value (`bash -o errexit -c …`). */
+const SHELL_VALUE_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
+
+/** The script a shell runs with `-c`: its first operand; `undefined` without `-c`. */
+function shellScript(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  let command = false;
+  for (let i = 1; i < words.length; i++) {
+    if (dynamic[i]) return undefined;
+    const word = words[i];
+    if (word === "--" || word === "-") {
+      return command && dynamic[i + 1] === false ? words[i + 1] : undefined;
     }
+    if (SHELL_VALUE_OPTIONS.has(word)) i++;
+    else if (/^[-+][a-zA-Z]+$/.test(word)) command ||= /^-[a-zA-Z]*c/.test(word);
+    else if (!word.startsWith("--")) return command ? word : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The script one view of a call runs: `bash -c '…'` (options anywhere before it), `eval …`,
+ * `trap '…' SIG`, `env -S '…'`; `undefined` when none.
+ */
+function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  const name = dynamic[0] ? undefined : words[0]?.split("/").pop();
+  if (name === "eval" && words.length > 1 && !dynamic.includes(true)) {
+    return words.slice(1).join(" ");
+  }
+  if (name === "trap") {
+    const at = words[1] === "--" ? 2 : 1;
+    return dynamic[at] === false && !words[at].startsWith("-") ? words[at] : undefined;
+  }
+  if (name === "env") {
+    for (let i = 1; i < words.length && !dynamic[i]; i++) {
+      const split = /^(?:-S|--split-string=?)(.*)$/s.exec(words[i]);
+      if (split === null) continue;
+      if (split[1] !== "") return split[1];
+      return dynamic[i + 1] === false ? words[i + 1] : undefined;
+    }
+  }
+  return name !== undefined && SHELLS.has(name) ? shellScript(words, dynamic) : undefined;
+}
+
+/**
+ * The script an interpreter call runs, also behind wrappers (`env bash -c '…'`,
+ * `sudo sh -c '…'`, `find … -exec sh -c '…' \;`); `undefined` when none.
+ */
+function innerScript(part: ShellPart): string | undefined {
+  for (const view of shellPartViews(part)) {
+    const script = scriptOf(view.words, view.dynamic);
+    if (script !== undefined) return script;
   }
   return undefined;
 }

@@ -26,7 +26,7 @@ const ALIASES: Record<string, Record<string, string>> = {
   mv: { "--force": "-f" },
   chmod: { "--recursive": "-R" },
   chown: { "--recursive": "-R" },
-  git: { "--force": "-f" },
+  git: { "--force": "-f", "--force-with-lease": "-f" },
   shred: { "--remove": "-u" },
 };
 
@@ -59,12 +59,23 @@ function basename(word: string): string {
   return word.slice(word.lastIndexOf("/") + 1);
 }
 
+/**
+ * A long option by its name or, as GNU getopt and git accept, an unambiguous prefix of it
+ * (`--rec` is `--recursive`): the flag it stands for when every long name it can begin
+ * points to the same one, else the name as written.
+ */
+function longFlag(aliases: Record<string, string>, name: string): string {
+  if (aliases[name] !== undefined) return aliases[name];
+  const targets = new Set(
+    Object.keys(aliases).filter((long) => long.startsWith("--") && long.startsWith(name))
+      .map((long) => aliases[long]),
+  );
+  return name.length > 2 && targets.size === 1 ? [...targets][0] : name;
+}
+
 function normalizeFlags(program: string, word: string): string[] {
   const aliases = ALIASES[program] ?? {};
-  if (word.startsWith("--")) {
-    const name = word.split("=")[0];
-    return [aliases[name] ?? name];
-  }
+  if (word.startsWith("--")) return [longFlag(aliases, word.split("=")[0])];
   if (SINGLE_DASH_LONG.has(program) || !/^-[A-Za-z0-9]+$/.test(word)) return [word];
   return [...word.slice(1)].map((letter) => aliases[`-${letter}`] ?? `-${letter}`);
 }
@@ -192,7 +203,11 @@ export function matchesShellPattern(
     if (options && word === "--") options = false;
     else if (options && word.startsWith("-") && word !== "-") {
       for (const flag of normalizeFlags(pattern.program, word)) flags.add(flag);
-    } else others.add(word);
+    } else {
+      // git push origin +main: a refspec with "+" is a forced update of that ref.
+      if (pattern.program === "git" && /^\+./.test(word)) flags.add("-f");
+      others.add(word);
+    }
   }
   return pattern.flags.every((flag) => flags.has(flag)) &&
     pattern.words.every((word) => others.has(word));

@@ -98,6 +98,23 @@ const TABLE: [string, string][] = [
   ['sh -c "git status; rm -rf build"', "deny no-rm-rf"],
   ["eval 'rm -rf build'", "deny no-rm-rf"],
   ["find . -exec rm -rf {} +", "deny no-rm-rf"],
+  // Behind a wrapper, with options around -c, quoted ANSI-C style, abbreviated (each ran
+  // rm -rf in bash but was only asked about before).
+  ["env bash -c 'rm -rf build'", "deny no-rm-rf"],
+  ["sudo sh -c 'rm -rf build'", "deny no-rm-rf"],
+  ["nohup bash -c 'rm -rf build' &", "deny no-rm-rf"],
+  ["timeout 5 bash -c 'rm -rf build'", "deny no-rm-rf"],
+  ["ls | xargs sh -c 'rm -rf build'", "deny no-rm-rf"],
+  ["find . -exec sh -c 'rm -rf build' \\;", "deny no-rm-rf"],
+  ["bash -c -- 'rm -rf build'", "deny no-rm-rf"],
+  ["bash -o errexit -c 'rm -rf build'", "deny no-rm-rf"],
+  ["bash -e -c 'rm -rf build'", "deny no-rm-rf"],
+  ["env -S 'rm -rf build'", "deny no-rm-rf"],
+  ["trap 'rm -rf build' EXIT", "deny no-rm-rf"],
+  ["rm $'-rf' build", "deny no-rm-rf"],
+  ["rm $'\\x2drf' build", "deny no-rm-rf"],
+  ["rm --rec --forc build", "deny no-rm-rf"],
+  ["rm --recursive --f build", "deny no-rm-rf"],
   ["for d in a b; do rm -rf $d; done", "deny no-rm-rf"],
   ["rm -rf build; (", "deny no-rm-rf"], // unparseable, still seen by deny rules
   ["find . -name '*.tmp' -delete", "deny no-find-delete"],
@@ -105,6 +122,7 @@ const TABLE: [string, string][] = [
   // Not rm -rf.
   ["rm -r build", "asked"],
   ["rm -- -rf", "asked"],
+  ["bash script.sh -c 'rm -rf build'", "asked"], // a script's own arguments, not bash's -c
   ["echo 'rm -rf build'", "asked"],
   ["grep -rf patterns.txt .", "asked"],
   // What rules cannot see through: asked, never allowed.
@@ -121,6 +139,38 @@ const TABLE: [string, string][] = [
 Deno.test("the docs' rules on chained and obfuscated commands: approved, blocked or asked", () => {
   const got = TABLE.map(([command]) => [command, outcome(command)]);
   deepEqual(got, TABLE);
+});
+
+Deno.test("a git push --force rule covers every way git forces a push", () => {
+  const force = compileRules([{
+    name: "no-force-push",
+    action: "deny",
+    tool: "bash",
+    args: { command: { shell: "git push --force" } },
+  }]);
+  const decide = (command: string) =>
+    evaluateRules(force, { toolName: "bash", effects: ["exec"], args: { command } })?.action ??
+      "asked";
+  deepEqual(
+    [
+      "git push --force",
+      "git push -f origin main",
+      "git push --forc",
+      "git push --force-with-lease",
+      "git push origin +main",
+      "git push origin main",
+      "git push origin main:+x",
+    ].map((command) => [command, decide(command)]),
+    [
+      ["git push --force", "deny"],
+      ["git push -f origin main", "deny"],
+      ["git push --forc", "deny"],
+      ["git push --force-with-lease", "deny"],
+      ["git push origin +main", "deny"],
+      ["git push origin main", "asked"],
+      ["git push origin main:+x", "asked"],
+    ],
+  );
 });
 
 Deno.test("the shell parser finds every program of the corpus, and rejects what bash rejects", () => {
