@@ -60,7 +60,8 @@ const SECRET_KEY =
 /**
  * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
  * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
- * `…password…`, `…token`), and bearer tokens and `sk-…` keys inside strings.
+ * `…password…`, `…token`), and bearer tokens, `sk-…` keys and a URL's `user:password@`
+ * inside strings.
  *
  * @param value Headers, a request body, anything JSON.
  * @returns The redacted copy.
@@ -80,7 +81,8 @@ export function redactSecrets<T>(value: T): T {
   if (typeof value === "string") {
     return value
       .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, `Bearer ${REDACTED}`)
-      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED) as T;
+      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
+      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`) as T;
   }
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === "object" && value !== null) {
@@ -197,13 +199,13 @@ export function firstDifference(
  * ```
  */
 export function recordedRequest(request: ModelRequest): RecordedModelRequest {
-  return JSON.parse(JSON.stringify({
+  const { systemPrompt, messages } = redactSecrets(JSON.parse(JSON.stringify({
     systemPrompt: request.systemPrompt,
     messages: request.messages,
-    tools: request.tools.map(({ name, description, parameters }) => ({
-      name,
-      description,
-      parameters,
-    })),
-  }));
+  })));
+  // The tools' schemas are kept as they are: a property named "password" is not a secret.
+  const tools = JSON.parse(JSON.stringify(
+    request.tools.map(({ name, description, parameters }) => ({ name, description, parameters })),
+  ));
+  return { systemPrompt, messages, tools };
 }

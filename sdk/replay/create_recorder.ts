@@ -34,7 +34,28 @@ export interface Recorder {
 
 function withoutPartial(event: Record<string, unknown>): RecordedEvent {
   const { partial: _, ...rest } = event;
-  return JSON.parse(JSON.stringify(rest));
+  return redactSecrets(JSON.parse(JSON.stringify(rest)));
+}
+
+/**
+ * At a block's end: when the block held a secret, its deltas (which may split the secret
+ * across chunks) become one delta of the redacted whole, then empty ones.
+ */
+function redactDeltas(events: RecordedEvent[], end: Record<string, unknown>): void {
+  const kind = String(end.type).replace(/_end$/, "");
+  const whole = kind === "toolcall"
+    ? JSON.stringify((end.toolCall as { arguments?: unknown } | undefined)?.arguments ?? {})
+    : String(end.content ?? "");
+  const redacted = kind === "toolcall"
+    ? JSON.stringify(redactSecrets(JSON.parse(whole)))
+    : redactSecrets(whole);
+  if (redacted === whole) return;
+  let first = true;
+  for (const event of events as Record<string, unknown>[]) {
+    if (event.type !== `${kind}_delta` || event.contentIndex !== end.contentIndex) continue;
+    event.delta = first ? redacted : "";
+    first = false;
+  }
 }
 
 function headersOf(headers: Headers): Record<string, string> {
@@ -56,7 +77,8 @@ function bodyOf(text: string | undefined): unknown {
  * Creates a recorder. Record at the model-stream level (`recorder.model(model)`), at the
  * provider level (`openai({ fetch: recorder.fetch() })`), or both, and add
  * `recorder.listener` to the agent for tool results. Secrets (authorization and API-key
- * headers, key-like fields, bearer tokens) are redacted before anything is kept.
+ * headers, key-like fields, bearer tokens, `sk-…` keys, a URL's `user:password@`) are
+ * redacted before anything is kept, on every line: requests, responses, tool results.
  *
  * @returns The recorder.
  *
@@ -97,12 +119,15 @@ export function createRecorder(): Recorder {
               type: "model_response",
               turn: current,
               events,
-              message: JSON.parse(JSON.stringify(message)),
+              message: redactSecrets(JSON.parse(JSON.stringify(message))),
             });
           const piping = (async () => {
             let recorded = false;
             for await (const event of inner) {
               events.push(withoutPartial(event as unknown as Record<string, unknown>));
+              if (/^(text|thinking|toolcall)_end$/.test(event.type)) {
+                redactDeltas(events, event as unknown as Record<string, unknown>);
+              }
               // The response is written before the loop sees its last event: the tool
               // results that follow come after it in the cassette.
               if (event.type === "done" || event.type === "error") {
@@ -157,10 +182,10 @@ export function createRecorder(): Recorder {
         type: "tool_result",
         toolCallId: event.toolCallId,
         toolName: event.toolName,
-        result: JSON.parse(JSON.stringify(event.result)),
+        result: redactSecrets(JSON.parse(JSON.stringify(event.result))),
         isError: event.isError,
       };
-      if (event.args) line.args = JSON.parse(JSON.stringify(event.args));
+      if (event.args) line.args = redactSecrets(JSON.parse(JSON.stringify(event.args)));
       lines.push(line);
     },
     async toJsonl() {

@@ -100,6 +100,53 @@ Deno.test("replay is deterministic: the same events, the same transcript (timest
   deepEqual(strip(replay.messages), strip(live.messages));
 });
 
+Deno.test("secrets in arguments, results and prompts are redacted on every cassette line, and the run still replays", async () => {
+  const login = defineTool({
+    name: "login",
+    description: "Logs in",
+    parameters: Type.Object({ user: Type.String(), password: Type.String() }),
+    execute: () => ({
+      content: [{ type: "text", text: "key sk-abcdefghijklmnop1234, header Bearer xyzTOKEN123" }],
+    }),
+  });
+  const recorder = createRecorder();
+  const script = [
+    [toolCall("login", { user: "ann", password: "hunter2PW" }, "c1")],
+    [text("in via http://basicuser:URLPASSWORD42@127.0.0.1:9/v1")],
+  ];
+  const live = createAgent({
+    model: recorder.model(scriptedModel(script)),
+    systemPrompt: "The key is sk-proj-abcdefghijklmnop",
+    tools: [login],
+  });
+  live.subscribe(recorder.listener);
+  await live.prompt("log in");
+  const cassette = await recorder.toJsonl();
+  // Before: the model request and response lines and the tool result kept them all.
+  for (
+    const secret of [
+      "hunter2PW",
+      "sk-abcdefghijklmnop1234",
+      "xyzTOKEN123",
+      "sk-proj-abcd",
+      "URLPASSWORD42",
+    ]
+  ) {
+    equal(cassette.includes(secret), false, `${secret} in the cassette`);
+  }
+  match(cassette, /"password":"\[redacted\]"/);
+  const replay = createAgent({
+    model: replayModel(cassette),
+    systemPrompt: "The key is sk-proj-abcdefghijklmnop",
+    tools: replayTools(cassette, [login]),
+  });
+  const [last] = (await replay.prompt("log in")).slice(-1);
+  equal(
+    last.role === "assistant" && last.content[0].type === "text" && last.content[0].text,
+    "in via http://[redacted]@127.0.0.1:9/v1",
+  );
+});
+
 Deno.test("replay errors: past the cassette, a tool call not in it, a broken line", async () => {
   const recorder = createRecorder();
   await createAgent({ model: recorder.model(scriptedModel([[text("hi")]])) }).prompt("a");
