@@ -75,8 +75,14 @@ export async function openLive(options: OpenLiveOptions): Promise<Live> {
   const live: Live = ended.live = { client, transport };
   client.onclose = () => options.onClosed(live);
   // Errors also reach the pending requests (as rejections) or onclose; the SDK logs
-  // them to the console unless a handler is set.
-  client.onerror = () => {};
+  // them to the console unless a handler is set. One does not: an HTTP event stream the
+  // SDK gave up resuming (a server that died mid-call) leaves its request waiting for ever,
+  // so that ends the connection, and its calls fail now instead of at their timeouts.
+  client.onerror = (error: Error) => {
+    if (/^Maximum reconnection attempts/.test(error.message)) {
+      end(new Error(`the server's event stream broke and could not be resumed (${error.message})`));
+    }
+  };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged());
   const messages = watchServerMessages(transport, {
     progress: options.progress,

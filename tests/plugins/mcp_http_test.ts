@@ -117,3 +117,66 @@ Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own t
     await server.close();
   }
 });
+
+/**
+ * A minimal streamable-HTTP MCP server whose one tool, `wait`, answers with an event stream
+ * that is resumable (a priming event with an id) and never answers; `die()` breaks that
+ * stream and stops the server, as a server killed mid-call.
+ */
+function startDyingServer() {
+  let broken!: () => void;
+  const dying = new Promise<void>((resolve) => (broken = resolve));
+  const json = (id: unknown, result: unknown) =>
+    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (message.method === "initialize") {
+      return json(message.id, {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "dying", version: "1" },
+      });
+    }
+    if (message.method === "tools/list") {
+      return json(message.id, {
+        tools: [{ name: "wait", description: "Waits", inputSchema: { type: "object" } }],
+      });
+    }
+    if (message.method !== "tools/call") return new Response(null, { status: 202 });
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("id: e1\ndata: \n\n"));
+        dying.then(() => controller.error(new Error("killed")));
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  return {
+    url: `http://127.0.0.1:${server.addr.port}/mcp`,
+    async die() {
+      broken();
+      await server.shutdown();
+    },
+  };
+}
+
+Deno.test("mcp over HTTP: a server that dies mid-call, its stream resumable, ends the call once resuming fails, not at its timeout", async () => {
+  const server = startDyingServer();
+  const plugin = await mcp({ name: "web", url: server.url, tools: ["wait"], timeoutMs: 60_000 });
+  try {
+    const { results } = await run(plugin, [toolCall("web_wait", {})], {}, (agent) => {
+      agent.subscribe((event) => {
+        if (event.type === "tool_execution_start") setTimeout(() => server.die(), 200);
+      });
+    });
+    // Before: `… timed out after 60000 ms`, the SDK having given up resuming ~2.5 s in.
+    equal(results[0].isError, true);
+    equal(
+      firstText(results[0]),
+      'MCP tool "wait" on server "web" failed: the server\'s event stream broke and could not be resumed (Maximum reconnection attempts (2) exceeded.); it is reconnected on the next call',
+    );
+  } finally {
+    await plugin.dispose();
+  }
+});
