@@ -185,6 +185,16 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
             `Cannot decide run ${id}: it is ${current.value.status}, not pending`,
           );
         }
+        // Refused here, not only when a worker resumes it (then the run went back to pending).
+        const waiting = (await readState(kv, current.value)).pending.map((call) => call.toolCallId);
+        const stray = decisions.find((decision) => !waiting.includes(decision.toolCallId));
+        if (stray !== undefined) {
+          throw new Error(
+            `Cannot decide run ${id}: call ${stray.toolCallId} is not waiting for a decision (waiting: ${
+              waiting.join(", ") || "none"
+            })`,
+          );
+        }
         const head: RunHead = {
           ...current.value,
           status: "decided",

@@ -165,6 +165,14 @@ Deno.test("store misuse: deciding an unknown or non-pending run, claiming an und
       message: "Cannot decide run done: it is done, not pending",
     });
     equal(await store.claim("done", "w"), undefined);
+    // A decision for a call that does not wait: refused now (before, accepted as "decided"
+    // and refused only when a worker resumed it).
+    const dir = tempDir();
+    await startRun(store, "r", durableOptions(`${dir}/log`, deployScript()), "go");
+    await rejects(store.decide("r", [{ toolCallId: "zzz", approve: false }]), {
+      message: "Cannot decide run r: call zzz is not waiting for a decision (waiting: c2)",
+    });
+    equal((await store.get("r"))?.status, "pending");
   } finally {
     store.close();
   }
