@@ -238,10 +238,7 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
         const call = r.calls.get(event.toolCallId);
         if (!call) return;
         r.calls.delete(event.toolCallId);
-        for (const open of call.open) {
-          open.setAttribute("tack.step.unfinished", true);
-          open.end();
-        }
+        endOpenSteps(call);
         const outcome = toolOutcome(event);
         call.span.setAttribute("tack.tool.outcome", outcome);
         if (event.blockedBy !== undefined) {
@@ -271,7 +268,12 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
         return;
       }
       case "agent_end": {
-        for (const call of r.calls.values()) call.span.end();
+        // Calls still open wait for a decision (deferred): their spans end with the run.
+        for (const call of r.calls.values()) {
+          endOpenSteps(call);
+          call.span.setAttribute("tack.tool.outcome", "deferred");
+          call.span.end();
+        }
         r.chat?.end();
         r.turn?.span.end();
         r.span.setAttributes(usageAttributes(r.usage));
@@ -289,6 +291,19 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
         return;
       }
     }
+  };
+
+  /**
+   * Ends a call's open steps: its prepare span as finished (a blocked or deferred call
+   * ends there), any other as `tack.step.unfinished` (a hook or execute that never settled).
+   */
+  const endOpenSteps = (call: CallSpans): void => {
+    for (const open of call.open) {
+      if (open !== call.prepare) open.setAttribute("tack.step.unfinished", true);
+      open.end();
+    }
+    call.open.clear();
+    call.prepare = undefined;
   };
 
   const startStep = (step: TraceStep): EndStep => {

@@ -34,12 +34,13 @@ export type TraceStep =
   };
 
 /**
- * How a step ended. `verdict` is what a hook answered: `pass` (nothing), `block`,
- * `rewrite` (new arguments) or `override` (a changed result); `error` is what it threw.
+ * How a step ended. `verdict` is what a hook answered: `pass` (nothing), `block`, `defer`
+ * (wait for a person), `rewrite` (new arguments) or `override` (a changed result); `error`
+ * is what it threw.
  */
 export interface StepOutcome {
   /** What the hook answered; absent for `execute`. */
-  verdict?: "pass" | "block" | "rewrite" | "override";
+  verdict?: "pass" | "block" | "defer" | "rewrite" | "override";
   /** What the hook or tool threw (or rejected with). */
   error?: unknown;
 }

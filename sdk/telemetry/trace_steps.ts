@@ -20,8 +20,9 @@ export type ToolHook = BeforeToolCallHook | VerifyToolCallHook | AfterToolCallHo
 
 function verdictOf(stage: HookStage, value: unknown): StepOutcome {
   if (value === undefined || value === null) return { verdict: "pass" };
-  const answer = value as { block?: boolean; args?: unknown };
+  const answer = value as { block?: boolean; defer?: boolean; args?: unknown };
   if (answer.block) return { verdict: "block" };
+  if (answer.defer) return { verdict: "defer" };
   if (stage === "afterToolCall") return { verdict: "override" };
   return { verdict: stage === "beforeToolCall" && answer.args ? "rewrite" : "pass" };
 }

@@ -162,6 +162,47 @@ Deno.test("otel: blocked, failed and timed-out calls carry error.type, status an
   equal(timedOut.status.message, "Tool slow timed out after 5 ms and was stopped");
 });
 
+Deno.test("otel: a blocked call's prepare span ends as finished, not unfinished", async () => {
+  const spans = await runTraced();
+  const under = (id: string, name: string) => {
+    const call = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === id)!;
+    return spans.find((s) =>
+      s.name === name && s.parentSpanContext?.spanId === call.spanContext().spanId
+    )!;
+  };
+  // Before: the prepare span of a call blocked in it read as never settled.
+  equal(under("c2", "prepare").attributes["tack.step.unfinished"], undefined);
+});
+
+Deno.test("otel: a deferred call's spans are all exported: the hook's verdict is defer, its prepare span ends, the call's outcome is deferred", async () => {
+  const { exporter, tracer } = inMemory();
+  const asks = definePlugin({
+    name: "asks",
+    beforeToolCall: () => ({ defer: true, reason: "needs a person" }),
+  });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("echo", { text: "hi" }, "d1")], [text("done")]]),
+    plugins: [asks, policy],
+    tools: [echoTool()],
+    trace: otelTracer({ tracer }),
+  });
+  await agent.prompt("go");
+  const spans = exporter.getFinishedSpans();
+  // Before: prepare never ended (never exported), so its hook spans were orphan roots.
+  deepEqual(tree(spans).filter((line) => !line.includes("chat")), [
+    "- > invoke_agent tack",
+    "execute_tool echo > prepare",
+    "invoke_agent tack > turn 1",
+    "prepare > beforeToolCall asks",
+    "prepare > beforeToolCall policy",
+    "prepare > verifyToolCall policy",
+    "turn 1 > execute_tool echo",
+  ]);
+  equal(find(spans, "beforeToolCall asks").attributes["tack.hook.verdict"], "defer");
+  equal(find(spans, "execute_tool echo").attributes["tack.tool.outcome"], "deferred");
+  equal(find(spans, "prepare").attributes["tack.step.unfinished"], undefined);
+});
+
 Deno.test("otel: arguments, results and the model's text are recorded only when asked", async () => {
   const spans = await runTraced(true);
   const echo = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "c1")!;
