@@ -6,8 +6,10 @@ import {
   scriptedModel,
   text,
   toolCall,
+  validateToolArguments,
 } from "@tack/agent";
 import { z } from "zod";
+import { Type } from "typebox";
 import * as v from "valibot";
 import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { deepEqual, equal, throws } from "node:assert/strict";
@@ -232,5 +234,35 @@ Deno.test("an ArkType-style schema converts through its toJsonSchema() method; a
       'Cannot define tool "ark_broken": its arktype schema cannot be converted to JSON Schema: ' +
         "morph has no JSON Schema",
     ),
+  );
+});
+
+Deno.test("invalid arguments list only what coercion cannot fix, for TypeBox and zod alike; the model's own arguments are shown", () => {
+  const typebox = Type.Object({ days: Type.Number(), city: Type.String() });
+  const zod = defineTool({
+    name: "forecast",
+    description: "",
+    parameters: z.object({ days: z.number(), city: z.string() }),
+    execute: () => ({ content: [] }),
+  });
+  // Before: "days" was listed too, telling the model to fix what Tack fixes itself.
+  deepEqual(validateToolArguments("forecast", typebox, { days: "3", city: {} }), {
+    ok: false,
+    message: 'Invalid arguments for tool "forecast":\n  - city: must be string (received {})\n' +
+      'Received arguments: {"days":"3","city":{}}',
+  });
+  deepEqual(
+    validateToolArguments(
+      "forecast",
+      zod.parameters,
+      { days: "3", city: {} },
+      zod.validateArguments,
+    ),
+    {
+      ok: false,
+      message:
+        'Invalid arguments for tool "forecast":\n  - city: Invalid input: expected string, received object\n' +
+        'Received arguments: {"days":"3","city":{}}',
+    },
   );
 });
