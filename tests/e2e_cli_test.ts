@@ -538,8 +538,11 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
       "rm $'-rf' victim/b",
       "rm --rec --forc victim/c",
       "bash -o errexit -c 'rm -rf victim/d'",
+      "bash -euo pipefail -c 'rm -rf victim/e'",
+      "bash <<'EOF'\nrm -rf victim/f\nEOF",
     ];
-    for (const folder of ["a", "b", "c", "d"]) {
+    const folders = ["a", "b", "c", "d", "e", "f"];
+    for (const folder of folders) {
       await Deno.mkdir(join(cwd, "victim", folder), { recursive: true });
     }
     await using server = await startFakeOpenAI({
@@ -558,7 +561,7 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
         'Blocked by rule "no-rm-rf" (deny bash command matching shell command "rm -rf")'
       ),
     );
-    for (const folder of ["a", "b", "c", "d"]) {
+    for (const folder of folders) {
       equal((await Deno.stat(join(cwd, "victim", folder))).isDirectory, true, folder);
     }
   }));

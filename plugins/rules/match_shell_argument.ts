@@ -38,17 +38,22 @@ export function isShellArgument(
 }
 
 function roughViews(source: string): { words: string[]; dynamic: boolean[] }[] {
-  // An unparseable text: split at every operator and read each piece as one command.
+  // An unparseable text: split at every operator, drop quotes, and read each piece from every
+  // word on as a command (a deny rule then sees `rm -rf` inside `sh -c '…'` or `eval '…'`
+  // too; such a text is never allowed).
   return source.split(/[;&|()\n`{}]+|\$\(/).flatMap((segment) => {
-    const words = segment.trim().split(/\s+/).map((word) => word.replace(/["'\\]/g, ""))
+    const words = segment.trim().split(/\s+/)
+      .map((word) => word.replace(/\$(?=['"])/g, "").replace(/["'\\]/g, ""))
       .filter((word) => word !== "");
-    if (words.length === 0) return [];
-    return shellPartViews({
-      kind: "call",
-      words,
-      dynamic: words.map(() => false),
-      assigns: [],
-      text: "",
+    return words.flatMap((_, from) => {
+      const rest = words.slice(from);
+      return shellPartViews({
+        kind: "call",
+        words: rest,
+        dynamic: rest.map(() => false),
+        assigns: [],
+        text: "",
+      });
     });
   });
 }

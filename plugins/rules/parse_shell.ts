@@ -39,7 +39,7 @@ type Node = any;
 const syntax = shellSyntax;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh"]);
+const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "ash", "yash"]);
 const NULL_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 const MAX_DEPTH = 8;
 
@@ -137,7 +137,8 @@ function staticWord(word: Node): string | undefined {
       const decoded = ansiCQuoted(part.Value);
       if (decoded === undefined) return undefined;
       value += decoded;
-    } else if (type === "DblQuoted" && !part.Dollar) {
+    } else if (type === "DblQuoted") {
+      // $"…" is a translated string: without a message catalog, its own text.
       for (const inner of part.Parts) {
         if (syntax.NodeType(inner) !== "Lit") return undefined;
         value += unescapeDoubleQuoted(inner.Value);
@@ -183,20 +184,37 @@ function writePart(reader: Reader, redirect: Node): ShellPart | undefined {
 /** Options of a shell that take the next word as their value (`bash -o errexit -c …`). */
 const SHELL_VALUE_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
 
-/** The script a shell runs with `-c`: its first operand; `undefined` without `-c`. */
-function shellScript(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+/**
+ * How a shell call is given its script: with `-c`, its first operand; else, with no operand,
+ * `-s`, or `/dev/stdin`, it reads it from stdin (`"stdin"`); else it runs a file (`undefined`).
+ */
+function shellScript(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+): { script: string } | "stdin" | undefined {
   let command = false;
+  let stdin = false;
   for (let i = 1; i < words.length; i++) {
     if (dynamic[i]) return undefined;
     const word = words[i];
     if (word === "--" || word === "-") {
-      return command && dynamic[i + 1] === false ? words[i + 1] : undefined;
+      if (command) return dynamic[i + 1] === false ? { script: words[i + 1] } : undefined;
+      return i + 1 >= words.length || stdin || words[i + 1] === "/dev/stdin" ? "stdin" : undefined;
     }
     if (SHELL_VALUE_OPTIONS.has(word)) i++;
-    else if (/^[-+][a-zA-Z]+$/.test(word)) command ||= /^-[a-zA-Z]*c/.test(word);
-    else if (!word.startsWith("--")) return command ? word : undefined;
+    else if (/^[-+][a-zA-Z]+$/.test(word)) {
+      if (word[0] === "-") {
+        command ||= word.includes("c");
+        stdin ||= word.includes("s");
+      }
+      // Each o or O of a cluster takes the next word: `-euo pipefail`, `-co pipefail`.
+      i += word.slice(1).match(/[oO]/g)?.length ?? 0;
+    } else if (!word.startsWith("--")) {
+      if (command) return { script: word };
+      return stdin || word === "/dev/stdin" ? "stdin" : undefined;
+    }
   }
-  return undefined;
+  return command ? undefined : "stdin";
 }
 
 /**
@@ -214,13 +232,31 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
   }
   if (name === "env") {
     for (let i = 1; i < words.length && !dynamic[i]; i++) {
-      const split = /^(?:-S|--split-string=?)(.*)$/s.exec(words[i]);
-      if (split === null) continue;
-      if (split[1] !== "") return split[1];
+      const [option, ...value] = words[i].split("=");
+      const long = option.length > 3 && "--split-string".startsWith(option);
+      const short = /^-[a-zA-Z]*S(.*)$/s.exec(words[i]);
+      if (!long && short === null) continue;
+      if (long && value.length > 0) return value.join("=");
+      if (!long && short![1] !== "") return short![1];
       return dynamic[i + 1] === false ? words[i + 1] : undefined;
     }
   }
-  return name !== undefined && SHELLS.has(name) ? shellScript(words, dynamic) : undefined;
+  if (name === "flock") {
+    const at = words.findIndex((word, i) => i > 0 && (word === "-c" || word === "--command"));
+    if (at > 0) return dynamic[at + 1] === false ? words[at + 1] : undefined;
+  }
+  if (name === undefined || !SHELLS.has(name)) return undefined;
+  const given = shellScript(words, dynamic);
+  return typeof given === "object" ? given.script : undefined;
+}
+
+/** Whether a call (through its wrappers) is a shell reading its script from stdin. */
+function readsScriptFromStdin(part: ShellPart): boolean {
+  return shellPartViews(part).some(({ words, dynamic }) => {
+    const name = dynamic[0] ? undefined : words[0]?.split("/").pop();
+    if (name === "." || name === "source") return words[1] === "/dev/stdin";
+    return name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin";
+  });
 }
 
 /**
@@ -242,17 +278,28 @@ function collect(source: string, depth: number): ShellPart[] {
   syntax.Walk(file, (node: Node) => {
     if (!node) return true;
     const type = syntax.NodeType(node);
-    if (type === "CallExpr") {
+    if (type === "Stmt" && node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr") {
+      // A shell fed its script by a here-document or here-string: `bash <<'EOF'`, `sh <<< '…'`.
+      const call = partOf(reader, node.Cmd.Assigns ?? [], node.Cmd.Args ?? []);
+      if (depth < MAX_DEPTH && readsScriptFromStdin(call)) {
+        for (const redirect of node.Redirs ?? []) {
+          const op = /^(?:\d+)?(<<<|<<-?)/.exec(reader.text(redirect))?.[1];
+          const body = op === "<<<"
+            ? staticWord(redirect.Word) ?? reader.text(redirect.Word)
+            : op && redirect.Hdoc
+            ? reader.text(redirect.Hdoc)
+            : undefined;
+          // A script bash would run but this parser rejects makes the whole text unreadable.
+          if (body !== undefined) parts.push(...collect(body, depth + 1));
+        }
+      }
+    } else if (type === "CallExpr") {
       const part = partOf(reader, node.Assigns ?? [], node.Args ?? []);
       parts.push(part);
       const inner = innerScript(part);
-      if (inner !== undefined && depth < MAX_DEPTH) {
-        try {
-          parts.push(...collect(inner, depth + 1));
-        } catch {
-          // Not a script: the outer call stays the only part (and no allow rule sees inside).
-        }
-      }
+      // A script bash would run but this parser rejects makes the whole text unreadable
+      // (rules then read it roughly, and never allow it).
+      if (inner !== undefined && depth < MAX_DEPTH) parts.push(...collect(inner, depth + 1));
     } else if (type === "DeclClause") {
       // export/declare/local/readonly/typeset: the keyword, then its operands as written.
       const part = partOf(reader, [], []);

@@ -34,23 +34,60 @@ const ALIASES: Record<string, Record<string, string>> = {
 const SINGLE_DASH_LONG = new Set(["find"]);
 
 /** Wrappers: their options that take a value (so the value is not the command). */
-const WRAPPERS: Record<string, Set<string>> = {
-  sudo: new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T"]),
-  doas: new Set(["-u", "-C"]),
-  env: new Set(["-u", "-C", "--unset", "--chdir"]),
-  command: new Set(),
-  builtin: new Set(),
-  exec: new Set(["-a"]),
-  nohup: new Set(),
-  nice: new Set(["-n", "--adjustment"]),
-  time: new Set(["-f", "-o"]),
-  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
-  stdbuf: new Set(["-i", "-o", "-e"]),
-  setsid: new Set(),
-  ionice: new Set(["-c", "-n", "-p"]),
-  xargs: new Set(["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter"]),
-  watch: new Set(["-n", "-d", "--interval"]),
-  unbuffer: new Set(),
+/**
+ * How a wrapper's own arguments end: the options that take the next word as their value
+ * (long ones also by an unambiguous prefix, as GNU getopt reads them), and how many operands
+ * come before the command (`timeout 5 cmd`, `flock file cmd`, `chroot dir cmd`).
+ */
+interface Wrapper {
+  values: readonly string[];
+  operands?: number;
+}
+
+const WRAPPERS: Record<string, Wrapper> = {
+  sudo: {
+    values: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"]
+      .concat(["--close-from", "--chdir", "--host", "--prompt", "--role", "--type"])
+      .concat(["--other-user", "--command-timeout"]),
+  },
+  doas: { values: ["-u", "-C"] },
+  env: { values: ["-u", "-C", "--unset", "--chdir"] },
+  command: { values: [] },
+  builtin: { values: [] },
+  exec: { values: ["-a"] },
+  nohup: { values: [] },
+  nice: { values: ["-n", "--adjustment"] },
+  time: { values: ["-f", "-o", "--format", "--output"] },
+  timeout: { values: ["-s", "-k", "--signal", "--kill-after"], operands: 1 },
+  stdbuf: { values: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  setsid: { values: [] },
+  ionice: { values: ["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"] },
+  xargs: {
+    values: ["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter"]
+      .concat(["--max-args", "--max-procs", "--max-chars", "--max-lines", "--replace"])
+      .concat(["--eof", "--process-slot-var"]),
+  },
+  watch: { values: ["-n", "-d", "--interval"] },
+  unbuffer: { values: [] },
+  flock: { values: ["-w", "-E", "--timeout", "--conflict-exit-code"], operands: 1 },
+  taskset: { values: [], operands: 1 },
+  chrt: { values: [], operands: 1 },
+  prlimit: { values: ["-p", "--pid", "-o", "--output"] },
+  unshare: { values: ["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"] },
+  setpriv: {
+    values: ["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups"]
+      .concat(["--inh-caps", "--ambient-caps", "--bounding-set", "--securebits"])
+      .concat(["--pdeathsig", "--selinux-label", "--apparmor-profile"]),
+  },
+  runuser: { values: ["-u", "-g", "-G", "--user", "--group", "--supp-group"] },
+  setarch: { values: [], operands: 1 },
+  linux32: { values: [] },
+  linux64: { values: [] },
+  strace: { values: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X"] },
+  ltrace: { values: ["-o", "-e", "-p", "-s", "-u", "-a", "-n"] },
+  fakeroot: { values: ["-s", "-i", "-l", "--lib", "--faked"] },
+  chroot: { values: ["--userspec", "--groups"], operands: 1 },
+  busybox: { values: [] },
 };
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
@@ -108,21 +145,54 @@ export function compileShellPattern(text: string): ShellPattern {
   return { program, flags: [...flags], words };
 }
 
+/** Whether a wrapper's option takes the next word: by name, or a long one by its prefix. */
+function takesValue(wrapper: Wrapper, word: string): boolean {
+  if (word.includes("=")) return false;
+  if (wrapper.values.includes(word)) return true;
+  if (word.startsWith("--") && word.length > 2) {
+    return wrapper.values.some((name) => name.startsWith("--") && name.startsWith(word));
+  }
+  // A short cluster ending in an option that takes a value (`exec -la name`, `-P4` aside).
+  return /^-[A-Za-z]{2,}$/.test(word) && wrapper.values.includes(`-${word.at(-1)}`);
+}
+
 /** The command a wrapper runs, or `undefined` when `words` is not a wrapper call. */
 function unwrap(words: readonly string[], dynamic: readonly boolean[]): number | undefined {
   const name = basename(words[0] ?? "");
   if (dynamic[0]) return undefined;
-  const takesValue = WRAPPERS[name];
-  if (!takesValue) return undefined;
+  const wrapper = WRAPPERS[name];
+  if (!wrapper) return undefined;
+  let operands = wrapper.operands ?? 0;
   let i = 1;
   while (i < words.length) {
     const word = words[i];
-    if (word === "--") return i + 1;
+    if (word === "--") {
+      i++;
+      break;
+    }
     if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
-    else if (word.startsWith("-") && word !== "-") i += takesValue.has(word) ? 2 : 1;
-    else return name === "timeout" ? i + 1 : i; // timeout: the duration, then the command
+    else if (word.startsWith("-") && word !== "-") i += takesValue(wrapper, word) ? 2 : 1;
+    else break;
   }
-  return undefined;
+  // Operands before the command: timeout's duration, flock's file, chroot's folder, …
+  for (; operands > 0 && i < words.length; operands--) i++;
+  return i < words.length ? i : undefined;
+}
+
+/** Where each `find -exec`/`-execdir`/`-ok` command starts and ends (`;`, or `+` after `{}`). */
+function findCommands(words: readonly string[], dynamic: readonly boolean[]): [number, number][] {
+  const commands: [number, number][] = [];
+  for (let at = 1; at < words.length; at++) {
+    if (dynamic[at] || !FIND_EXEC.has(words[at])) continue;
+    let end = at + 1;
+    while (
+      end < words.length &&
+      !(words[end] === ";" || (words[end] === "+" && words[end - 1] === "{}"))
+    ) end++;
+    commands.push([at + 1, end]);
+    at = end;
+  }
+  return commands;
 }
 
 /**
@@ -148,23 +218,25 @@ function unwrap(words: readonly string[], dynamic: readonly boolean[]): number |
 export function shellPartViews(
   part: ShellPart,
 ): { words: string[]; dynamic: boolean[] }[] {
-  const views = [{ words: part.words, dynamic: part.dynamic }];
-  if (part.kind !== "call") return views;
-  for (let depth = 0; depth < 8; depth++) {
-    const { words, dynamic } = views[views.length - 1];
-    const program = basename(words[0] ?? "");
-    if (program === "find" && !dynamic[0]) {
-      const at = words.findIndex((word, i) => FIND_EXEC.has(word) && !dynamic[i]);
-      if (at === -1) break;
-      const end = words.findIndex((word, i) => i > at && (word === ";" || word === "+"));
-      const stop = end === -1 ? words.length : end;
-      views.push({ words: words.slice(at + 1, stop), dynamic: dynamic.slice(at + 1, stop) });
-      continue;
+  if (part.kind !== "call") return [{ words: part.words, dynamic: part.dynamic }];
+  return viewsOf(part.words, part.dynamic, 0);
+}
+
+function viewsOf(
+  words: string[],
+  dynamic: boolean[],
+  depth: number,
+): { words: string[]; dynamic: boolean[] }[] {
+  const views = [{ words, dynamic }];
+  if (depth >= 8) return views;
+  if (basename(words[0] ?? "") === "find" && !dynamic[0]) {
+    for (const [start, end] of findCommands(words, dynamic)) {
+      views.push(...viewsOf(words.slice(start, end), dynamic.slice(start, end), depth + 1));
     }
-    const at = unwrap(words, dynamic);
-    if (at === undefined || at >= words.length) break;
-    views.push({ words: words.slice(at), dynamic: dynamic.slice(at) });
+    return views;
   }
+  const at = unwrap(words, dynamic);
+  if (at !== undefined) views.push(...viewsOf(words.slice(at), dynamic.slice(at), depth + 1));
   return views;
 }
 

@@ -115,6 +115,33 @@ const TABLE: [string, string][] = [
   ["rm $'\\x2drf' build", "deny no-rm-rf"],
   ["rm --rec --forc build", "deny no-rm-rf"],
   ["rm --recursive --f build", "deny no-rm-rf"],
+  // From an attack with real bash (each deleted the folder and was only asked about).
+  ["bash -euo pipefail -c 'rm -rf build'", "deny no-rm-rf"],
+  ["bash --noprofile --norc -eo pipefail -c 'rm -rf build'", "deny no-rm-rf"],
+  ["bash -co pipefail 'rm -rf build'", "deny no-rm-rf"],
+  ["bash <<'EOF'\nrm -rf build\nEOF", "deny no-rm-rf"],
+  ["bash -s -- build <<< 'rm -rf \"$1\"'", "deny no-rm-rf"],
+  ["sh <<< 'rm -rf build'", "deny no-rm-rf"],
+  [". /dev/stdin <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["bash -c 'n=$((ls build) | wc -l); rm -rf build'", "deny no-rm-rf"], // bash reads it, the parser does not
+  ["n=$((ls build) | wc -l); eval 'rm -rf build'", "deny no-rm-rf"],
+  ["find . -name build -exec test -d {} \\; -exec rm -rf {} +", "deny no-rm-rf"],
+  ["flock /tmp/lock rm -rf build", "deny no-rm-rf"],
+  ["flock /tmp/lock -c 'rm -rf build'", "deny no-rm-rf"],
+  ["taskset -c 0 rm -rf build", "deny no-rm-rf"],
+  ["chrt -o 0 rm -rf build", "deny no-rm-rf"],
+  ["unshare -r rm -rf build", "deny no-rm-rf"],
+  ["runuser -u root -- rm -rf build", "deny no-rm-rf"],
+  ["prlimit --nofile=1024 rm -rf build", "deny no-rm-rf"],
+  ["strace -o /dev/null rm -rf build", "deny no-rm-rf"],
+  ["chroot / rm -rf /build", "deny no-rm-rf"],
+  ["echo build | xargs --max-args 1 rm -rf", "deny no-rm-rf"],
+  ["timeout --sig KILL 5 rm -rf build", "deny no-rm-rf"],
+  ["nice --adj 5 rm -rf build", "deny no-rm-rf"],
+  ["exec -la name rm -rf build", "deny no-rm-rf"],
+  ["env -iS 'rm -rf build'", "deny no-rm-rf"],
+  ["rbash -c 'rm -rf build'", "deny no-rm-rf"],
+  ['rm $"-rf" build', "deny no-rm-rf"],
   ["for d in a b; do rm -rf $d; done", "deny no-rm-rf"],
   ["rm -rf build; (", "deny no-rm-rf"], // unparseable, still seen by deny rules
   ["find . -name '*.tmp' -delete", "deny no-find-delete"],
@@ -123,6 +150,7 @@ const TABLE: [string, string][] = [
   ["rm -r build", "asked"],
   ["rm -- -rf", "asked"],
   ["bash script.sh -c 'rm -rf build'", "asked"], // a script's own arguments, not bash's -c
+  ["bash script.sh <<< 'rm -rf build'", "asked"], // the script is the file; stdin is its input
   ["echo 'rm -rf build'", "asked"],
   ["grep -rf patterns.txt .", "asked"],
   // What rules cannot see through: asked, never allowed.
@@ -131,6 +159,8 @@ const TABLE: [string, string][] = [
   ["rm -{r,f} build", "asked"],
   ["echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "asked"],
   ["python3 -c 'import shutil; shutil.rmtree(\"build\")'", "asked"],
+  ["bash -c \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", "asked"], // a script made by $(…)
+  ["echo 'rm -rf build' | bash", "asked"], // a script piped in
   // Ask rules see every part.
   ["git status && git push", "ask ask-push"],
   ["sudo git push --force", "ask ask-push"],
