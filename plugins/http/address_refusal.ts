@@ -74,11 +74,12 @@ export interface AddressCheck {
 export async function addressRefusal(url: URL, check: AddressCheck): Promise<string | undefined> {
   if (check.allowPrivate) return undefined;
   const host = url.hostname.toLowerCase();
+  const bare = host.replace(/\.+$/, "");
   if (isIpAddress(host)) {
     const range = nonPublicRange(host);
     return range && `Host ${url.host} is ${withArticle(range)} address; ${RULE}`;
   }
-  if (host === "localhost" || host.endsWith(".localhost")) {
+  if (bare === "localhost" || bare.endsWith(".localhost")) {
     return `Host ${url.host} is a loopback name; ${RULE}`;
   }
   let addresses: string[];
@@ -94,6 +95,11 @@ export async function addressRefusal(url: URL, check: AddressCheck): Promise<str
     return `Cannot check where ${host} leads: resolving it failed (${
       (error as Error).message
     }); ${RULE}, so hosts that cannot be resolved are refused`;
+  }
+  // No address: nothing to check, while `fetch` asks the system resolver (mDNS, NIS, an
+  // /etc/nsswitch.conf module), which may well answer with a private one.
+  if (addresses.length === 0) {
+    return `Cannot check where ${host} leads: it has no A or AAAA record; ${RULE}, so hosts that cannot be resolved are refused`;
   }
   for (const address of addresses) {
     const range = nonPublicRange(address);

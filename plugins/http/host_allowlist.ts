@@ -34,7 +34,8 @@ function defaultPort(url: URL): string {
  * (`localhost`) or an IP literal. Names that merely resolve to such addresses are not
  * detected (no DNS lookup is made).
  */
-function isLocalHost(host: string): boolean {
+function isLocalHost(written: string): boolean {
+  const host = written.replace(/\.+$/, ""); // a trailing dot names the same host
   if (host === "localhost" || host.endsWith(".localhost")) return true;
   const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
   if (v4) {

@@ -50,6 +50,10 @@ function ipv4Range(b: number[]): string | undefined {
   if (a === 100 && c >= 64 && c <= 127) return "shared (carrier-grade NAT)";
   if (a === 192 && c === 0 && b[2] === 0) return "reserved (192.0.0.0/24)";
   if (a === 198 && (c === 18 || c === 19)) return "reserved (benchmarking)";
+  if (
+    (a === 192 && c === 0 && b[2] === 2) || (a === 198 && c === 51 && b[2] === 100) ||
+    (a === 203 && c === 0 && b[2] === 113)
+  ) return "reserved (documentation)";
   if (a >= 224 && a <= 239) return "multicast";
   if (a >= 240) return "reserved (240.0.0.0/4)";
   return undefined;

@@ -94,6 +94,9 @@ Deno.test("nonPublicRange: IPv4, IPv6 and the IPv4 inside IPv6", () => {
       "8.8.8.8",
       "2606:4700:4700::1111",
       "::ffff:8.8.8.8",
+      "192.0.2.2",
+      "198.51.100.7",
+      "203.0.113.9",
     ].map(nonPublicRange),
     [
       "private",
@@ -109,6 +112,45 @@ Deno.test("nonPublicRange: IPv4, IPv6 and the IPv4 inside IPv6", () => {
       undefined,
       undefined,
       undefined,
+      "reserved (documentation)",
+      "reserved (documentation)",
+      "reserved (documentation)",
     ],
   );
+});
+
+const NOT_STAR = (host: string) =>
+  `Host ${host} is a local or private address, which "*" does not cover; list it in allowedHosts to allow it`;
+
+Deno.test("fetch_url: a name with no A or AAAA record is refused (fetch asks other resolvers, which may answer privately); localhost. is localhost", async () => {
+  let hits = 0;
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    hits++;
+    return new Response("inside");
+  });
+  const port = server.addr.port;
+  // A special-use name: answered as absent without a query leaving the machine.
+  const outcomes = await fetchAll(http(), [
+    `http://nonexistent.invalid:${port}/`,
+    `http://localhost.:${port}/`,
+  ]);
+  deepEqual(outcomes, [
+    [
+      `Cannot check where nonexistent.invalid leads: it has no A or AAAA record; ${RULE}, so hosts that cannot be resolved are refused`,
+      true,
+    ],
+    [NOT_STAR(`localhost.:${port}`), true],
+  ]);
+  // With private addresses allowed, "*" still does not cover localhost, trailing dot or not
+  // (before, localhost. passed it); listed, it is fetched.
+  deepEqual(
+    await fetchAll(http({ allowPrivateAddresses: true }), [`http://localhost.:${port}/`]),
+    [[NOT_STAR(`localhost.:${port}`), true]],
+  );
+  equal(hits, 0);
+  const [[listed]] = await fetchAll(
+    http({ allowPrivateAddresses: true, allowedHosts: [`127.0.0.1:${port}`] }),
+    [`http://127.0.0.1:${port}/`],
+  );
+  equal(listed, "HTTP 200 OK (text/plain;charset=UTF-8)\n\ninside");
 });
