@@ -11,6 +11,10 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
+import { readCapped } from "./read_capped.ts";
+
+/** The largest file `edit` reads (10 MiB, as `grep`). */
+export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 /** What `edit` puts in `details`. */
 export interface EditDetails {
@@ -91,9 +95,19 @@ export function createEditTool(context: FsContext): AgentTool {
       return await context.locks.run(target.real, async () => {
         let text: string;
         try {
-          const refusal = fileRefusal(await Deno.stat(target.real), name, context.allowHardLinks);
+          const stat = await Deno.stat(target.real);
+          if (stat.isDirectory) throw new Error(`${name} is a directory; edit changes files`);
+          const refusal = fileRefusal(stat, name, context.allowHardLinks);
           if (refusal) throw new Error(refusal);
-          text = await Deno.readTextFile(target.real);
+          // Read whole (and at most the cap: a huge file held the host's memory, read on
+          // past the call's timeout, until the host was killed).
+          const bytes = await readCapped(target.real, stat.size, MAX_EDIT_BYTES);
+          if (bytes === undefined) {
+            throw new Error(
+              `${name} is over ${MAX_EDIT_BYTES} bytes; edit changes files of at most that size (use bash for larger ones)`,
+            );
+          }
+          text = new TextDecoder().decode(bytes);
         } catch (error) {
           if (error instanceof Deno.errors.NotFound) throw new Error(`File not found: ${name}`);
           if (error instanceof Deno.errors.IsADirectory) {

@@ -194,6 +194,12 @@ export function createGrepTool(context: FsContext): AgentTool {
         ? undefined
         : fileRefusal(info, target.display, context.allowHardLinks);
       if (refusal) throw new Error(refusal);
+      // A file named outright is not skipped in silence (a walk counts the ones it skips).
+      if (!info.isDirectory && info.size > MAX_FILE_BYTES) {
+        throw new Error(
+          `${target.display} is ${info.size} bytes; grep reads files of at most ${MAX_FILE_BYTES} bytes (read it in parts with read, or search it with bash)`,
+        );
+      }
       const max = params.limit ?? context.maxGrepMatches;
       const search: Search = {
         regex,

@@ -256,6 +256,32 @@ Deno.test("edit: missing, repeated, empty and no-op edits are exact error result
   });
 });
 
+Deno.test("edit and grep: a file over 10 MiB is an error naming it, never read whole (edit held the host's memory past its timeout)", async () => {
+  await withRoot(async (root) => {
+    const big = await Deno.open(`${root}/big.txt`, { write: true, create: true });
+    await big.truncate(11 * 1024 * 1024); // sparse: no disk used
+    big.close();
+    await Deno.mkdir(`${root}/dir`);
+    const outcomes = await run(fs({ root }), [
+      toolCall("edit", { path: "big.txt", oldText: "a", newText: "b" }),
+      toolCall("grep", { pattern: "hello", path: "big.txt" }),
+      toolCall("edit", { path: "dir", oldText: "a", newText: "b" }),
+    ]);
+    deepEqual(outcomes.map((r) => [textOf(r), r.isError]), [
+      [
+        "big.txt is over 10485760 bytes; edit changes files of at most that size (use bash for larger ones)",
+        true,
+      ],
+      [
+        // Before: "No matches for hello in big.txt".
+        "big.txt is 11534336 bytes; grep reads files of at most 10485760 bytes (read it in parts with read, or search it with bash)",
+        true,
+      ],
+      ["dir is a directory; edit changes files", true],
+    ]);
+  });
+});
+
 Deno.test("edit: a file with CRLF line endings keeps them", async () => {
   await withRoot(async (root) => {
     await Deno.writeTextFile(`${root}/win.txt`, "one\r\ntwo\r\nthree\r\n");
