@@ -132,6 +132,29 @@ Deno.test("bash: background jobs left behind do not hold the call, and are kille
   });
 });
 
+Deno.test("bash: a server started as the docs say (setsid -f … > log 2>&1) keeps running after the call, every time", async () => {
+  await withRoot(async (root) => {
+    // `setsid server > log 2>&1 &` as the last command lost a race: the group was killed as the
+    // shell exited, before the job had left it (about 7 runs in 10 here).
+    const calls = Array.from(
+      { length: 5 },
+      () => toolCall("bash", { command: "setsid -f sleep 333.25 > server.log 2>&1" }),
+    );
+    const results = await run(shell({ root }), calls);
+    equal(results.every((result) => !result.isError), true);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const count = new TextDecoder().decode(
+        (await new Deno.Command("pgrep", { args: ["-fc", "^sleep 333.25$"], stdout: "piped" })
+          .output()).stdout,
+      ).trim();
+      equal(count, "5");
+    } finally {
+      await new Deno.Command("pkill", { args: ["-f", "^sleep 333.25$"] }).output();
+    }
+  });
+});
+
 Deno.test("bash: abort kills the running command and ends with an aborted result", async () => {
   await withRoot(async (root) => {
     const agent = createAgent({
