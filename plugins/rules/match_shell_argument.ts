@@ -37,24 +37,26 @@ export function isShellArgument(
       ["bash", "sh", "shell"].includes(subject.toolName));
 }
 
-function roughViews(source: string): { words: string[]; dynamic: boolean[] }[] {
-  // An unparseable text: split at every operator, drop quotes, and read each piece from every
-  // word on as a command (a deny rule then sees `rm -rf` inside `sh -c '…'` or `eval '…'`
-  // too; such a text is never allowed).
+function roughViews(
+  source: string,
+  program?: string,
+): { words: string[]; dynamic: boolean[] }[] {
+  // An unparseable text: split at every operator, drop quotes, and read each piece as a
+  // command; for a shell pattern, also from every word naming its program on (a deny rule
+  // then sees `rm -rf` inside `sh -c '…'` or `eval '…'` too; such a text is never allowed).
+  // Linear in the words for each occurrence of the program, not in every suffix.
   return source.split(/[;&|()\n`{}]+|\$\(/).flatMap((segment) => {
     const words = segment.trim().split(/\s+/)
       .map((word) => word.replace(/\$(?=['"])/g, "").replace(/["'\\]/g, ""))
       .filter((word) => word !== "");
-    return words.flatMap((_, from) => {
-      const rest = words.slice(from);
-      return shellPartViews({
-        kind: "call",
-        words: rest,
-        dynamic: rest.map(() => false),
-        assigns: [],
-        text: "",
-      });
-    });
+    if (words.length === 0) return [];
+    const view = (rest: string[]) => ({ words: rest, dynamic: rest.map(() => false) });
+    const own = shellPartViews({ kind: "call", ...view(words), assigns: [], text: "" });
+    if (program === undefined) return own;
+    const inner = words.flatMap((word, from) =>
+      from > 0 && word.slice(word.lastIndexOf("/") + 1) === program ? [view(words.slice(from))] : []
+    );
+    return [...own, ...inner];
   });
 }
 
@@ -100,7 +102,9 @@ export function matchesShellArgument(
   if (parsed.kind === "error") {
     if (action === "allow") return false;
     if (!arg.shell && test(source)) return true;
-    return roughViews(source).some((view) => matchView(view.words, view.dynamic));
+    return roughViews(source, arg.shell?.program).some((view) =>
+      matchView(view.words, view.dynamic)
+    );
   }
   if (action === "allow") {
     return parsed.parts.length > 0 &&

@@ -227,36 +227,87 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
     return words.slice(1).join(" ");
   }
   if (name === "trap") {
+    // `trap 'action' SIG…`; `trap SIG` alone resets the signal: no action.
     const at = words[1] === "--" ? 2 : 1;
-    return dynamic[at] === false && !words[at].startsWith("-") ? words[at] : undefined;
+    return dynamic[at] === false && !words[at].startsWith("-") && words.length > at + 1
+      ? words[at]
+      : undefined;
   }
-  if (name === "env") {
-    for (let i = 1; i < words.length && !dynamic[i]; i++) {
-      const [option, ...value] = words[i].split("=");
-      const long = option.length > 3 && "--split-string".startsWith(option);
-      const short = /^-[a-zA-Z]*S(.*)$/s.exec(words[i]);
-      if (!long && short === null) continue;
-      if (long && value.length > 0) return value.join("=");
-      if (!long && short![1] !== "") return short![1];
-      return dynamic[i + 1] === false ? words[i + 1] : undefined;
-    }
-  }
-  if (name === "flock") {
-    const at = words.findIndex((word, i) => i > 0 && (word === "-c" || word === "--command"));
-    if (at > 0) return dynamic[at + 1] === false ? words[at + 1] : undefined;
-  }
+  if (name === "env") return envSplitString(words, dynamic);
+  if (name === "flock") return flockCommand(words, dynamic);
   if (name === undefined || !SHELLS.has(name)) return undefined;
   const given = shellScript(words, dynamic);
   return typeof given === "object" ? given.script : undefined;
 }
 
-/** Whether a call (through its wrappers) is a shell reading its script from stdin. */
+/**
+ * `env -S '…'` (`-iS'…'`, `--split-string=…`, an abbreviation of it): the string env splits
+ * into a command, looked for among env's own options only (getopt's reading: `-u` and `-C`
+ * take the rest of their word or the next one).
+ */
+function envSplitString(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (word === "--" || !word.startsWith("-") || word === "-") {
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
+      return undefined; // the command: its own options are not env's
+    }
+    if (word.startsWith("--")) {
+      const [option, ...value] = word.split("=");
+      if (option.length > 3 && "--split-string".startsWith(option)) {
+        if (value.length > 0) return value.join("=");
+        return dynamic[i + 1] === false ? words[i + 1] : undefined;
+      }
+      if (value.length === 0 && ["--unset", "--chdir"].some((long) => long.startsWith(option))) i++;
+      continue;
+    }
+    for (let at = 1; at < word.length; at++) {
+      const letter = word[at];
+      if (letter === "S") {
+        const rest = word.slice(at + 1);
+        if (rest !== "") return rest;
+        return dynamic[i + 1] === false ? words[i + 1] : undefined;
+      }
+      if (letter === "u" || letter === "C") {
+        if (at === word.length - 1) i++; // the value is the next word
+        break;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** `flock [options] file -c '…'`: the command given to flock's own `-c`. */
+function flockCommand(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (word === "--command" || /^-[a-zA-Z]*c$/.test(word)) return script(i + 1);
+    if (word.startsWith("--command=")) return word.slice("--command=".length);
+    if (["-w", "-E", "--timeout", "--conflict-exit-code"].includes(word)) i++;
+    else if (!word.startsWith("-")) {
+      // The lock file: `-c` may follow it; anything else is the command itself.
+      const next = words[i + 1];
+      return next === "-c" || next === "--command" ? script(i + 2) : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether a call (through its wrappers) is a shell reading its script from stdin. Not
+ * through `xargs` or `find`: their commands do not read the call's stdin.
+ */
 function readsScriptFromStdin(part: ShellPart): boolean {
-  return shellPartViews(part).some(({ words, dynamic }) => {
+  for (const { words, dynamic } of shellPartViews(part)) {
     const name = dynamic[0] ? undefined : words[0]?.split("/").pop();
+    if (name === "xargs" || name === "find") return false;
     if (name === "." || name === "source") return words[1] === "/dev/stdin";
-    return name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin";
-  });
+    if (name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin") {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

@@ -147,13 +147,16 @@ export function compileShellPattern(text: string): ShellPattern {
 
 /** Whether a wrapper's option takes the next word: by name, or a long one by its prefix. */
 function takesValue(wrapper: Wrapper, word: string): boolean {
-  if (word.includes("=")) return false;
-  if (wrapper.values.includes(word)) return true;
-  if (word.startsWith("--") && word.length > 2) {
+  if (word.startsWith("--")) {
+    if (word.includes("=") || word.length === 2) return false;
     return wrapper.values.some((name) => name.startsWith("--") && name.startsWith(word));
   }
-  // A short cluster ending in an option that takes a value (`exec -la name`, `-P4` aside).
-  return /^-[A-Za-z]{2,}$/.test(word) && wrapper.values.includes(`-${word.at(-1)}`);
+  // A short cluster, read as getopt does: the first letter that takes a value takes the rest
+  // of the word (`-uroot`, `-IFILE`), or the next word when it is the last (`-la name`).
+  for (let at = 1; at < word.length; at++) {
+    if (wrapper.values.includes(`-${word[at]}`)) return at === word.length - 1;
+  }
+  return false;
 }
 
 /** The command a wrapper runs, or `undefined` when `words` is not a wrapper call. */
@@ -269,6 +272,7 @@ export function matchesShellPattern(
   const flags = new Set<string>();
   const others = new Set<string>();
   let options = true;
+  let pushing = false;
   for (let i = 1; i < words.length; i++) {
     if (dynamic[i]) continue;
     const word = words[i];
@@ -276,8 +280,9 @@ export function matchesShellPattern(
     else if (options && word.startsWith("-") && word !== "-") {
       for (const flag of normalizeFlags(pattern.program, word)) flags.add(flag);
     } else {
-      // git push origin +main: a refspec with "+" is a forced update of that ref.
-      if (pattern.program === "git" && /^\+./.test(word)) flags.add("-f");
+      // git push origin +main: a refspec with "+" after `push` is a forced update of that ref.
+      if (pushing && /^\+./.test(word)) flags.add("-f");
+      if (pattern.program === "git" && word === "push") pushing = true;
       others.add(word);
     }
   }

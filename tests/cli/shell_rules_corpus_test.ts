@@ -142,6 +142,11 @@ const TABLE: [string, string][] = [
   ["env -iS 'rm -rf build'", "deny no-rm-rf"],
   ["rbash -c 'rm -rf build'", "deny no-rm-rf"],
   ['rm $"-rf" build', "deny no-rm-rf"],
+  // A value glued to its option is not the command (`-uroot`, `-IFILE`), digits are flags.
+  ["sudo -uroot rm -rf build", "deny no-rm-rf"],
+  ["xargs -IFILE rm -rf FILE", "deny no-rm-rf"],
+  ["xargs -0I {} rm -rf {}", "deny no-rm-rf"],
+  ["xargs -0n 1 rm -rf", "deny no-rm-rf"],
   ["for d in a b; do rm -rf $d; done", "deny no-rm-rf"],
   ["rm -rf build; (", "deny no-rm-rf"], // unparseable, still seen by deny rules
   ["find . -name '*.tmp' -delete", "deny no-find-delete"],
@@ -201,6 +206,39 @@ Deno.test("a git push --force rule covers every way git forces a push", () => {
       ["git push origin main:+x", "asked"],
     ],
   );
+});
+
+Deno.test("what only looks like a nested script stays one part: the command's own options, a signal reset, a here-doc of data", () => {
+  const partsOf = (command: string) => {
+    const parsed = parseShell(command);
+    if (parsed.kind !== "ok") throw new Error(parsed.message);
+    return parsed.parts.map((part) => part.text);
+  };
+  // Each gave an extra part (so an allow rule for the command no longer approved it).
+  for (
+    const command of [
+      "env LC_ALL=C sort -S 1G file.txt",
+      "env ls -Sl",
+      "env -uSOMEVAR ls",
+      "flock /tmp/lock git -c user.name=x commit -m hi",
+      "flock /tmp/lock tar -c -f out.tar src",
+      "trap INT",
+    ]
+  ) deepEqual(partsOf(command).length, 1, command);
+  deepEqual(partsOf("xargs bash <<'EOF'\na.sh\nEOF"), ["xargs bash"]);
+  const addForce = compileRules([{
+    name: "no-add-f",
+    action: "deny",
+    tool: "bash",
+    args: { command: { shell: "git add -f" } },
+  }]);
+  for (const command of ["git add +notes.txt", "git commit -m '+1'"]) {
+    equal(
+      evaluateRules(addForce, { toolName: "bash", effects: ["exec"], args: { command } }),
+      undefined,
+      command,
+    );
+  }
 });
 
 Deno.test("the shell parser finds every program of the corpus, and rejects what bash rejects", () => {
