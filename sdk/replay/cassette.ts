@@ -82,7 +82,7 @@ export function redactSecrets<T>(value: T): T {
     return value
       .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, `Bearer ${REDACTED}`)
       .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
-      .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@:]+:[^\s/@]+@/gi, `$1${REDACTED}@`) as T;
+      .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`) as T;
   }
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === "object" && value !== null) {

@@ -34,7 +34,25 @@ export interface Recorder {
 
 function withoutPartial(event: Record<string, unknown>): RecordedEvent {
   const { partial: _, ...rest } = event;
-  return redactSecrets(JSON.parse(JSON.stringify(rest)));
+  const copy = JSON.parse(JSON.stringify(rest));
+  // A delta is redacted with its whole block (redactDeltas), not alone: a chunk can look like
+  // a secret that the whole is not, or hold part of one.
+  return /_delta$/.test(String(event.type)) ? copy : redactSecrets(copy);
+}
+
+/** The deltas of blocks that never ended (a cut stream), redacted one by one. */
+function redactUnendedDeltas(events: RecordedEvent[]): void {
+  const ended = new Set<string>();
+  for (const event of events as Record<string, unknown>[]) {
+    const end = /^(\w+)_end$/.exec(String(event.type));
+    if (end) ended.add(`${end[1]}:${event.contentIndex}`);
+  }
+  for (const event of events as Record<string, unknown>[]) {
+    const delta = /^(\w+)_delta$/.exec(String(event.type));
+    if (delta && !ended.has(`${delta[1]}:${event.contentIndex}`)) {
+      event.delta = redactSecrets(event.delta);
+    }
+  }
 }
 
 /**
@@ -114,13 +132,15 @@ export function createRecorder(): Recorder {
           const inner = await model.stream(request, options);
           const outer = new AssistantMessageStream();
           const events: RecordedEvent[] = [];
-          const record = (message: unknown) =>
+          const record = (message: unknown) => {
+            redactUnendedDeltas(events);
             lines.push({
               type: "model_response",
               turn: current,
               events,
               message: redactSecrets(JSON.parse(JSON.stringify(message))),
             });
+          };
           const piping = (async () => {
             let recorded = false;
             for await (const event of inner) {
