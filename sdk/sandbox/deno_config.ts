@@ -221,6 +221,8 @@ export async function lockFileOf(
     : "deno.lock";
   const path = resolve(root.dir, named);
   if (!hostMay({ name: "read", path })) {
+    // Above the project (or for the host's own code: no project), passed over as before.
+    if (project === undefined || !within(root.dir, project)) return undefined;
     throw new Error(
       `the host may not read ${path}, the lockfile of ${root.file} the sandbox runs frozen to: add --allow-read=${path} to the host's flags`,
     );

@@ -26,6 +26,9 @@ Deno.test("config: finding a plugin's config and lockfile outside the host's rea
 const attempt = async (f) => { try { return await f() ?? "none"; } catch (error) { return error.message; } };
 console.log("lock", await attempt(() => lockFileOf(findConfig(${
         JSON.stringify(`${dir}/project`)
+      }), ${JSON.stringify(`${dir}/project`)})));
+console.log("lock above the project", await attempt(() => lockFileOf(findConfig(${
+        JSON.stringify(`${dir}/project`)
       }))));
 console.log("config", await attempt(() => findConfig(${JSON.stringify(`${dir}/loose`)})?.file));
 console.log("project config", await attempt(() => findConfig(${JSON.stringify(`${dir}/loose`)}, ${
@@ -44,6 +47,7 @@ console.log("project config", await attempt(() => findConfig(${JSON.stringify(`$
       true,
       output,
     );
+    equal(/lock above the project none/.test(output), true, output);
     equal(/\nconfig none/.test(output), true, output);
     equal(
       output.includes(
