@@ -74,10 +74,10 @@ function describeIssue(issue: ValidationIssue, args: unknown): string | undefine
  *
  * @param toolName The tool the arguments were for.
  * @param schema Its parameter schema.
- * @param args The arguments that failed (after coercion, when it was tried: a value it fixed
- * is not reported).
+ * @param args The arguments the model sent (shown, and each problem's value taken from them).
  * @param note Optional words after the tool name (e.g. who rewrote the arguments).
- * @param received The arguments to show as received (default `args`): the model's own.
+ * @param checked The arguments whose problems are listed (default `args`): after coercion,
+ * when it was tried, so a value it fixed is not reported.
  * @returns A multi-line message for an error result.
  */
 export function describeInvalidArguments(
@@ -85,13 +85,13 @@ export function describeInvalidArguments(
   schema: JsonSchema,
   args: unknown,
   note = "",
-  received: unknown = args,
+  checked: unknown = args,
 ): string {
-  const issues = [...validatorFor(schema).Errors(args)] as ValidationIssue[];
+  const issues = [...validatorFor(schema).Errors(checked)] as ValidationIssue[];
   const lines = issues.map((i) => describeIssue(i, args)).filter((line): line is string =>
     Boolean(line)
   );
-  return invalidArgumentsMessage(toolName, note, lines, received);
+  return invalidArgumentsMessage(toolName, note, lines, args);
 }
 
 /** The text every validation failure shares: the tool, each problem once, what was received. */
@@ -159,7 +159,7 @@ function validateOwn(
   const second = coerced === args ? first : checkOwn(validator, coerced);
   if (second.ok) return second;
   // What is still wrong once coerced: a value coercion fixed ("3" for a number) is not listed.
-  const lines = second.issues.map((issue) => describeOwnIssue(issue, coerced));
+  const lines = second.issues.map((issue) => describeOwnIssue(issue, args));
   return { ok: false, message: invalidArgumentsMessage(toolName, note, lines, args) };
 }
 
@@ -255,5 +255,5 @@ function validate(
     coerced = args;
   }
   if (validator.Check(coerced)) return { ok: true, value: coerced as Record<string, unknown> };
-  return { ok: false, message: describeInvalidArguments(toolName, schema, coerced, note, args) };
+  return { ok: false, message: describeInvalidArguments(toolName, schema, args, note, coerced) };
 }

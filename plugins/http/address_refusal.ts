@@ -27,7 +27,8 @@ async function resolve(host: string, type: "A" | "AAAA", signal?: AbortSignal): 
     return await Deno.resolveDns(host, type, { signal });
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
-    if (error instanceof Error && /no (record|connections)|not found/i.test(error.message)) {
+    // "No connections" is a resolver that could not be reached: a failure, not an answer.
+    if (error instanceof Error && /no record|not found/i.test(error.message)) {
       return [];
     }
     throw error;
