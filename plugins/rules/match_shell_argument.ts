@@ -9,7 +9,7 @@
 import type { ToolEffect } from "@tack/agent";
 import { parseShell, quoteShellWord, type ShellParse } from "./parse_shell.ts";
 import type { CompiledArgPattern, RuleAction } from "./rule.ts";
-import { matchesShellPattern, shellPartViews } from "./shell_pattern.ts";
+import { matchesShellPattern, programName, shellPartViews } from "./shell_pattern.ts";
 
 /**
  * Whether an argument holds a shell command: `command` of a tool that declares the `exec`
@@ -54,7 +54,7 @@ function roughViews(
     const own = shellPartViews({ kind: "call", ...view(words), assigns: [], text: "" });
     if (program === undefined) return own;
     const inner = words.flatMap((word, from) =>
-      from > 0 && word.slice(word.lastIndexOf("/") + 1) === program ? [view(words.slice(from))] : []
+      from > 0 && programName(word) === program ? [view(words.slice(from))] : []
     );
     return [...own, ...inner];
   });

@@ -9,7 +9,7 @@
  */
 
 import { shellSyntax } from "./shell_syntax.ts";
-import { shellPartViews } from "./shell_pattern.ts";
+import { programName, shellPartViews, wrapperTakesValue } from "./shell_pattern.ts";
 
 /** One thing a command line does: run a program, or write a file through a redirection. */
 export interface ShellPart {
@@ -222,7 +222,7 @@ function shellScript(
  * `trap '…' SIG`, `env -S '…'`; `undefined` when none.
  */
 function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  const name = dynamic[0] ? undefined : words[0]?.split("/").pop();
+  const name = dynamic[0] ? undefined : programName(words[0] ?? "");
   if (name === "eval" && words.length > 1 && !dynamic.includes(true)) {
     return words.slice(1).join(" ");
   }
@@ -246,33 +246,24 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
  * take the rest of their word or the next one).
  */
 function envSplitString(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
   for (let i = 1; i < words.length && !dynamic[i]; i++) {
     const word = words[i];
-    if (word === "--" || !word.startsWith("-") || word === "-") {
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
-      return undefined; // the command: its own options are not env's
-    }
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
+    if (word === "--" || word === "-" || !word.startsWith("-")) return undefined; // the command
     if (word.startsWith("--")) {
       const [option, ...value] = word.split("=");
       if (option.length > 3 && "--split-string".startsWith(option)) {
-        if (value.length > 0) return value.join("=");
-        return dynamic[i + 1] === false ? words[i + 1] : undefined;
+        return value.length > 0 ? value.join("=") : next(i + 1);
       }
-      if (value.length === 0 && ["--unset", "--chdir"].some((long) => long.startsWith(option))) i++;
-      continue;
+    } else {
+      // In a cluster, the first letter that takes a value takes the rest (`-uSOMEVAR`).
+      const at = [...word].findIndex((letter, k) =>
+        k > 0 && (letter === "S" || wrapperTakesValue("env", `-${letter}`))
+      );
+      if (at > 0 && word[at] === "S") return word.slice(at + 1) || next(i + 1);
     }
-    for (let at = 1; at < word.length; at++) {
-      const letter = word[at];
-      if (letter === "S") {
-        const rest = word.slice(at + 1);
-        if (rest !== "") return rest;
-        return dynamic[i + 1] === false ? words[i + 1] : undefined;
-      }
-      if (letter === "u" || letter === "C") {
-        if (at === word.length - 1) i++; // the value is the next word
-        break;
-      }
-    }
+    if (wrapperTakesValue("env", word)) i++;
   }
   return undefined;
 }
@@ -284,11 +275,11 @@ function flockCommand(words: readonly string[], dynamic: readonly boolean[]): st
     const word = words[i];
     if (word === "--command" || /^-[a-zA-Z]*c$/.test(word)) return script(i + 1);
     if (word.startsWith("--command=")) return word.slice("--command=".length);
-    if (["-w", "-E", "--timeout", "--conflict-exit-code"].includes(word)) i++;
+    if (wrapperTakesValue("flock", word)) i++;
     else if (!word.startsWith("-")) {
       // The lock file: `-c` may follow it; anything else is the command itself.
-      const next = words[i + 1];
-      return next === "-c" || next === "--command" ? script(i + 2) : undefined;
+      const after = words[i + 1];
+      return after === "-c" || after === "--command" ? script(i + 2) : undefined;
     }
   }
   return undefined;
@@ -300,7 +291,7 @@ function flockCommand(words: readonly string[], dynamic: readonly boolean[]): st
  */
 function readsScriptFromStdin(part: ShellPart): boolean {
   for (const { words, dynamic } of shellPartViews(part)) {
-    const name = dynamic[0] ? undefined : words[0]?.split("/").pop();
+    const name = dynamic[0] ? undefined : programName(words[0] ?? "");
     if (name === "xargs" || name === "find") return false;
     if (name === "." || name === "source") return words[1] === "/dev/stdin";
     if (name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin") {

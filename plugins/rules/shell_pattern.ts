@@ -92,9 +92,25 @@ const WRAPPERS: Record<string, Wrapper> = {
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
-function basename(word: string): string {
+/**
+ * A command word's program name: its basename (`/bin/rm` is `rm`).
+ *
+ * @param word The word.
+ * @returns The name.
+ *
+ * @example
+ * ```ts
+ * import { programName } from "./shell_pattern.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(programName("/usr/bin/env"), "env");
+ * ```
+ */
+export function programName(word: string): string {
   return word.slice(word.lastIndexOf("/") + 1);
 }
+
+const basename = programName;
 
 /**
  * A long option by its name or, as GNU getopt and git accept, an unambiguous prefix of it
@@ -157,6 +173,28 @@ function takesValue(wrapper: Wrapper, word: string): boolean {
     if (wrapper.values.includes(`-${word[at]}`)) return at === word.length - 1;
   }
   return false;
+}
+
+/**
+ * Whether one of a wrapper's own options takes the next word as its value (`sudo -u root`,
+ * `xargs --max-args 1`; not `-uroot` or `--unset=X`).
+ *
+ * @param program The wrapper (`env`, `flock`, `sudo`, …).
+ * @param word The option as written.
+ * @returns `false` too for a program that is not a known wrapper.
+ *
+ * @example
+ * ```ts
+ * import { wrapperTakesValue } from "./shell_pattern.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(wrapperTakesValue("sudo", "-u"), true);
+ * equal(wrapperTakesValue("sudo", "-uroot"), false);
+ * ```
+ */
+export function wrapperTakesValue(program: string, word: string): boolean {
+  const wrapper = WRAPPERS[program];
+  return wrapper !== undefined && takesValue(wrapper, word);
 }
 
 /** The command a wrapper runs, or `undefined` when `words` is not a wrapper call. */

@@ -147,6 +147,13 @@ const TABLE: [string, string][] = [
   ["xargs -IFILE rm -rf FILE", "deny no-rm-rf"],
   ["xargs -0I {} rm -rf {}", "deny no-rm-rf"],
   ["xargs -0n 1 rm -rf", "deny no-rm-rf"],
+  ["env --split-string='rm -rf build'", "deny no-rm-rf"],
+  ["env --sp='rm -rf build'", "deny no-rm-rf"],
+  ["env -u X -S 'rm -rf build'", "deny no-rm-rf"],
+  ["flock -c 'rm -rf build' /tmp/lock", "deny no-rm-rf"],
+  ["flock --command='rm -rf build' /tmp/lock", "deny no-rm-rf"],
+  ["flock -n /tmp/lock -c 'rm -rf build'", "deny no-rm-rf"],
+  ["trap -- 'rm -rf build' EXIT", "deny no-rm-rf"],
   ["for d in a b; do rm -rf $d; done", "deny no-rm-rf"],
   ["rm -rf build; (", "deny no-rm-rf"], // unparseable, still seen by deny rules
   ["find . -name '*.tmp' -delete", "deny no-find-delete"],
