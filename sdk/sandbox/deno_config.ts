@@ -13,6 +13,24 @@ import { isWorkspaceMember, workspaceMembers } from "./workspace_member.ts";
 export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
 
 /**
+ * The paths a Deno config may have in a folder, in Deno's order.
+ *
+ * @param dir An absolute folder.
+ * @returns `<dir>/deno.json`, `<dir>/deno.jsonc`.
+ *
+ * @example
+ * ```ts
+ * import { configPathsIn } from "./deno_config.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(configPathsIn("/"), ["/deno.json", "/deno.jsonc"]);
+ * ```
+ */
+export function configPathsIn(dir: string): string[] {
+  return CONFIG_NAMES.map((name) => `${dir === "/" ? "" : dir}/${name}`);
+}
+
+/**
  * Whether `path` is a file (a missing or unreadable path is not). A path the host may not
  * read is not looked at: a host on a terminal gets no permission prompt.
  *
@@ -65,10 +83,8 @@ export function findConfig(
   let dir = start.replace(/\/+$/, "").replace(/\/node_modules(\/.*)?$/, "") || "/";
   while (true) {
     requireReadableConfig(dir, project);
-    for (const name of CONFIG_NAMES) {
-      const file = `${dir === "/" ? "" : dir}/${name}`;
-      if (isFile(file)) return { dir, file };
-    }
+    const file = configPathsIn(dir).find(isFile);
+    if (file !== undefined) return { dir, file };
     if (dir === "/") return undefined;
     dir = dir.slice(0, dir.lastIndexOf("/")) || "/";
   }
@@ -97,9 +113,8 @@ function within(dir: string, project: string): boolean {
  * ```
  */
 export function unreadableConfigText(dir: string): string {
-  const [json, jsonc, lock] = [...CONFIG_NAMES, "deno.lock"].map((name) =>
-    `${dir === "/" ? "" : dir}/${name}`
-  );
+  const [json, jsonc] = configPathsIn(dir);
+  const lock = `${dir === "/" ? "" : dir}/deno.lock`;
   const unread = [json, jsonc].find((file) => !hostMay({ name: "read", path: file })) ?? json;
   return `the host may not read ${unread}, where a Deno config would set the plugin's import map and lockfile: add --allow-read=${json},${jsonc},${lock} (or --allow-read=${dir}) to the host's flags`;
 }
@@ -107,10 +122,9 @@ export function unreadableConfigText(dir: string): string {
 /** Throws when `dir` is in the project and the host may not read a config there. */
 function requireReadableConfig(dir: string, project: string | undefined): void {
   if (project === undefined || !within(dir, project)) return;
-  const unreadable = CONFIG_NAMES.some((name) =>
-    !hostMay({ name: "read", path: `${dir === "/" ? "" : dir}/${name}` })
-  );
-  if (unreadable) throw new Error(unreadableConfigText(dir));
+  if (configPathsIn(dir).some((path) => !hostMay({ name: "read", path }))) {
+    throw new Error(unreadableConfigText(dir));
+  }
 }
 
 /**
@@ -178,8 +192,7 @@ export async function workspaceRootOf(
   for (let dir = config.dir; dir !== "/";) {
     dir = dirname(dir);
     requireReadableConfig(dir, project);
-    const file = CONFIG_NAMES.map((name) => `${dir === "/" ? "" : dir}/${name}`)
-      .find(isFile);
+    const file = configPathsIn(dir).find(isFile);
     if (file === undefined) continue;
     const members = workspaceMembers(await readConfig(file));
     if (members === undefined) continue;

@@ -49,7 +49,7 @@ import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
-import { CONFIG_NAMES, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
+import { configPathsIn, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
 import { denoInfo, type InfoModule, type InfoNpmPackage } from "./deno_info.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 
@@ -230,9 +230,8 @@ async function configFiles(
   const files: string[] = [];
   let dir = config?.dir;
   while (dir !== undefined) {
-    for (const name of CONFIG_NAMES) {
-      const file = `${dir === "/" ? "" : dir}/${name}`;
-      if (!readable(file) || !isFile(file)) continue;
+    for (const file of configPathsIn(dir)) {
+      if (!isFile(file)) continue; // asks first: one the host may not read is not a file here
       files.push(file);
       let importMap: unknown;
       try {
