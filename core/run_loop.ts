@@ -174,6 +174,11 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       append(message);
     }
   };
+  // An assistant message the loop makes itself (aborted, turn cap, failed turn) ends its turn.
+  const closeTurnWith = (message: AssistantMessage) => {
+    inject([message]);
+    emit({ type: "turn_end", message, toolResults: [] });
+  };
   const end = () => {
     emit({ type: "agent_end", messages: newMessages });
     return newMessages;
@@ -227,9 +232,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     if (signal.aborted) {
       // The run ends as pi's does (its next model call answers "aborted"), without that call.
       emit({ type: "turn_start" });
-      const aborted = createAssistantErrorMessage(config, "aborted", "The run was aborted");
-      inject([aborted]);
-      emit({ type: "turn_end", message: aborted, toolResults: [] });
+      closeTurnWith(createAssistantErrorMessage(config, "aborted", "The run was aborted"));
       return "end";
     }
     if (
@@ -278,9 +281,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       queued = [];
 
       if (turns >= maxTurns) {
-        const capped = createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns));
-        inject([capped]);
-        emit({ type: "turn_end", message: capped, toolResults: [] });
+        closeTurnWith(createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns)));
         return end();
       }
       turns++;
@@ -290,8 +291,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         ? undefined
         : [...turn.tools.keys()];
       if ("failed" in turn) {
-        inject([turn.failed]);
-        emit({ type: "turn_end", message: turn.failed, toolResults: [] });
+        closeTurnWith(turn.failed);
         return end();
       }
       const message = await streamAssistantResponse(input, turn);
