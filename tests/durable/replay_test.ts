@@ -3,9 +3,12 @@
 // the field; secrets never reach the cassette.
 import {
   type AgentEvent,
+  AssistantMessageStream,
   createAgent,
   createRecorder,
   defineTool,
+  emptyUsage,
+  type Model,
   parseCassette,
   redactSecrets,
   replayModel,
@@ -145,6 +148,53 @@ Deno.test("secrets in arguments, results and prompts are redacted on every casse
     last.role === "assistant" && last.content[0].type === "text" && last.content[0].text,
     "in via http://[redacted]@127.0.0.1:9/v1",
   );
+});
+
+Deno.test("a key streamed across two chunks, in a block the stream cut off, is not kept in the cassette's deltas", async () => {
+  // A model whose answer breaks mid-block: no text_end ever comes for the redaction of the
+  // whole block, so each delta is redacted on its own.
+  const cut: Model = {
+    provider: "test",
+    id: "cut",
+    stream() {
+      const stream = new AssistantMessageStream();
+      const partial = {
+        role: "assistant" as const,
+        content: [],
+        stopReason: "stop" as const,
+        usage: emptyUsage(),
+        provider: "test",
+        model: "cut",
+        timestamp: 0,
+      };
+      stream.push({ type: "start", partial });
+      stream.push({ type: "text_start", contentIndex: 0, partial });
+      stream.push({
+        type: "text_delta",
+        contentIndex: 0,
+        delta: "key sk-abcdefghijklmnop",
+        partial,
+      });
+      stream.push({
+        type: "text_delta",
+        contentIndex: 0,
+        delta: "1234 and Bearer xyzTOKEN123",
+        partial,
+      });
+      stream.push({
+        type: "error",
+        reason: "error",
+        error: { ...partial, stopReason: "error", errorMessage: "cut" },
+      });
+      return Promise.resolve(stream);
+    },
+  };
+  const recorder = createRecorder();
+  await createAgent({ model: recorder.model(cut) }).prompt("go");
+  const cassette = await recorder.toJsonl();
+  for (const secret of ["sk-abcdefghijklmnop", "xyzTOKEN123"]) {
+    equal(cassette.includes(secret), false, `${secret} in the cassette`);
+  }
 });
 
 Deno.test("replay errors: past the cassette, a tool call not in it, a broken line", async () => {
