@@ -5,6 +5,7 @@
  */
 
 import type { AssistantMessageEvent } from "./assistant_message_event.ts";
+import { keepLayout } from "./keep_layout.ts";
 import type { AssistantMessage } from "./messages.ts";
 
 /**
@@ -41,6 +42,9 @@ export interface AssistantMessageEventStream extends AsyncIterable<AssistantMess
  * ```
  */
 export class AssistantMessageStream implements AssistantMessageEventStream {
+  static {
+    keepLayout(new AssistantMessageStream());
+  }
   #queue: AssistantMessageEvent[] = [];
   #head = 0;
   #wake: (() => void) | undefined;

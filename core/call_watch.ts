@@ -5,6 +5,8 @@
  * @module
  */
 
+import { keepLayout } from "./keep_layout.ts";
+
 /** Why a watched call was stopped. */
 export type StopReason = "timeout" | "abort";
 
@@ -154,4 +156,9 @@ export class CallWatch {
   #onAbort = (): void => {
     for (const watcher of this.#takeAll()) watcher.stop("abort");
   };
+
+  static {
+    // A run's signal gets an abort listener, which changes its layout too: keep one that has.
+    keepLayout(new CallWatch(new AbortController().signal)).add(0, () => {});
+  }
 }

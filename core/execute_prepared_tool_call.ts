@@ -7,6 +7,7 @@
 import type { AgentEventSink } from "./agent_event.ts";
 import { CallWatch, type StopReason } from "./call_watch.ts";
 import { invalidContentReason } from "./check_tool_result.ts";
+import { keepLayout } from "./keep_layout.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
 import type { PreparedToolCall } from "./prepare_tool_call.ts";
@@ -67,6 +68,9 @@ function stoppedResult(toolName: string, why: StopReason, timeoutMs: number): Ex
 
 /** The context `execute` receives; its signal is made only if the tool reads it. */
 class CallContext implements ToolExecuteContext {
+  static {
+    keepLayout(new CallContext("", new AbortController().signal, () => {}));
+  }
   readonly toolCallId: string;
   readonly update: (partial: ToolResult) => void;
   #controller: AbortController | undefined;

@@ -7,6 +7,7 @@
 
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { ToolResultMessage } from "../core/messages.ts";
+import { keepLayout } from "../core/keep_layout.ts";
 import { toolCallsOf } from "../core/messages.ts";
 
 /** What a batch in flight has done so far. */
@@ -26,6 +27,9 @@ type End = Extract<AgentEvent, { type: "tool_execution_end" }>;
  * when asked for (a state taken mid-run), so following a batch costs a push per event.
  */
 class Progress implements BatchProgress {
+  static {
+    keepLayout(new Progress([]));
+  }
   readonly started: string[] = [];
   readonly deferred: string[] = [];
   readonly #earlier: readonly ToolResultMessage[];
@@ -105,6 +109,9 @@ export function runningCalls(batch: BatchProgress): string[] {
  * ```
  */
 export class BatchTracker {
+  static {
+    keepLayout(new BatchTracker());
+  }
   /** The batch in flight, if any. */
   current: Progress | undefined;
 
