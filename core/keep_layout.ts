@@ -4,10 +4,11 @@
  * V8 gives the objects of a class a layout (a hidden class) and optimizes code for it. At a
  * full garbage collection that finds no object of a layout alive, it forgets the layout and
  * throws away every function optimized for it ("embedded weak objects cleared" in
- * `--trace-deopt`); the next run then runs unoptimized until V8 optimizes again. A run's
- * streams, watches and call contexts are all gone once it ends, so an agent that runs now and
- * then (a server's request, a CLI's prompt) paid that warm-up after every full GC: a fifth of
- * a 200-turn run (docs/bench.md). One instance kept for the process's life keeps the layout.
+ * `--trace-deopt`); the next run then runs unoptimized until V8 optimizes again. An agent, its
+ * streams, watches and call contexts are all gone once a run ends, so an agent that runs now
+ * and then (a server's request, a CLI's prompt) paid that warm-up after every full GC: about a
+ * quarter of a 200-turn run (docs/bench.md). One instance kept for the process's life keeps the
+ * layout.
  *
  * @module
  */

@@ -7,6 +7,9 @@
 import type { AgentEvent } from "../core/agent_event.ts";
 import { indexTools, type LoopConfig } from "../core/loop_config.ts";
 import type { Message, UserMessage } from "../core/messages.ts";
+import { keepLayout } from "../core/keep_layout.ts";
+import type { Model } from "../core/model.ts";
+import { AssistantMessageStream } from "../core/assistant_message_stream.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
@@ -49,6 +52,15 @@ function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise
  * ```
  */
 export class Agent {
+  static {
+    // Never prompted: kept only for its layout (see keepLayout).
+    const model: Model = {
+      provider: "none",
+      id: "none",
+      stream: () => new AssistantMessageStream(),
+    };
+    keepLayout(new Agent({ systemPrompt: "", tools: [], config: { model } }));
+  }
   #messages: Message[];
   #listeners: readonly AgentListener[];
   #steering: UserMessage[] = [];
