@@ -10,7 +10,7 @@ import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
 import { makePrivateDir, writePrivateText } from "../sdk/private_files.ts";
 import { writeAllSync } from "../sdk/write_all_sync.ts";
-import { type Choice, keySelect } from "../plugins/confirm/key_select.ts";
+import { type Choice, freshTerminalKeys, keySelect } from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 
@@ -117,10 +117,12 @@ export function createTerminalAsk(
   const write = hooks.write ?? writeStderr;
   const color = hooks.color ?? false;
   const cwd = hooks.cwd ?? Deno.cwd();
-  const select = hooks.select ??
-    ((choices) => keySelect({ choices, write, color }));
   return async function askOnTerminal(request) {
     hooks.before();
+    // Keys typed during the run must not answer a question they came before.
+    const keys = hooks.select ? undefined : await freshTerminalKeys();
+    const select = hooks.select ??
+      ((choices) => keySelect({ choices, write, color, keys }));
     try {
       const size = (hooks.size ?? terminalSize)();
       const choices = confirmChoices(request);
@@ -153,6 +155,7 @@ export function createTerminalAsk(
       }
       return choices[index]?.answer ?? "no";
     } finally {
+      await keys?.return();
       hooks.after();
     }
   };

@@ -78,6 +78,14 @@ export function applyKey(key: Key, index: number, choices: readonly Choice[]): K
   return { kind: "other", name: letter };
 }
 
+/** The terminal's keys: an async iterator that can also drop what it holds. */
+export interface TerminalKeys extends AsyncIterableIterator<Key> {
+  /** Drops the keys received and not yet taken. */
+  discard(): void;
+  /** Stops reading and restores the terminal (again is harmless). */
+  return(): Promise<IteratorResult<Key>>;
+}
+
 /**
  * The keys typed on stdin (raw mode while iterating), one at a time.
  *
@@ -91,7 +99,7 @@ export function applyKey(key: Key, index: number, choices: readonly Choice[]): K
  * equal(typeof terminalKeys, "function");
  * ```
  */
-export function terminalKeys(): AsyncIterableIterator<Key> {
+export function terminalKeys(): TerminalKeys {
   const queue: Key[] = [];
   let wake: (() => void) | undefined;
   const onKey = (_: string, key: Key | undefined) => {
@@ -103,12 +111,15 @@ export function terminalKeys(): AsyncIterableIterator<Key> {
   process.stdin.setRawMode(true);
   process.stdin.on("keypress", onKey);
   process.stdin.resume();
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     process.stdin.off("keypress", onKey);
     process.stdin.setRawMode(wasRaw);
     process.stdin.pause();
   };
-  const iterator: AsyncIterableIterator<Key> = {
+  const iterator: TerminalKeys = {
     async next() {
       while (queue.length === 0) await new Promise<void>((resolve) => wake = resolve);
       return { value: queue.shift()!, done: false };
@@ -117,11 +128,46 @@ export function terminalKeys(): AsyncIterableIterator<Key> {
       stop();
       return Promise.resolve({ value: undefined, done: true });
     },
+    discard() {
+      queue.length = 0;
+    },
     [Symbol.asyncIterator]() {
       return iterator;
     },
   };
   return iterator;
+}
+
+/**
+ * How long {@linkcode freshTerminalKeys} waits for keys typed ahead. They are already in the
+ * terminal's buffer, so they arrive in the first milliseconds of raw mode; a person answers a
+ * question they have not seen yet far later than this.
+ */
+export const TYPE_AHEAD_MS = 100;
+
+/**
+ * The terminal's keys from now on: call it before drawing a question. Keys typed while a run
+ * streamed (the terminal holds them until something reads) arrive the moment raw mode starts
+ * and would answer the question before it was on screen: a `y` or an `a` typed for the next
+ * prompt would run a command, or allow it for the session. They are read for
+ * {@linkcode TYPE_AHEAD_MS} and dropped; only keys pressed after that count.
+ *
+ * @param settleMs How long to wait for keys typed ahead.
+ * @returns The terminal's keys, with nothing typed before the call in them.
+ *
+ * @example Only on a terminal
+ * ```ts
+ * import { freshTerminalKeys } from "./key_select.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof freshTerminalKeys, "function");
+ * ```
+ */
+export async function freshTerminalKeys(settleMs = TYPE_AHEAD_MS): Promise<TerminalKeys> {
+  const keys = terminalKeys();
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  keys.discard();
+  return keys;
 }
 
 /** What {@linkcode keySelect} needs. */

@@ -6,7 +6,7 @@
 
 import process from "node:process";
 import type { AskFunction, ConfirmAnswer, ConfirmRequest } from "./confirm_types.ts";
-import { keySelect } from "./key_select.ts";
+import { freshTerminalKeys, keySelect } from "./key_select.ts";
 
 /**
  * How a request reads in the prompt: the tool, why, its arguments as JSON (whole: a cut
@@ -52,8 +52,11 @@ export function formatConfirmRequest(request: ConfirmRequest): string {
  */
 export async function terminalAsk(request: ConfirmRequest): Promise<ConfirmAnswer> {
   const write = (text: string) => void process.stderr.write(text);
+  // Keys typed during the run must not answer a question they came before.
+  const keys = await freshTerminalKeys();
   write(formatConfirmRequest(request) + "\n");
   const index = await keySelect({
+    keys,
     // "No" first, where the cursor starts: a stray Enter runs nothing, one Down is "Yes".
     choices: [
       { label: "No", key: "n" },

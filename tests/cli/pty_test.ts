@@ -216,3 +216,48 @@ Deno.test({
       equal((await Deno.stat(join(dir, "wsdata"))).isDirectory, true);
     }),
 });
+
+Deno.test({
+  name: "keys typed while the answer streams do not answer the approval question that follows",
+  ignore: skipWithoutTmux("keys typed ahead of the approval question"),
+  fn: () =>
+    withWorkspace(async (dir) => {
+      const marker = join(dir, "ran");
+      await using server = await startFakeOpenAI({
+        turns: [
+          {
+            text: "Looking into it, one moment please",
+            chunkSize: 3,
+            delayMs: 100,
+            toolCalls: [{ name: "bash", arguments: { command: `echo yes >> ${marker}` } }],
+          },
+          { text: "done" },
+        ],
+      });
+      await using term = await Terminal.start(run(dir), {
+        cwd: dir,
+        env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+        columns: 100,
+      });
+      await term.waitFor(/^›\s*$/m);
+      await term.type("go");
+      await term.keys("Enter");
+      // While the answer streams, a person types ahead: "a" would allow the command for the
+      // session, "y" would run it, Down would move to "Yes".
+      await term.waitFor(/Looking/);
+      await term.type("ay");
+      await term.keys("Down");
+      await term.waitFor(/\(a\)\s*$/);
+      // The question waits: nothing typed before it was drawn answered it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      match(await term.screen(), /› No, block it \(n\)\n {2}Yes, run it \(y\)\n/);
+      equal(server.requests.length, 1);
+      await Deno.stat(marker).then(
+        () => Promise.reject(new Error("the command ran before it was answered")),
+        (error) => equal(error instanceof Deno.errors.NotFound, true),
+      );
+      await term.keys("n");
+      await term.waitFor(/done\n/);
+      equal(server.requests[1].messages.at(-1).content.trim(), "The user declined to run bash");
+    }),
+});
