@@ -39,6 +39,16 @@ export const EXIT_ABORTED = 130;
 /** The exit code when stdout was closed by its reader (as a shell's SIGPIPE). */
 export const EXIT_BROKEN_PIPE = 141;
 
+/** Signals that end the CLI after its run is aborted; it exits with 128 + the number. */
+const TERMINATING_SIGNALS = ["SIGTERM", "SIGHUP"] as const;
+const SIGNAL_NUMBERS: Record<(typeof TERMINATING_SIGNALS)[number], number> = {
+  SIGTERM: 15,
+  SIGHUP: 1,
+};
+
+/** How long an aborted run may take to end before a terminating signal exits anyway. */
+const TERMINATE_GRACE_MS = 3000;
+
 /** A variable the CLI may not read (it would be prompted for) counts as unset. */
 const env = permittedEnv;
 
@@ -215,20 +225,22 @@ export async function main(argv: readonly string[]): Promise<number> {
   agent.subscribe(args.json ? jsonOutput(out) : renderer.listener);
   const timeline = args.trace ? recordTimeline(agent) : undefined;
 
+  // Deno.exit runs `unload`, where what the tools left running is killed (spawnGroup).
+  const exitNow = (code: number) => {
+    try {
+      if (Deno.stdin.isTerminal()) Deno.stdin.setRaw(false); // the line editor's raw mode
+    } catch {
+      // Not ours to restore.
+    }
+    Deno.exit(code);
+  };
   const interrupt = createInterruptHandler({
     abort: () => {
       const running = agent.isRunning;
       agent.abort();
       return running;
     },
-    exit: () => {
-      try {
-        if (Deno.stdin.isTerminal()) Deno.stdin.setRaw(false); // the line editor's raw mode
-      } catch {
-        // Not ours to restore.
-      }
-      Deno.exit(EXIT_ABORTED);
-    },
+    exit: () => exitNow(EXIT_ABORTED),
     // At the prompt, the cursor is after "› ": put the notice on its own line.
     notice: (text) =>
       interactive && !agent.isRunning
@@ -236,6 +248,18 @@ export async function main(argv: readonly string[]): Promise<number> {
         : renderer.line(text),
   });
   Deno.addSignalListener("SIGINT", interrupt.handle);
+  // SIGTERM (`timeout`, `docker stop`, a service manager) and SIGHUP (the terminal closed) end
+  // the run as Ctrl-C does, so its tools are stopped and the session says so, then exit.
+  const terminations = Deno.build.os === "windows" ? [] : TERMINATING_SIGNALS.map((signal) => ({
+    signal,
+    handle: () => {
+      agent.abort();
+      const ended = agent.waitForIdle();
+      const late = new Promise((resolve) => setTimeout(resolve, TERMINATE_GRACE_MS));
+      Promise.race([ended, late]).finally(() => exitNow(128 + SIGNAL_NUMBERS[signal]));
+    },
+  }));
+  for (const { signal, handle } of terminations) Deno.addSignalListener(signal, handle);
   try {
     if (!interactive) return exitCodeOf(await agent.prompt(args.prompt!));
     if (session.value.messages.length > 0) {
@@ -271,6 +295,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } finally {
     Deno.removeSignalListener("SIGINT", interrupt.handle);
+    for (const { signal, handle } of terminations) Deno.removeSignalListener(signal, handle);
     if (timeline) {
       const path = resolve(cwd, args.trace!);
       await timeline.write(path, show(session.value.path)).then(

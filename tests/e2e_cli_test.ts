@@ -283,6 +283,35 @@ Deno.test("Ctrl-C while a tool runs aborts it: exit 130, the session ends aborte
     );
   }));
 
+for (const [signal, code] of [["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  Deno.test(`${signal} while a tool runs stops the tool, ends the session aborted, exits ${code}`, () =>
+    withWorkspace(async (cwd) => {
+      // The command would leave a file 2 s on, after the CLI is gone, if it went on running.
+      await using server = await startFakeOpenAI({
+        turns: [
+          { toolCalls: [{ name: "bash", arguments: { command: "sleep 2; touch late.txt" } }] },
+          { text: "Never asked." },
+        ],
+      });
+      const { child, reader } = await whileToolRuns(cwd, server.baseURL);
+      child.kill(signal);
+      await readUntil(reader, (text) => text.includes('"agent_end"'));
+      reader.releaseLock();
+      const status = await child.status;
+      await child.stderr.cancel();
+      equal(status.code, code);
+      equal(server.requests.length, 1);
+      deepEqual(
+        (await sessionLines((await sessionFiles(cwd))[0])).map((m) =>
+          `${m.role}:${m.stopReason ?? ""}`
+        ),
+        ["user:", "assistant:toolUse", "toolResult:", "assistant:aborted"],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      equal(await Deno.stat(join(cwd, "late.txt")).then(() => true, () => false), false);
+    }));
+}
+
 Deno.test("interactive: Ctrl-C aborts the run, not the session; twice at the prompt exits", () =>
   withWorkspace(async (cwd) => {
     await using server = await startFakeOpenAI({
