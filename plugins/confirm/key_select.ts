@@ -184,6 +184,27 @@ export interface KeySelectOptions {
   color?: boolean;
   /** Other keys the caller handles (`v` to view a saved file); the menu is redrawn after. */
   onOther?: (name: string) => Promise<void> | void;
+  /** The terminal's width, read at each redraw (default: the console's, if it has one). */
+  columns?: () => number;
+}
+
+function consoleColumns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return Infinity;
+  }
+}
+
+/** The rows `text` takes on a terminal `columns` wide (its lines wrap; colours take none). */
+function rowsOf(text: string, columns: number): number {
+  let rows = 0;
+  for (const line of text.split("\n").slice(0, -1)) {
+    // deno-lint-ignore no-control-regex
+    const visible = [...line.replace(/\x1b\[[0-9;]*m/g, "")].length;
+    rows += Math.max(1, Math.ceil(visible / Math.max(1, columns)));
+  }
+  return rows;
 }
 
 function menu(choices: readonly Choice[], index: number, color: boolean): string {
@@ -218,8 +239,15 @@ export async function keySelect(options: KeySelectOptions): Promise<number | und
   const color = options.color ?? false;
   let index = options.initial ?? 0;
   const keys = options.keys ?? terminalKeys();
-  write(menu(choices, index, color));
-  const redraw = () => write(`\x1b[${choices.length}A\x1b[J${menu(choices, index, color)}`);
+  const columns = options.columns ?? consoleColumns;
+  let shown = menu(choices, index, color);
+  write(shown);
+  // Back up over the rows the menu took (a label wider than the terminal takes more than one).
+  const redraw = () => {
+    const up = rowsOf(shown, columns());
+    shown = menu(choices, index, color);
+    write(`\x1b[${up}A\r\x1b[J${shown}`);
+  };
   try {
     while (true) {
       const next = await keys.next();

@@ -261,3 +261,40 @@ Deno.test({
       equal(server.requests[1].messages.at(-1).content.trim(), "The user declined to run bash");
     }),
 });
+
+Deno.test({
+  name: "the approval menu redraws in place on a terminal narrower than its labels",
+  ignore: skipWithoutTmux("the approval menu on a narrow terminal"),
+  fn: () =>
+    withWorkspace(async (dir) => {
+      await using server = await startFakeOpenAI({
+        turns: [
+          { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] },
+          { text: "done" },
+        ],
+      });
+      // "› Always allow exactly this bash command, this session (a)" takes two rows here.
+      await using term = await Terminal.start(run(dir), {
+        cwd: dir,
+        env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+        columns: 45,
+      });
+      await term.waitFor(/^›\s*$/m);
+      await term.type("go");
+      await term.keys("Enter");
+      await term.waitFor(/\(a\)\s*$/);
+      for (const key of ["Down", "Down", "Up"]) {
+        await term.keys(key);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const screen = await term.screen();
+      const menu = screen.slice(screen.indexOf("No, block it") - 2);
+      equal(menu.split("No, block it (n)").length, 2, screen);
+      equal(menu.split("Yes, run it (y)").length, 2, screen);
+      equal(menu.split("Always allow").length, 2, screen);
+      // One choice highlighted: "Yes" (Down, Down, Up).
+      deepEqual(menu.split("\n").filter((line) => line.startsWith("›")), ["› Yes, run it (y)"]);
+      await term.keys("n");
+      await term.waitFor(/done\n/);
+    }),
+});
