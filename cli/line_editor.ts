@@ -134,7 +134,11 @@ export class LineEditor {
           finish(message);
         }, PASTE_MS);
       });
-      rl.on("close", () => finish(lines.length > 0 ? lines.join("\n") : null));
+      rl.on("close", () => {
+        if (lines.length > 0) return finish(lines.join("\n"));
+        process.stderr.write("\n"); // Ctrl-D: leave the prompt's line to the shell's next
+        finish(null);
+      });
       rl.on("SIGINT", () => {
         lines.length = 0;
         rl.write(null, { ctrl: true, name: "u" });

@@ -232,6 +232,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     } catch {
       // Not ours to restore.
     }
+    // The cursor may be after the prompt: leave the line to the shell's next.
+    if (interactive && Deno.stderr.isTerminal()) err("\n");
     Deno.exit(code);
   };
   const interrupt = createInterruptHandler({

@@ -72,7 +72,8 @@ Deno.test({
         await term.paste("line one\nline two\n");
         await term.waitFor(/second answer/);
         await term.keys("C-d");
-        await term.waitFor(/EXIT=0/);
+        // On a line of its own: the shell's next line does not start after "› ".
+        await term.waitFor(/^EXIT=0$/m);
       }
       deepEqual(userMessages(server.requests), ["hello world", "line one\nline two"]);
       equal(
@@ -166,7 +167,7 @@ for (const [launcher, argv] of LAUNCHERS) {
         // A person's second press comes later than 100 ms (sooner counts as the same press).
         await new Promise((resolve) => setTimeout(resolve, 300));
         await term.keys("C-c");
-        await term.waitFor(/EXIT=130/);
+        await term.waitFor(/^EXIT=130$/m);
       }),
   });
 }
