@@ -9,7 +9,13 @@ import { resolve } from "node:path";
 import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
-import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
+import {
+  describeRunGrants,
+  escapingFfiGrants,
+  FFI_ESCAPE_NOTE,
+  RUN_ON_REQUEST_WARNING,
+  runGrantFindings,
+} from "./grant_warnings.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
   hookCapabilities,
@@ -64,7 +70,7 @@ export interface PluginInspection {
   confined: boolean;
   /** Local JSON files it imports statically: data it can read at load without a read grant. */
   dataFiles?: string[];
-  /** What to worry about: grants above the host's, escaping `run`, `run` of a program that runs others, no OS layer. */
+  /** What to worry about: grants above the host's, escaping `run`, any `ffi`, `run` of a program that runs others, no OS layer. */
   warnings: string[];
 }
 
@@ -162,6 +168,14 @@ export async function inspectPlugin(
         `it asks for run access to ${
           describeRunGrants(run.escaping, false)
         }, which escapes every sandbox`,
+      );
+    }
+    const ffi = escapingFfiGrants(grants);
+    if (ffi.length > 0) {
+      warnings.push(
+        `it asks for ffi access to ${
+          ffi.join(", ")
+        }, which escapes every sandbox (${FFI_ESCAPE_NOTE})`,
       );
     }
     if (run.runOnRequest.length > 0) {

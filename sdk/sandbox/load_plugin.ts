@@ -11,7 +11,13 @@ import { resolve } from "node:path";
 import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
-import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
+import {
+  describeRunGrants,
+  escapingFfiGrants,
+  FFI_ESCAPE_NOTE,
+  RUN_ON_REQUEST_WARNING,
+  runGrantFindings,
+} from "./grant_warnings.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
@@ -41,7 +47,8 @@ export interface LoadPluginOptions extends SandboxOptions {
   limits?: PluginLimits;
   /**
    * Let a plugin have `run` access to a shell, an interpreter, a launcher or deno (judged by
-   * what the grant runs: its real path), which escapes any sandbox.
+   * what the grant runs: its real path), or any `ffi` grant (native code runs outside
+   * Deno's flags), each of which escapes any sandbox.
    */
   allowRunEscape?: boolean;
   /** Receives load warnings (default `console.warn`). */
@@ -172,7 +179,7 @@ function grantsNothing(grants: Required<PluginPermissions>): boolean {
  * @returns The plugin; `dispose()` stops its sandbox.
  * @throws {Error} `Cannot load plugin "<specifier>": …` when the module fails to load, asks
  * for more than the host has (listing asked and missing), asks for an escaping `run`
- * grant without `allowRunEscape`, or imports local files outside its folder.
+ * grant or any `ffi` grant without `allowRunEscape`, or imports local files outside its folder.
  *
  * @example A sandboxed plugin with no permissions
  * ```ts
@@ -219,6 +226,14 @@ export async function loadPlugin(
         `Cannot load plugin ${JSON.stringify(specifier)}: it asks for run access to ${
           describeRunGrants(run.escaping, true)
         }, which escapes every sandbox; pass allowRunEscape: true if you mean it`,
+      );
+    }
+    const ffi = escapingFfiGrants(grants);
+    if (ffi.length > 0 && !options.allowRunEscape) {
+      throw refuse(
+        `it asks for ffi access to ${
+          ffi.map((entry) => JSON.stringify(entry)).join(", ")
+        }, which escapes every sandbox (${FFI_ESCAPE_NOTE}); pass allowRunEscape: true if you mean it`,
       );
     }
     assertWithinCeiling(specifier, grants);
@@ -330,6 +345,14 @@ export async function loadPlugin(
         `plugin "${name}": has run access to ${
           describeRunGrants(run.escaping, false)
         } and can escape its sandbox`,
+      );
+    }
+    const ffi = escapingFfiGrants(grants);
+    if (ffi.length > 0) {
+      warn(
+        `plugin "${name}": has ffi access to ${
+          ffi.join(", ")
+        } and can escape its sandbox (${FFI_ESCAPE_NOTE})`,
       );
     }
     if (run.runOnRequest.length > 0) {

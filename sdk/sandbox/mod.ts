@@ -30,7 +30,7 @@ export {
 } from "./prepare_sandbox.ts";
 export { describeGrants, permissionFlags, resolveGrants } from "./permission_flags.ts";
 export { assertWithinCeiling, missingPermissions } from "./permission_ceiling.ts";
-export { escapingRunGrants, runOnRequestGrants } from "./grant_warnings.ts";
+export { escapingFfiGrants, escapingRunGrants, runOnRequestGrants } from "./grant_warnings.ts";
 export {
   describeHooks,
   HOOK_ABILITIES,
