@@ -40,7 +40,7 @@ function isStoredGraph(value: unknown): value is StoredGraph {
 }
 
 /** Bumped (the second argument) when the stored shape or the way a graph is described changes. */
-const store = jsonStore("tack_graphs", 3, isStoredGraph);
+const store = jsonStore("tack_graphs", 4, isStoredGraph);
 
 /**
  * The description stored for `key`, if there is one the host may read, of the right shape

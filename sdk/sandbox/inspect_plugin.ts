@@ -68,7 +68,7 @@ export interface PluginInspection {
   manifestHash: string;
   /** Whether an OS layer would confine its module loading. */
   confined: boolean;
-  /** Local JSON files it imports statically: data it can read at load without a read grant. */
+  /** Local data files (JSON, text, bytes: any module not JavaScript, TypeScript or Wasm) it imports statically: it reads them at load without a read grant. */
   dataFiles?: string[];
   /** What to worry about: grants above the host's, escaping `run`, any `ffi`, `run` of a program that runs others, no OS layer. */
   warnings: string[];
@@ -188,7 +188,7 @@ export async function inspectPlugin(
     if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);
     if (prepared.dataFiles.length > 0) {
       warnings.push(
-        `it imports data files, readable to it without a read grant: ${
+        `it imports data files (JSON, text or bytes), readable to it without a read grant: ${
           prepared.dataFiles.join(", ")
         }`,
       );

@@ -12,9 +12,13 @@ export interface ModuleGraph {
   root: string;
   /** Absolute paths of the local modules the root imports statically (transitively). */
   localFiles: string[];
-  /** Absolute paths of local modules reached only through dynamic imports. */
+  /** Absolute paths of local code modules reached only through dynamic imports (never data files). */
   dynamicFiles: string[];
-  /** The local JSON modules among `localFiles` (data the plugin reads at load; `inspect` lists them). */
+  /**
+   * The local data modules among `localFiles`: every module that is not JavaScript,
+   * TypeScript or Wasm (JSON, text, bytes, any import attribute), which the plugin reads at
+   * load without a read grant; `inspect` lists them.
+   */
   dataFiles: string[];
   /**
    * What the child needs from the Deno cache, and nothing more: the folders of the npm
@@ -305,6 +309,23 @@ async function changedSince(graph: ModuleGraph, cwd: string, since: number): Pro
   });
 }
 
+// The media types of code: any other module (JSON, an `external` text import, a bytes
+// import deno info cannot describe) is a file's contents handed to the plugin.
+const CODE = new Set([
+  "JavaScript",
+  "Mjs",
+  "Cjs",
+  "JSX",
+  "TypeScript",
+  "Mts",
+  "Cts",
+  "Dts",
+  "Dmts",
+  "Dcts",
+  "TSX",
+  "Wasm",
+]);
+
 async function describeModuleGraph(
   specifier: string,
   cwd: string,
@@ -356,6 +377,11 @@ async function describeModuleGraph(
   const reached = info.modules.filter((module) =>
     staticUrls.has(module.specifier) || dynamicUrls.has(module.specifier)
   );
+  const data = new Set(
+    info.modules.filter((module) => !CODE.has(module.mediaType ?? "")).map((module) =>
+      module.specifier
+    ),
+  );
   const cache = await cacheFilesOf(
     reached,
     info.npmPackages ?? {},
@@ -365,11 +391,9 @@ async function describeModuleGraph(
   return {
     root: follow(info.roots[0]),
     localFiles: local(staticUrls),
-    dynamicFiles: local(dynamicUrls),
-    dataFiles: local(
-      reached.filter((module) => module.mediaType === "Json" && staticUrls.has(module.specifier))
-        .map((module) => module.specifier),
-    ),
+    // Data imported only dynamically is never mounted: reading it needs a read grant.
+    dynamicFiles: local([...dynamicUrls].filter((url) => !data.has(url))),
+    dataFiles: local([...staticUrls].filter((url) => data.has(url))),
     cacheFiles: cache.files,
     npmPackages: cache.npm,
     remoteHosts: [...remoteHosts],

@@ -61,7 +61,7 @@ export interface PreparedSandbox {
   layer: OsLayer;
   /** Whether module loading is confined (an OS layer hides files outside the grants). */
   confined: boolean;
-  /** The local JSON files its graph imports statically (data it reads at load, mounted for it). */
+  /** The local data files (JSON, text, bytes) its graph imports statically: read at load, mounted for it, no read grant needed. */
   dataFiles: string[];
   /** Starts children that run with exactly `grants` and `limits` (default ones when left out; a process sandbox only). */
   spawnFor(grants: Required<PluginPermissions>, limits?: Required<PluginLimits>): SpawnChild;
@@ -78,7 +78,7 @@ export interface PreparedSandbox {
 
 /** The warning printed wherever no OS layer confines module loading. */
 export const NOT_CONFINED_WARNING =
-  "module loading is not confined: no OS sandbox layer (bubblewrap) is in use, so the plugin can import any local module or JSON file and follow symlinks out of its read grant; Deno's flags still gate its file, network, env and run access";
+  'module loading is not confined: no OS sandbox layer (bubblewrap) is in use, so the plugin can import (so read) any local module, and any local file as JSON or text (import("/home/me/.env", { with: { type: "text" } })), by a literal specifier, whatever its read grant, and follow symlinks out of its read grant; Deno\'s flags still gate its file, network, env and run access';
 
 /**
  * The warning printed where the host may not signal a sandbox's process group (Deno asks for
@@ -272,11 +272,11 @@ export async function prepareSandbox(
     );
   }
   const where = folder ?? url;
-  // Modules only imported dynamically are mounted when they are the plugin's own code
-  // (not JSON, not through a symlink out); others stay hidden, and importing them is a
-  // denial at call time, not a load error.
+  // Modules only imported dynamically are mounted when they are the plugin's own code (the
+  // graph lists no data file among them: JSON, text, bytes; and not through a symlink out);
+  // others stay hidden, and importing them is a denial at call time, not a load error.
   const dynamic = graph.dynamicFiles.filter((file) =>
-    within(file, allowed) && within(realPath(file), allowed) && !/\.jsonc?$/i.test(file)
+    within(file, allowed) && within(realPath(file), allowed)
   );
   graph = {
     ...graph,
