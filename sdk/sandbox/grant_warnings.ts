@@ -135,12 +135,21 @@ const LAUNCHERS = new Set([
 
 // Programs that run other programs on request (an option, a config setting, a command in
 // their input): not refused, since many plugins need them, but warned about. The common
-// ones, not every such program.
+// ones, not every such program: many that look harmless take such an option.
 const RUN_ON_REQUEST = new Set([
   "find", // -exec
-  "git", // aliases, hooks, core.sshCommand
+  "fd", // -x, --exec
+  "fdfind",
+  "rg", // --pre
+  "git", // aliases, hooks, core.sshCommand, core.pager
   "sed", // the `e` command
-  "tar", // --to-command, --checkpoint-action
+  "m4", // syscmd, esyscmd
+  "sort", // --compress-program
+  "split", // --filter
+  "install", // --strip-program
+  "tar", // --to-command, --use-compress-program, --checkpoint-action
+  "zip", // -TT
+  "wget", // --use-askpass
   "make",
   "ed",
   "emacs",
@@ -150,10 +159,19 @@ const RUN_ON_REQUEST = new Set([
   "man",
   "ssh", // ProxyCommand
   "scp",
+  "sftp",
   "rsync", // -e
-  "zip", // -TT
+  "sqlite3", // .shell, .system
   "npm", // package scripts
   "npx",
+  "yarn",
+  "pnpm",
+  "pip", // setup.py
+  "pip3",
+  "cargo", // build scripts
+  "go", // go run, go generate
+  "docker", // docker run
+  "podman",
 ]);
 const VI = /^(n?vim?|ex|view)(\.[a-z0-9]+)?$/; // vi, vim, nvi, nvim, vim.basic, vim.tiny…
 
@@ -230,7 +248,8 @@ function resolveEntry(entry: string): { real?: string; throughProcess: boolean }
  * `time`, …) or the deno binary, by the name as written or by the real file a name or
  * symlink resolves to (bare names through the sandbox's `PATH`; only where the host may
  * read, without a prompt); any path under `/proc` or `/dev/fd`. Apart: programs that run
- * others on request (`git`, `find`, `sed`, `tar`, `make`, editors, pagers, `ssh`, …).
+ * others on request (`git`, `find`, `sed`, `sort`, `split`, `rg`, `fd`, `m4`, `tar`, `make`,
+ * editors, pagers, `ssh`, …).
  *
  * @param grants Resolved grants.
  * @param denoPath The deno binary's path (default `Deno.execPath()`).
@@ -311,9 +330,11 @@ export function escapingRunGrants(
 
 /**
  * The `run` grants for programs that can run other programs on request (`git` aliases,
- * `find -exec`, `sed`'s `e`, `tar --to-command`, `make`, editors, pagers, `ssh`,
- * `rsync -e`, `zip -TT`, `npm` scripts): not refused, warned about at load and by
- * `inspectPlugin`. The common ones, not every such program.
+ * `find -exec`, `fd -x`, `rg --pre`, `sed`'s `e`, `m4`'s `syscmd`,
+ * `sort --compress-program`, `split --filter`, `install --strip-program`,
+ * `tar --to-command`, `wget --use-askpass`, `make`, editors, pagers, `ssh`, `rsync -e`,
+ * `zip -TT`, `npm` scripts, …): not refused, warned about at load and by `inspectPlugin`.
+ * The common ones, not every such program: a safety net, not a guarantee.
  *
  * @param grants Resolved grants.
  * @param denoPath The deno binary's path (default `Deno.execPath()`).

@@ -184,6 +184,14 @@ Deno.test("run grants: programs that run others on request are warned about, not
     "ssh",
     "rsync",
     "zip",
+    // Harmless-looking ones with an option that runs a program.
+    "sort",
+    "split",
+    "rg",
+    "fd",
+    "m4",
+    "install",
+    "wget",
   ];
   deepEqual(runOnRequestGrants({ run: ["stty", ...programs, "sh"] }), programs);
   deepEqual(escapingRunGrants({ run: programs }), []);
