@@ -91,12 +91,24 @@ export interface PermissionDenial {
   name: string;
   /** The path, host, variable or command asked for, when Deno names one. */
   value?: string;
+  /**
+   * For a `run` denial: the environment variable the spawn set (`LD_PRELOAD`,
+   * `LD_LIBRARY_PATH`, …), which Deno allows only with full `run` access.
+   */
+  variable?: string;
 }
 
 const DENIAL_PATTERN = /^Requires (\w+) access(?: to "((?:[^"\\]|\\.)*)")?/;
+// A spawn of a granted program with a loader variable set (Deno 2.9):
+// "Requires --allow-run permissions to spawn subprocess with LD_PRELOAD environment variable."
+const RUN_ENV_PATTERN =
+  /^Requires --allow-run permissions to spawn subprocess with (\S+) environment variable/;
 
 function denialOf(error: unknown): PermissionDenial | undefined {
-  const match = DENIAL_PATTERN.exec((error as Error).message);
+  const message = (error as Error).message;
+  const variable = RUN_ENV_PATTERN.exec(message)?.[1];
+  if (variable !== undefined) return { name: "run", variable };
+  const match = DENIAL_PATTERN.exec(message);
   if (match === null) return { name: "unknown" };
   return match[2] === undefined ? { name: match[1] } : { name: match[1], value: match[2] };
 }
@@ -117,6 +129,10 @@ function denialOf(error: unknown): PermissionDenial | undefined {
  * const error = new Deno.errors.NotCapable('Requires read access to "/etc/passwd", run again with the --allow-read flag');
  * deepEqual(permissionDenial(error), { name: "read", value: "/etc/passwd" });
  * deepEqual(permissionDenial(new Error("disk full")), undefined);
+ * const preload = new Deno.errors.NotCapable(
+ *   "Requires --allow-run permissions to spawn subprocess with LD_PRELOAD environment variable. Alternatively, spawn with the environment variable unset.",
+ * );
+ * deepEqual(permissionDenial(preload), { name: "run", variable: "LD_PRELOAD" });
  * ```
  */
 export function permissionDenial(error: unknown): PermissionDenial | undefined {
@@ -139,7 +155,9 @@ const PERMISSION_NAMES = new Set(["read", "write", "net", "env", "run", "ffi", "
  * @param denial The permission and value that were denied.
  * @param plugin The sandboxed plugin whose grants left it out; omitted for this process.
  * @returns `Permission denied: <name> access to "<value>" is not granted to plugin "<plugin>"`,
- * or `… is not granted to this process (grant it with --allow-<name>)`.
+ * or `… is not granted to this process (grant it with --allow-<name>)`; for a spawn with a
+ * loader variable set, `run access to spawn a program with <variable> set`, saying that it
+ * needs full `run` access.
  *
  * @example A denied read in a sandboxed plugin, and in the host's own process
  * ```ts
@@ -154,9 +172,22 @@ const PERMISSION_NAMES = new Set(["read", "write", "net", "env", "run", "ffi", "
  *   permissionDeniedMessage({ name: "net", value: "example.com" }),
  *   'Permission denied: net access to "example.com" is not granted to this process (grant it with --allow-net)',
  * );
+ * equal(
+ *   permissionDeniedMessage({ name: "run", variable: "LD_PRELOAD" }, "weather"),
+ *   'Permission denied: run access to spawn a program with LD_PRELOAD set is not granted to plugin "weather" (that environment variable needs full run access, run: true; spawn without it)',
+ * );
  * ```
  */
 export function permissionDeniedMessage(denial: PermissionDenial, plugin?: string): string {
+  if (denial.variable !== undefined) {
+    const denied =
+      `Permission denied: ${denial.name} access to spawn a program with ${denial.variable} set is not granted`;
+    return plugin !== undefined
+      ? `${denied} to plugin ${
+        JSON.stringify(plugin)
+      } (that environment variable needs full run access, run: true; spawn without it)`
+      : `${denied} to this process (that environment variable needs full run access, --allow-run; spawn without it)`;
+  }
   const what = denial.value === undefined ? "" : ` to ${JSON.stringify(denial.value)}`;
   const denied = `Permission denied: ${denial.name} access${what} is not granted`;
   if (plugin !== undefined) return `${denied} to plugin ${JSON.stringify(plugin)}`;
