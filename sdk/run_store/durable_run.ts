@@ -8,33 +8,96 @@
 import type { Agent, PromptInput } from "../agent.ts";
 import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
-import type { RunStore } from "./run_store.ts";
+import type { RunStore, StoredRun } from "./run_store.ts";
 
-/** Saves the agent's state at each tool start and end and at each turn's end, in order. */
-function checkpoint(agent: Agent, store: RunStore, id: string, worker: string) {
-  let chain: Promise<unknown> = Promise.resolve();
-  let failure: unknown;
-  const unsubscribe = agent.subscribe((event) => {
-    if (
-      event.type === "tool_execution_start" || event.type === "tool_execution_end" ||
-      event.type === "turn_end"
-    ) {
-      const state = agent.state();
-      chain = chain.then(() => store.save(id, state, { status: "running", worker }))
-        .catch((error) => (failure ??= error));
+/**
+ * A worker's hold on a run while its agent runs: it saves the state at each tool start and
+ * end and at each turn's end, in order, and on a timer (a third of the lease), so a worker
+ * busy in one long call keeps its lease. Every save carries the worker's claim: when one is
+ * refused (the run was taken over: `RunLostError`), the agent is aborted, and the gate (a
+ * `verifyToolCall` that waits for the saves so far) blocks the calls that had not started
+ * executing, so the worker starts no tool after that (approved calls of a resumed batch
+ * skip the hooks, and the gate).
+ */
+class Hold {
+  #chain: Promise<unknown> = Promise.resolve();
+  #failure: unknown;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #unsubscribe: (() => void) | undefined;
+  #agent: Agent | undefined;
+  #claim: number | undefined;
+
+  constructor(
+    readonly store: RunStore,
+    readonly id: string,
+    readonly worker: string,
+  ) {}
+
+  /**
+   * The options with the gate: before a call executes (after every other hook), the saves
+   * so far (its start's included) must have been accepted.
+   */
+  gated(options: AgentOptions): AgentOptions {
+    const verify = options.verifyToolCall;
+    return {
+      ...options,
+      verifyToolCall: async (context, signal) => {
+        await this.#chain;
+        if (this.#failure !== undefined) {
+          return { block: true, reason: `the run is no longer this worker's: ${this.#failure}` };
+        }
+        return verify?.(context, signal);
+      },
+    };
+  }
+
+  /** Starts saving `agent`'s state as `run`'s holder (the claim `run` carries). */
+  start(agent: Agent, run: StoredRun): void {
+    this.#agent = agent;
+    this.#claim = run.claim;
+    this.#unsubscribe = agent.subscribe((event) => {
+      if (
+        event.type === "tool_execution_start" || event.type === "tool_execution_end" ||
+        event.type === "turn_end"
+      ) this.#save();
+    });
+    if (run.leaseUntil !== undefined) {
+      const every = Math.max(50, (run.leaseUntil - Date.now()) / 3);
+      this.#timer = setInterval(() => this.#save(), every);
     }
-  });
-  return async () => {
-    unsubscribe();
-    await chain;
-    if (failure) throw failure;
-  };
+  }
+
+  #save(): void {
+    const agent = this.#agent!;
+    const state = agent.state();
+    const options = { status: "running" as const, worker: this.worker, claim: this.#claim };
+    this.#chain = this.#chain.then(async () => {
+      if (this.#failure === undefined) await this.store.save(this.id, state, options);
+    }).catch((error) => {
+      this.#failure ??= error;
+      if (agent.isRunning) agent.abort();
+    });
+  }
+
+  /**
+   * Stops saving; rejects with the first refused save.
+   *
+   * @returns The options the worker's last save must carry.
+   */
+  async stop(): Promise<{ worker: string; claim?: number }> {
+    this.#unsubscribe?.();
+    clearInterval(this.#timer);
+    await this.#chain;
+    if (this.#failure !== undefined) throw this.#failure;
+    return { worker: this.worker, claim: this.#claim };
+  }
 }
 
 /**
  * Starts a run stored under `id`: checkpoints while it runs (so a crash leaves a state a
  * worker can resume, with calls that were executing reported as "may have completed"),
- * then saves it as `pending` (calls wait for people) or `done`.
+ * renewing its lease every third of it, then saves it as `pending` (calls wait for
+ * people) or `done`.
  *
  * @param store The store.
  * @param id The run's id.
@@ -42,6 +105,9 @@ function checkpoint(agent: Agent, store: RunStore, id: string, worker: string) {
  * @param input The prompt.
  * @param worker Who runs it (default `"starter"`).
  * @returns The agent, after the run stopped.
+ * @throws {RunLostError} (as a rejection) When this worker lost the run: its lease lapsed
+ * (the process was stopped longer than the lease) and another worker claimed it. The agent
+ * was aborted, no tool ran after the refused save, and nothing since is saved.
  *
  * @example
  * ```ts
@@ -61,15 +127,16 @@ export async function startRun(
   input: PromptInput,
   worker = "starter",
 ): Promise<Agent> {
-  const agent = createAgent(options);
-  await store.save(id, agent.state(), { status: "running", worker });
-  const stop = checkpoint(agent, store, id, worker);
+  const hold = new Hold(store, id, worker);
+  const agent = createAgent(hold.gated(options));
+  hold.start(agent, await store.save(id, agent.state(), { status: "running", worker }));
+  let holder;
   try {
     await agent.prompt(input);
   } finally {
-    await stop();
+    holder = await hold.stop();
   }
-  await store.save(id, agent.state(), { worker });
+  await store.save(id, agent.state(), holder);
   return agent;
 }
 
@@ -85,6 +152,7 @@ export async function startRun(
  * @returns The agent after the run, or `undefined` when another worker has it (or it is not decided).
  * @throws {Error} (as a rejection) When the decisions do not fit the run (a hash
  * mismatch): the run goes back to `pending` without its decisions, and nothing ran.
+ * {RunLostError} When this worker lost the run meanwhile (see `startRun`).
  *
  * @example Nothing to resume
  * ```ts
@@ -104,22 +172,23 @@ export async function resumeStoredRun(
 ): Promise<Agent | undefined> {
   const run = await store.claim(id, worker);
   if (!run) return undefined;
+  const holder = { worker, claim: run.claim };
+  const hold = new Hold(store, id, worker);
   let agent: Agent;
   try {
-    agent = await resumeAgent(run.state, options);
+    agent = await resumeAgent(run.state, hold.gated(options));
   } catch (error) {
-    await store.save(id, run.state, { worker });
+    await store.save(id, run.state, holder);
     throw error;
   }
-  const stop = checkpoint(agent, store, id, worker);
+  hold.start(agent, run);
   try {
     await agent.resume(run.decisions ?? []);
   } catch (error) {
-    await stop();
-    await store.save(id, run.state, { worker, status: "pending" });
+    await hold.stop();
+    await store.save(id, run.state, { ...holder, status: "pending" });
     throw error;
   }
-  await stop();
-  await store.save(id, agent.state(), { worker });
+  await store.save(id, agent.state(), await hold.stop());
   return agent;
 }

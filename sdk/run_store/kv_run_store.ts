@@ -7,7 +7,13 @@
  */
 
 import type { AgentState, Decision } from "../agent_state.ts";
-import type { ListenOptions, RunStatus, RunStore, StoredRun } from "./run_store.ts";
+import {
+  type ListenOptions,
+  RunLostError,
+  type RunStatus,
+  type RunStore,
+  type StoredRun,
+} from "./run_store.ts";
 import { resolve } from "node:path";
 import { hostMay, netHostOf } from "../sandbox/host_may.ts";
 
@@ -17,7 +23,11 @@ const CHUNK = 60_000;
 
 /** Options of {@linkcode kvRunStore}. */
 export interface KvRunStoreOptions {
-  /** A worker that claimed a run and went silent this long loses it (ms; default 10 min). */
+  /**
+   * How long a claim (or a save as `running`) through this store holds a run (ms; default
+   * 10 min): a worker that wrote nothing for this long may lose it. The lease is kept with
+   * the run, so a store with a shorter one does not take a run sooner.
+   */
   leaseMs?: number;
   /** Closes the KV with the store (default true when `openRunStore` opened it). */
   closeKv?: boolean;
@@ -30,6 +40,9 @@ interface RunHead {
   decisions?: Decision[];
   claimedBy?: string;
   claimedAt?: number;
+  /** The latest claim's number (kept after the run is released, so the next one is new). */
+  claim?: number;
+  leaseUntil?: number;
   updatedAt: number;
 }
 
@@ -116,12 +129,32 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     if (head.decisions) run.decisions = head.decisions;
     if (head.claimedBy !== undefined) run.claimedBy = head.claimedBy;
     if (head.claimedAt !== undefined) run.claimedAt = head.claimedAt;
+    if (head.claim !== undefined) run.claim = head.claim;
+    if (head.leaseUntil !== undefined) run.leaseUntil = head.leaseUntil;
     return run;
   };
 
   const claimable = (head: RunHead, now: number) =>
     head.status === "decided" ||
-    (head.status === "running" && (head.claimedAt ?? 0) + leaseMs < now);
+    (head.status === "running" && (head.leaseUntil ?? (head.claimedAt ?? 0) + leaseMs) < now);
+
+  /** Refuses a save that does not come from the run's holder (see `RunStore.save`). */
+  const checkWriter = (id: string, current: RunHead | null, worker?: string, claim?: number) => {
+    const held = current?.status === "running" ? current : undefined;
+    if (claim !== undefined) {
+      if (held?.claim === claim && held.claimedBy === worker) return;
+      throw new RunLostError(
+        id,
+        worker ?? "unnamed",
+        held
+          ? `its lease lapsed and worker ${held.claimedBy} claimed it`
+          : current
+          ? `it is ${current.status} now`
+          : "it is gone",
+      );
+    }
+    if (held) throw new Error(`Cannot save run ${id}: worker ${held.claimedBy} holds it`);
+  };
 
   return {
     save(id, state, saveOptions = {}) {
@@ -130,19 +163,22 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         const text = JSON.stringify(state);
         const chunks = Math.max(1, Math.ceil(text.length / CHUNK));
         const now = Date.now();
+        const { worker, claim } = saveOptions;
+        checkWriter(id, current.value, worker, claim);
         const head: RunHead = {
           id,
           status: saveOptions.status ?? (state.pending.length > 0 ? "pending" : "done"),
           chunks,
           updatedAt: now,
         };
-        const holder = current.value?.status === "running" ? current.value.claimedBy : undefined;
-        if (holder !== undefined && holder !== saveOptions.worker) {
-          throw new Error(`Cannot save run ${id}: worker ${holder} holds it`);
-        }
+        const last = current.value?.claim;
+        if (last !== undefined) head.claim = last;
         if (head.status === "running") {
-          head.claimedBy = saveOptions.worker ?? "unnamed";
-          head.claimedAt = now;
+          head.claimedBy = worker ?? "unnamed";
+          // A checkpoint keeps its claim; a save that claims the run takes the next number.
+          head.claimedAt = claim === undefined ? now : current.value?.claimedAt ?? now;
+          head.claim = claim ?? (last ?? 0) + 1;
+          head.leaseUntil = now + leaseMs;
         }
         const op = kv.atomic().check(current).set(headKey(id), head);
         for (let i = 0; i < chunks; i++) {
@@ -219,6 +255,8 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           status: "running",
           claimedBy: worker,
           claimedAt: now,
+          claim: (current.value.claim ?? 0) + 1,
+          leaseUntil: now + leaseMs,
           updatedAt: now,
         };
         const result = await kv.atomic().check(current).set(headKey(id), head).commit();

@@ -27,6 +27,14 @@ export interface StoredRun {
   claimedBy?: string;
   /** When that worker claimed it (ms since the epoch). */
   claimedAt?: number;
+  /**
+   * The number of the run's latest claim (each `claim`, and each save as `running` of a run
+   * nobody holds, takes the next one). A worker's checkpoints carry it: once another claim
+   * replaced it, they are refused (`RunLostError`).
+   */
+  claim?: number;
+  /** While `running`: when the worker's lease lapses unless a checkpoint renews it (ms since the epoch). */
+  leaseUntil?: number;
   /** Last write (ms since the epoch). */
   updatedAt: number;
 }
@@ -37,6 +45,49 @@ export interface SaveOptions {
   status?: RunStatus;
   /** The worker writing, for `running`. */
   worker?: string;
+  /**
+   * The claim the worker holds the run by (`StoredRun.claim` of its claim, or of its first
+   * save as `running`): its checkpoints and its last save carry it, and are refused with a
+   * `RunLostError` when the run is no longer held by it.
+   */
+  claim?: number;
+}
+
+/**
+ * A worker's save refused because the run is no longer its own: its lease lapsed (it wrote
+ * nothing for longer than the lease, e.g. the process was stopped) and another worker
+ * claimed the run, which may have finished it since. The worker must stop: `startRun` and
+ * `resumeStoredRun` abort their agent and reject with it, and nothing it did after its last
+ * accepted checkpoint is kept.
+ *
+ * @example
+ * ```ts
+ * import { RunLostError } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const error = new RunLostError("run-1", "w1", "worker w2 claimed it");
+ * equal(error.message, "Cannot save run run-1: worker w1 lost it (worker w2 claimed it)");
+ * ```
+ */
+export class RunLostError extends Error {
+  /** The run. */
+  readonly runId: string;
+  /** The worker that lost it. */
+  readonly worker: string;
+
+  /**
+   * The refusal of `worker`'s save of `runId`.
+   *
+   * @param runId The run.
+   * @param worker The worker whose save was refused.
+   * @param where Where the run is now (`worker w2 claimed it`, `it is done now`).
+   */
+  constructor(runId: string, worker: string, where: string) {
+    super(`Cannot save run ${runId}: worker ${worker} lost it (${where})`);
+    this.name = "RunLostError";
+    this.runId = runId;
+    this.worker = worker;
+  }
 }
 
 /** Options of `RunStore.listen`. */
@@ -60,8 +111,10 @@ export interface ListenOptions {
 export interface RunStore {
   /**
    * Writes a run's state; the status is `pending` when calls wait, else `done`, unless
-   * given. Saving as `running` (a checkpoint) renews `worker`'s lease, and is refused when
-   * another worker holds the run.
+   * given. While the run is `running`, only its holder may write it: a save must carry
+   * the holder's `worker` and `claim` (a `RunLostError` when it carries a claim that no longer
+   * holds the run, a plain error when it carries none). Saving as `running` renews the
+   * lease; saving a run nobody holds as `running` claims it (the next `claim` number).
    */
   save(id: string, state: AgentState, options?: SaveOptions): Promise<StoredRun>;
   /** Reads a run. */
