@@ -11,8 +11,9 @@ import { resumeAgent } from "../resume_agent.ts";
 import type { RunStore, StoredRun } from "./run_store.ts";
 
 /**
- * A worker's hold on a run while its agent runs: it saves the state at each tool start and
- * end and at each turn's end, in order, and on a timer (a third of the lease), so a worker
+ * A worker's hold on a run while its agent runs: it saves the state at each tool start, end
+ * and deferral (a deferred call is not executing: it is asked about again on resume) and at
+ * each turn's end, in order, and on a timer (a third of the lease), so a worker
  * busy in one long call keeps its lease. Every save carries the worker's claim: when one is
  * refused (the run was taken over: `RunLostError`), the agent is aborted, and the gate (a
  * `verifyToolCall` that waits for the saves so far) blocks the calls that had not started
@@ -58,7 +59,7 @@ class Hold {
     this.#unsubscribe = agent.subscribe((event) => {
       if (
         event.type === "tool_execution_start" || event.type === "tool_execution_end" ||
-        event.type === "turn_end"
+        event.type === "tool_execution_deferred" || event.type === "turn_end"
       ) this.#save();
     });
     if (run.leaseUntil !== undefined) {

@@ -3,6 +3,7 @@
 // process stopped past the lease while another worker took the run) saves nothing more and
 // runs no other tool.
 import {
+  approveCall,
   defineTool,
   kvRunStore,
   openRunStore,
@@ -182,6 +183,42 @@ Deno.test("a worker whose run was taken during a call runs no later tool: the ca
   } finally {
     store.close();
     other.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("SIGKILL while a parallel batch runs: the call deferred in it is asked about again on resume, not reported as 'may have completed'", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "tack_lease_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const log = `${dir}/log`;
+  // The lease is renewed after a second: the worker dies before that, mid-batch.
+  const starter = spawnWorker(["start", kvPath, "r", log, "3000", "batch", "10000"]);
+  const store = await openRunStore(kvPath, { leaseMs: 3000 });
+  try {
+    await until("the slow call to start", () => logLines(log).length > 0);
+    await sleep(100); // the saves of the batch so far land
+    starter.child.kill("SIGKILL");
+    await starter.done();
+    const crashed = await store.get("r");
+    equal(crashed?.status, "running");
+    deepEqual(crashed?.state.running, ["c1"]); // the deploy never started executing
+    await until("the lease to lapse", () => Date.now() > crashed!.leaseUntil!);
+    const agent = await resumeStoredRun(store, "r", "w2", leaseOptions(log, "batch"));
+    const [slow] = agent!.state().completed;
+    equal(slow.toolCallId, "c1");
+    match(JSON.stringify(slow.content), /Tool slow was interrupted while it was running/);
+    deepEqual(agent!.pending.map((p) => [p.toolCallId, p.toolName, p.args]), [
+      ["c2", "deploy", { target: "prod" }],
+    ]);
+    const waiting = await store.get("r");
+    equal(waiting?.status, "pending");
+    await store.decide("r", [approveCall(waiting!.state.pending[0])]);
+    const done = await resumeStoredRun(store, "r", "w3", leaseOptions(log, "batch"));
+    deepEqual(done!.messages.at(-1)?.content, [{ type: "text", text: "saw 2 results" }]);
+    deepEqual(done!.messages.at(-2)?.content, [{ type: "text", text: "deployed prod" }]);
+    deepEqual(logLines(log), [["start a", starter.child.pid], ["deploy prod", Deno.pid]]);
+  } finally {
+    store.close();
     Deno.removeSync(dir, { recursive: true });
   }
 });
