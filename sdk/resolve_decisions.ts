@@ -6,7 +6,7 @@
  * @module
  */
 
-import { abortedWhilePendingMessage } from "../core/interruption.ts";
+import { abortedWhilePendingMessage, type PendingToolCall } from "../core/interruption.ts";
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
 import type { ToolIndex } from "../core/loop_config.ts";
 import type { ToolCall, ToolResultMessage } from "../core/messages.ts";
@@ -50,6 +50,45 @@ function approved(toolCall: ToolCall, pending: PendingApproval, tools: ToolIndex
   return prepared;
 }
 
+/**
+ * What is wrong with a set of decisions for the calls that wait, if anything: a decision
+ * for a call that does not wait, two for one call, or a waiting call with none. Resuming
+ * needs exactly one decision per waiting call.
+ *
+ * @param pending The calls that wait.
+ * @param decisions The decisions.
+ * @returns The problem (`call c9 is not waiting for a decision`, `call c2 has two
+ * decisions`, `no decision for call c2 (deploy)`), or `undefined` when they fit.
+ *
+ * @example
+ * ```ts
+ * import { decisionsProblem } from "./resolve_decisions.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const pending = [{ toolCallId: "c1", toolName: "rm", args: {}, reason: "", argsHash: "" }];
+ * equal(decisionsProblem(pending, []), "no decision for call c1 (rm)");
+ * const no = { toolCallId: "c1", approve: false } as const;
+ * equal(decisionsProblem(pending, [no, no]), "call c1 has two decisions");
+ * equal(decisionsProblem(pending, [no]), undefined);
+ * ```
+ */
+export function decisionsProblem(
+  pending: readonly PendingToolCall[],
+  decisions: readonly Decision[],
+): string | undefined {
+  const waiting = new Set(pending.map((call) => call.toolCallId));
+  const decided = new Set<string>();
+  for (const { toolCallId } of decisions) {
+    if (!waiting.has(toolCallId)) return `call ${toolCallId} is not waiting for a decision`;
+    if (decided.has(toolCallId)) return `call ${toolCallId} has two decisions`;
+    decided.add(toolCallId);
+  }
+  const missing = pending.filter((call) => !decided.has(call.toolCallId));
+  if (missing.length === 0) return undefined;
+  const calls = missing.map((call) => `${call.toolCallId} (${call.toolName})`).join(", ");
+  return `no decision for call${missing.length === 1 ? "" : "s"} ${calls}`;
+}
+
 /** The batch a run stopped in. */
 export interface OpenBatch {
   /** Its calls without a result, in call order. */
@@ -68,8 +107,9 @@ export interface OpenBatch {
  * @param decisions One per pending call.
  * @param tools The agent's tools.
  * @returns The preparations and the sticky decisions to add.
- * @throws {Error} `Cannot resume: …` when a decision names a call that is not pending, a
- * pending call has none, or an approval's hash is not the pending arguments'.
+ * @throws {Error} `Cannot resume: …` when a decision names a call that is not pending, two
+ * name one call, a pending call has none, or an approval's hash is not the pending
+ * arguments'.
  *
  * @example A rejection becomes an error result
  * ```ts
@@ -91,19 +131,14 @@ export async function resolveDecisions(
   decisions: readonly Decision[],
   tools: ToolIndex,
 ): Promise<{ resolved: Map<string, ToolCallPreparation>; sticky: StickyDecision[] }> {
-  const byId = new Map<string, Decision>();
-  for (const decision of decisions) {
-    if (!batch.pending.some((p) => p.toolCallId === decision.toolCallId)) {
-      throw new Error(`Cannot resume: call ${decision.toolCallId} is not waiting for a decision`);
-    }
-    byId.set(decision.toolCallId, decision);
-  }
+  const problem = decisionsProblem(batch.pending, decisions);
+  if (problem !== undefined) throw new Error(`Cannot resume: ${problem}`);
+  const byId = new Map(decisions.map((decision) => [decision.toolCallId, decision]));
   const resolved = new Map<string, ToolCallPreparation>();
   const sticky: StickyDecision[] = [];
   for (const pending of batch.pending) {
-    const decision = byId.get(pending.toolCallId);
+    const decision = byId.get(pending.toolCallId)!;
     const where = `call ${pending.toolCallId} (${pending.toolName})`;
-    if (!decision) throw new Error(`Cannot resume: no decision for ${where}`);
     const toolCall = batch.open.find((call) => call.id === pending.toolCallId);
     if (!toolCall || toolCall.name !== pending.toolName) {
       throw new Error(`Cannot resume: ${where} is not an open call of the last message`);

@@ -16,6 +16,7 @@ import {
 } from "./run_store.ts";
 import { resolve } from "node:path";
 import { hostMay, netHostOf } from "../sandbox/host_may.ts";
+import { decisionsProblem } from "../resolve_decisions.ts";
 
 const PREFIX = ["tack", "runs"] as const;
 /** Deno KV values are at most 64 KiB; states are stored in chunks below that. */
@@ -222,14 +223,11 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           );
         }
         // Refused here, not only when a worker resumes it (then the run went back to pending).
-        const waiting = (await readState(kv, current.value)).pending.map((call) => call.toolCallId);
-        const stray = decisions.find((decision) => !waiting.includes(decision.toolCallId));
-        if (stray !== undefined) {
-          throw new Error(
-            `Cannot decide run ${id}: call ${stray.toolCallId} is not waiting for a decision (waiting: ${
-              waiting.join(", ") || "none"
-            })`,
-          );
+        const { pending } = await readState(kv, current.value);
+        const problem = decisionsProblem(pending, decisions);
+        if (problem !== undefined) {
+          const waiting = pending.map((call) => call.toolCallId).join(", ") || "none";
+          throw new Error(`Cannot decide run ${id}: ${problem} (waiting: ${waiting})`);
         }
         const head: RunHead = {
           ...current.value,

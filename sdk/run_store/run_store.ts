@@ -123,8 +123,9 @@ export interface RunStore {
   list(status?: RunStatus): Promise<StoredRun[]>;
   /**
    * Records the decisions of a pending run (status `decided`) and queues it for a worker.
-   * Rejects when the run is not pending, a decision names a call that does not wait, or the
-   * run was changed meanwhile.
+   * Rejects when the run is not pending, the decisions are not exactly one per waiting call
+   * (one names a call that does not wait, two name one call, or a waiting call has none), or
+   * the run was changed meanwhile.
    */
   decide(id: string, decisions: readonly Decision[]): Promise<StoredRun>;
   /**

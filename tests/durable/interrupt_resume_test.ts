@@ -183,13 +183,21 @@ Deno.test("an approval for other arguments is refused before anything runs; the 
   deepEqual(executions(log), ["lookup a", "lookup b"]);
 });
 
-Deno.test("resume refuses missing and unknown decisions with clear messages", async () => {
-  const agent = createAgent(durableOptions(tempLog(), batchScript()));
+Deno.test("resume refuses missing, unknown and duplicate decisions with clear messages", async () => {
+  const log = tempLog();
+  const agent = createAgent(durableOptions(log, batchScript()));
   await agent.prompt("ship it");
   await rejects(agent.resume([]), { message: "Cannot resume: no decision for call c2 (deploy)" });
   await rejects(agent.resume([{ toolCallId: "c9", approve: false }]), {
     message: "Cannot resume: call c9 is not waiting for a decision",
   });
+  // Two decisions for one call, contradicting each other: refused, nothing runs.
+  const [deploy] = agent.pending;
+  await rejects(agent.resume([rejectCall(deploy, "NO"), approveCall(deploy)]), {
+    message: "Cannot resume: call c2 has two decisions",
+  });
+  deepEqual(agent.pending.map((p) => p.toolCallId), ["c2"]);
+  deepEqual(executions(log), ["lookup a", "lookup b"]);
   const done = createAgent({ model: scriptedModel([[text("hi")]]) });
   await done.prompt("hi");
   await rejects(done.resume(), {

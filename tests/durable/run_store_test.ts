@@ -178,6 +178,33 @@ Deno.test("store misuse: deciding an unknown or non-pending run, claiming an und
   }
 });
 
+Deno.test("decide refuses decisions that are not one per waiting call: none for a call, or two contradicting ones", async () => {
+  const dir = tempDir();
+  const log = `${dir}/log`;
+  const store = await openRunStore(`${dir}/runs.sqlite`);
+  try {
+    await startRun(store, "r", durableOptions(log, deployScript()), "go");
+    const [deploy] = (await store.get("r"))!.state.pending;
+    await rejects(store.decide("r", []), {
+      message: "Cannot decide run r: no decision for call c2 (deploy) (waiting: c2)",
+    });
+    await rejects(
+      store.decide("r", [
+        { toolCallId: "c2", approve: false, reason: "NO" },
+        approveCall(deploy),
+      ]),
+      { message: "Cannot decide run r: call c2 has two decisions (waiting: c2)" },
+    );
+    const run = await store.get("r");
+    equal(run?.status, "pending");
+    equal(run?.decisions, undefined);
+    equal(await resumeStoredRun(store, "r", "w1", durableOptions(log, [[text("x")]])), undefined);
+    deepEqual(executions(log), ["lookup a"]);
+  } finally {
+    store.close();
+  }
+});
+
 Deno.test("a worker that holds a run blocks others' checkpoints; an expired lease passes the run on", async () => {
   const kv = await Deno.openKv(":memory:");
   const dir = tempDir();
