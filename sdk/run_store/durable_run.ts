@@ -9,6 +9,15 @@ import type { Agent, PromptInput } from "../agent.ts";
 import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
 import type { RunStore, StoredRun } from "./run_store.ts";
+import { toUserMessage } from "../agent_init.ts";
+import type { AgentState } from "../agent_state.ts";
+import { toolCallsOf } from "../../core/messages.ts";
+
+/** Whether a run's transcript ends with the model's last answer (no call to make, nothing to ask). */
+function hasFinished(state: AgentState): boolean {
+  const last = state.messages.at(-1);
+  return last?.role === "assistant" && toolCallsOf(last).length === 0;
+}
 
 /**
  * A worker's hold on a run while its agent runs: it saves the state at each tool start, end
@@ -130,10 +139,14 @@ export async function startRun(
 ): Promise<Agent> {
   const hold = new Hold(store, id, worker);
   const agent = createAgent(hold.gated(options));
-  hold.start(agent, await store.save(id, agent.state(), { status: "running", worker }));
+  // Saved with the prompt: a crash before the first checkpoint resumes by asking the model.
+  const prompt = toUserMessage(input);
+  const state = agent.state();
+  state.messages.push(prompt);
+  hold.start(agent, await store.save(id, state, { status: "running", worker }));
   let holder;
   try {
-    await agent.prompt(input);
+    await agent.prompt(prompt);
   } finally {
     holder = await hold.stop();
   }
@@ -145,6 +158,9 @@ export async function startRun(
  * Resumes a stored run in this worker if it can claim it (decided, or its worker's lease
  * expired), with the stored decisions; checkpoints while it runs, then saves it as
  * `pending` or `done`. Of concurrent calls for one run, in any processes, one resumes it.
+ * A run whose worker stopped goes on from its last save: calls that were executing are
+ * reported as "may have completed", a transcript that ends with the prompt or with tool
+ * results is sent to the model, and one that ends with the model's answer is saved as done.
  *
  * @param store The store.
  * @param id The run's id.
@@ -181,6 +197,11 @@ export async function resumeStoredRun(
   } catch (error) {
     await store.save(id, run.state, holder);
     throw error;
+  }
+  if (hasFinished(run.state)) {
+    // It had finished when its worker stopped, before saving it as done.
+    await store.save(id, run.state, holder);
+    return agent;
   }
   hold.start(agent, run);
   try {

@@ -172,6 +172,9 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           chunks,
           updatedAt: now,
         };
+        if (head.status === "pending" && state.pending.length === 0) {
+          throw new Error(`Cannot save run ${id} as pending: no call in its state waits`);
+        }
         const last = current.value?.claim;
         if (last !== undefined) head.claim = last;
         if (head.status === "running") {

@@ -222,3 +222,33 @@ Deno.test("SIGKILL while a parallel batch runs: the call deferred in it is asked
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("SIGKILL during the first model call: the prompt was saved, and resuming asks the model again", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "tack_lease_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const log = `${dir}/log`;
+  // The lease is renewed after a second: the worker dies before that.
+  const starter = spawnWorker(["start", kvPath, "r", log, "3000", "answer", "60000"]);
+  const store = await openRunStore(kvPath, { leaseMs: 3000 });
+  try {
+    // The worker is in its first model call (it answers after a minute) once the run is stored.
+    for (const end = Date.now() + 20_000; !(await store.get("r")); await sleep(20)) {
+      if (Date.now() > end) throw new Error("timed out waiting for the run to be stored");
+    }
+    await sleep(200);
+    starter.child.kill("SIGKILL");
+    await starter.done();
+    const crashed = await store.get("r");
+    equal(crashed?.status, "running");
+    deepEqual(crashed?.state.messages.map((m) => [m.role, m.content]), [["user", "go"]]);
+    await until("the lease to lapse", () => Date.now() > crashed!.leaseUntil!);
+    const agent = await resumeStoredRun(store, "r", "w2", leaseOptions(log, "answer", 0));
+    deepEqual(agent?.messages.at(-1)?.content, [{ type: "text", text: "answer to: user" }]);
+    const done = await store.get("r");
+    equal(done?.status, "done");
+    deepEqual(done?.state.messages.map((m) => m.role), ["user", "assistant"]);
+  } finally {
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -3,6 +3,7 @@
 import {
   type AgentState,
   approveCall,
+  createAgent,
   kvRunStore,
   openRunStore,
   resumeStoredRun,
@@ -219,6 +220,28 @@ Deno.test("a worker that holds a run blocks others' checkpoints; an expired leas
     });
     const second = await store.claim("r", "w2");
     equal(second?.claimedBy, "w2");
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("a run that had finished when its worker stopped (before its last save) is saved as done on resume; pending needs a waiting call", async () => {
+  const dir = tempDir();
+  const kv = await Deno.openKv(`${dir}/runs.sqlite`);
+  const store = kvRunStore(kv, { leaseMs: -1 }); // every lease has lapsed
+  try {
+    const first = createAgent({ model: scriptedModel([[text("hi")]]) });
+    await first.prompt("hello");
+    // What the last checkpoint (at the turn's end) of a worker that then died holds.
+    await store.save("r", first.state(), { status: "running", worker: "dead" });
+    const agent = await resumeStoredRun(store, "r", "w2", { model: scriptedModel([]) });
+    deepEqual(agent?.messages.map((m) => m.role), ["user", "assistant"]);
+    const run = await store.get("r");
+    equal(run?.status, "done");
+    deepEqual(run?.state, first.state());
+    await rejects(store.save("r", first.state(), { status: "pending" }), {
+      message: "Cannot save run r as pending: no call in its state waits",
+    });
   } finally {
     kv.close();
   }

@@ -4,7 +4,8 @@
 // or "<error name>: <message>".
 //
 // Scripts: "chain" asks for slow(a, slowMs), then slow(b, 100), then answers; "batch" asks
-// for slow(a, slowMs) and deploy(prod) at once (confirm defers the deploy), then answers.
+// for slow(a, slowMs) and deploy(prod) at once (confirm defers the deploy), then answers;
+// "answer" answers after slowMs, naming the roles of the messages it was sent.
 // The tools append "start <tag> <pid>" and "end <tag> <pid>" to the log.
 import {
   type AgentOptions,
@@ -21,12 +22,21 @@ import { confirm } from "@tack/agent/plugins/confirm";
 import { Type } from "typebox";
 
 /** The agent of the lease tests: logging tools, confirm deferring the deploy. */
-export function leaseOptions(log: string, script: "chain" | "batch", slowMs = 100): AgentOptions {
+export function leaseOptions(
+  log: string,
+  script: "chain" | "batch" | "answer",
+  slowMs = 100,
+): AgentOptions {
   const append = (line: string) =>
     Deno.writeTextFileSync(log, `${line} ${Deno.pid}\n`, { append: true });
   const results = (messages: readonly { role: string }[]) =>
     messages.filter((m) => m.role === "toolResult").length;
-  const step: ScriptStep = script === "chain"
+  const step: ScriptStep = script === "answer"
+    ? async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, slowMs));
+      return [text(`answer to: ${request.messages.map((m) => m.role).join(", ")}`)];
+    }
+    : script === "chain"
     ? (request) =>
       [
         [toolCall("slow", { tag: "a", ms: slowMs }, "c1")],
@@ -71,7 +81,7 @@ export function leaseOptions(log: string, script: "chain" | "batch", slowMs = 10
 if (import.meta.main) {
   const [mode, kvPath, runId, log, leaseMs, script, slowMs] = Deno.args;
   const store = await openRunStore(kvPath, { leaseMs: Number(leaseMs) });
-  const options = leaseOptions(log, script as "chain" | "batch", Number(slowMs));
+  const options = leaseOptions(log, script as "chain" | "batch" | "answer", Number(slowMs));
   try {
     if (mode === "start") {
       await startRun(store, runId, options, "go", `starter-${Deno.pid}`);
