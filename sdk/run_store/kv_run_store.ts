@@ -32,6 +32,11 @@ export interface KvRunStoreOptions {
   leaseMs?: number;
   /** Closes the KV with the store (default true when `openRunStore` opened it). */
   closeKv?: boolean;
+  /**
+   * Told about each run `list` leaves out because it cannot read it (its state is not JSON,
+   * a chunk is missing), with the error naming it. Default: `console.error`.
+   */
+  onUnreadable?: (id: string, error: Error) => void;
 }
 
 interface RunHead {
@@ -85,7 +90,13 @@ async function readState(kv: Deno.Kv, head: RunHead): Promise<AgentState> {
       text += entry.value;
     }
   }
-  return JSON.parse(text);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(
+      `Cannot read run ${head.id}: its state is not JSON (${(error as Error).message})`,
+    );
+  }
 }
 
 /**
@@ -118,6 +129,9 @@ async function readState(kv: Deno.Kv, head: RunHead): Promise<AgentState> {
  */
 export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunStore {
   const leaseMs = options.leaseMs ?? 600_000;
+  const unreadable = options.onUnreadable ??
+    ((id: string, error: Error) =>
+      console.error(`Tack: run store: list() left out run ${id}:`, error.message));
   const headKey = (id: string) => [...PREFIX, id, "head"];
 
   const toRun = async (head: RunHead): Promise<StoredRun> => {
@@ -210,7 +224,13 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
           const head = entry.value;
           if (entry.key.at(-1) !== "head" || typeof head !== "object") continue;
-          if (status === undefined || head.status === status) runs.push(await toRun(head));
+          if (status !== undefined && head.status !== status) continue;
+          try {
+            runs.push(await toRun(head));
+          } catch (error) {
+            if (/database is locked/.test((error as Error).message)) throw error;
+            unreadable(head.id, error as Error);
+          }
         }
         return runs;
       });
@@ -315,6 +335,8 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
  * @returns The store; `close()` closes the KV.
  * @throws {Error} `Cannot open run store "<path>": this process may not use it; add
  * --allow-read=<file> --allow-write=<file> to the host's flags` (the flags it lacks).
+ * `Cannot open run store "<path>": <why>` when Deno KV cannot open it (e.g. `database disk
+ * image is malformed` for a damaged SQLite file).
  *
  * @example
  * ```ts
@@ -344,7 +366,15 @@ export async function openRunStore(
       } to the host's flags`,
     );
   }
-  return kvRunStore(await Deno.openKv(path), { ...options, closeKv: true });
+  let kv: Deno.Kv;
+  try {
+    kv = await Deno.openKv(path);
+  } catch (error) {
+    throw new Error(`Cannot open run store ${JSON.stringify(path)}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return kvRunStore(kv, { ...options, closeKv: true });
 }
 
 /**

@@ -117,9 +117,13 @@ export interface RunStore {
    * lease; saving a run nobody holds as `running` claims it (the next `claim` number).
    */
   save(id: string, state: AgentState, options?: SaveOptions): Promise<StoredRun>;
-  /** Reads a run. */
+  /** Reads a run; rejects naming it when its state cannot be read (`Cannot read run <id>: …`). */
   get(id: string): Promise<StoredRun | undefined>;
-  /** Lists runs, optionally of one status. */
+  /**
+   * Lists runs, optionally of one status. A run whose state cannot be read is left out and
+   * reported (by the store's own means: `kvRunStore`'s `onUnreadable`), not an error for
+   * every run.
+   */
   list(status?: RunStatus): Promise<StoredRun[]>;
   /**
    * Records the decisions of a pending run (status `decided`) and queues it for a worker.

@@ -12,7 +12,7 @@ import {
   text,
   toolCall,
 } from "@tack/agent";
-import { deepEqual, equal, rejects } from "node:assert/strict";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { durableOptions, executions } from "../support/durable_fixture.ts";
 import { onTerminal } from "../support/on_terminal.ts";
@@ -245,6 +245,46 @@ Deno.test("a run that had finished when its worker stopped (before its last save
   } finally {
     kv.close();
   }
+});
+
+Deno.test("a damaged store names what it cannot read: the file, or the run whose state is not JSON (list leaves it out and reports it)", async () => {
+  const dir = tempDir();
+  const path = `${dir}/runs.sqlite`;
+  const kv = await Deno.openKv(path);
+  const unreadable: [string, string][] = [];
+  const store = kvRunStore(kv, {
+    onUnreadable: (id, error) => void unreadable.push([id, error.message]),
+  });
+  const state = (text: string): AgentState => ({
+    version: 1,
+    messages: [{ role: "user", content: text, timestamp: 1 }],
+    pending: [],
+    completed: [],
+    running: [],
+    sticky: [],
+    config: { provider: "p", model: "m", tools: [] },
+  });
+  try {
+    await store.save("good", state("fine"));
+    const waits = { toolCallId: "c1", toolName: "t", args: {}, reason: "r", argsHash: "h" };
+    await store.save("bad", { ...state("edited by hand"), pending: [waits] });
+    await kv.set(["tack", "runs", "bad", "state", 0], '{"version":1,"messages":[');
+    const notJson = /^Cannot read run bad: its state is not JSON \(.+\)$/;
+    await rejects(store.get("bad"), { message: notJson });
+    deepEqual((await store.list()).map((run) => run.id), ["good"]);
+    deepEqual(unreadable.map(([id]) => id), ["bad"]);
+    match(unreadable[0][1], notJson);
+    await rejects(store.decide("bad", []), { message: notJson });
+    // Many runs, then the file cut in half, as a failed copy leaves it.
+    for (let i = 0; i < 40; i++) await store.save(`run-${i}`, state("x".repeat(5000)));
+  } finally {
+    kv.close();
+  }
+  const bytes = Deno.readFileSync(path);
+  Deno.writeFileSync(path, bytes.slice(0, bytes.length / 2));
+  await rejects(openRunStore(path), {
+    message: `Cannot open run store "${path}": database disk image is malformed`,
+  });
 });
 
 Deno.test("a state larger than a KV value is stored in chunks and read back whole", async () => {
