@@ -168,8 +168,10 @@ export async function startRun(
  * @param options The agent's options (same model and tools as the run's).
  * @returns The agent after the run, or `undefined` when another worker has it (or it is not decided).
  * @throws {Error} (as a rejection) When the decisions do not fit the run (a hash
- * mismatch): the run goes back to `pending` without its decisions, and nothing ran.
- * {RunLostError} When this worker lost the run meanwhile (see `startRun`).
+ * mismatch): the run goes back to `pending` without its decisions, and nothing ran. When
+ * this worker cannot resume it (`resumeAgent` refuses: another model, tools missing):
+ * nothing is saved, and once the lease lapses another worker can claim it with its
+ * decisions. {RunLostError} When this worker lost the run meanwhile (see `startRun`).
  *
  * @example Nothing to resume
  * ```ts
@@ -191,13 +193,9 @@ export async function resumeStoredRun(
   if (!run) return undefined;
   const holder = { worker, claim: run.claim };
   const hold = new Hold(store, id, worker);
-  let agent: Agent;
-  try {
-    agent = await resumeAgent(run.state, hold.gated(options));
-  } catch (error) {
-    await store.save(id, run.state, holder);
-    throw error;
-  }
+  // A worker that cannot resume it (other model or tools) leaves it as it was: its claim
+  // lapses with the lease and a worker that can takes it, decisions and all.
+  const agent = await resumeAgent(run.state, hold.gated(options));
   if (hasFinished(run.state)) {
     // It had finished when its worker stopped, before saving it as done.
     await store.save(id, run.state, holder);

@@ -387,3 +387,28 @@ console.log(typeof store === "string" ? store : "opened");
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a worker that cannot resume a decided run (its tools are missing) leaves it, decisions and all, to one that can once the lease lapses", async () => {
+  const dir = tempDir();
+  const log = `${dir}/log`;
+  const store = await openRunStore(`${dir}/runs.sqlite`, { leaseMs: 200 });
+  try {
+    await startRun(store, "r", durableOptions(log, deployScript()), "ship it");
+    const [pending] = (await store.get("r"))!.state.pending;
+    await store.decide("r", [approveCall(pending)]);
+    await rejects(
+      resumeStoredRun(store, "r", "w1", { model: scriptedModel([]) }),
+      /Cannot resume agent: the state's tools .* are missing/,
+    );
+    const left = await store.get("r");
+    equal(left?.status, "running");
+    deepEqual(left?.decisions?.length, 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const agent = await resumeStoredRun(store, "r", "w2", durableOptions(log, [[text("done")]]));
+    equal(agent?.messages.at(-1)?.role, "assistant");
+    deepEqual(executions(log), ["lookup a", "deploy prod"]);
+    equal((await store.get("r"))?.status, "done");
+  } finally {
+    store.close();
+  }
+});
