@@ -11,6 +11,19 @@ import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 /** Who registered a set of tools: a plugin's name, or `undefined` for the agent's own. */
 export type ToolOwner = string | undefined;
 
+/** The effects a tool may declare (`ToolEffect`). */
+const KNOWN_EFFECTS: ReadonlySet<unknown> = new Set(["read", "write", "exec", "net"]);
+
+/** Why a tool's `effects` are not an array of known effects, or `undefined` when they are (or absent). */
+function invalidEffectsReason(effects: unknown): string | undefined {
+  if (effects === undefined) return undefined;
+  if (!Array.isArray(effects)) return `they are ${typeof effects}, not an array`;
+  const at = effects.findIndex((effect) => !KNOWN_EFFECTS.has(effect));
+  if (at === -1) return undefined;
+  const unknown: unknown = effects[at];
+  return `${JSON.stringify(unknown) ?? String(unknown)} is not one of read, write, exec, net`;
+}
+
 function label(owner: ToolOwner): string {
   return owner === undefined ? "createAgent({ tools })" : `plugin "${owner}"`;
 }
@@ -37,7 +50,8 @@ function ownedBy(tool: AgentTool, owner: string): AgentTool {
 /**
  * The tools of one agent, kept per owner in a fixed order (plugins in the order given, then
  * the agent's own). Every change is checked whole: a tool name registered by two owners, or
- * a schema that cannot compile, is refused and nothing changes.
+ * a schema that cannot compile, or `effects` that are not an array of known effects (`read`,
+ * `write`, `exec`, `net`), is refused and nothing changes.
  *
  * @example A plugin replaces its tools
  * ```ts
@@ -65,7 +79,8 @@ export class ToolRegistry {
    * @param sets Each owner with its tools, in order.
    * @param prepare Applied to each tool as it is registered, after the checks (the agent
    * caps a sandboxed tool's timeout and wraps tools for tracing here).
-   * @throws {Error} When a tool name is registered twice or a schema is invalid.
+   * @throws {Error} When a tool name is registered twice, a schema is invalid or a tool's
+   * effects are not an array of known effects.
    */
   constructor(
     sets: readonly { owner: ToolOwner; tools: readonly AgentTool[] }[],
@@ -89,8 +104,8 @@ export class ToolRegistry {
    *
    * @param owner A plugin's name, or `undefined` for the agent's own tools.
    * @param tools The new tools.
-   * @throws {Error} When a name clashes with another owner's tool or a schema is invalid
-   * (nothing changes then).
+   * @throws {Error} When a name clashes with another owner's tool, a schema is invalid or a
+   * tool's effects are not an array of known effects (nothing changes then).
    */
   set(owner: ToolOwner, tools: readonly AgentTool[]): void {
     if (!this.#sets.has(owner)) {
@@ -131,6 +146,16 @@ export class ToolRegistry {
             `${action}: tool "${tool.name}" (from ${
               label(owner)
             }) has an invalid parameter schema: ${problem}`,
+          );
+        }
+        // Policies read them (`read_only` filters them): anything but an array of known
+        // effects would make each of them fail, or pass, in ways no one chose.
+        const badEffects = invalidEffectsReason(tool.effects);
+        if (badEffects !== undefined) {
+          throw new Error(
+            `${action}: tool "${tool.name}" (from ${
+              label(owner)
+            }) has invalid effects: ${badEffects}`,
           );
         }
         owners.set(tool.name, owner);

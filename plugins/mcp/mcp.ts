@@ -195,7 +195,11 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
       for (const tool of listed[index]) {
         tools.push(toTackTool(connection, tool, {
           name: toolName(config.toolPrefix ?? server, tool.name, taken),
-          effects: config.effects?.[tool.name] ?? toolEffects(tool.annotations),
+          // Own keys only: a tool named `constructor` or `toString` must not get the
+          // object's inherited function as its effects.
+          effects: config.effects && Object.hasOwn(config.effects, tool.name)
+            ? config.effects[tool.name]
+            : toolEffects(tool.annotations),
           timeoutMs: config.timeoutMs,
           progressIntervalMs: options.progressIntervalMs,
           schemaTally,

@@ -1,4 +1,4 @@
-import { ToolRegistry } from "@tack/agent";
+import { type AgentTool, ToolRegistry } from "@tack/agent";
 import { deepEqual, throws } from "node:assert/strict";
 import { echoTool } from "../support/agent_harness.ts";
 
@@ -36,4 +36,29 @@ Deno.test("ToolRegistry: a clash refuses the whole change; the listener is not c
   );
   deepEqual(registry.tools.map((tool) => tool.name), ["a", "b"]);
   deepEqual(calls, 0);
+});
+
+Deno.test("ToolRegistry: effects that are not an array of known effects are refused", () => {
+  const registry = new ToolRegistry([{ owner: "mcp", tools: [echoTool("a")] }]);
+  const withEffects = (effects: unknown) => ({ ...echoTool("b"), effects } as AgentTool);
+  throws(
+    () => registry.set("mcp", [withEffects(Object)]),
+    new Error(
+      'Cannot set tools of plugin "mcp": tool "b" (from plugin "mcp") has invalid effects: they are function, not an array',
+    ),
+  );
+  throws(
+    () => registry.set("mcp", [withEffects(["read", "delete"])]),
+    new Error(
+      'Cannot set tools of plugin "mcp": tool "b" (from plugin "mcp") has invalid effects: "delete" is not one of read, write, exec, net',
+    ),
+  );
+  throws(
+    () => new ToolRegistry([{ owner: undefined, tools: [withEffects([undefined])] }]),
+    new Error(
+      'Cannot create agent: tool "b" (from createAgent({ tools })) has invalid effects: undefined is not one of read, write, exec, net',
+    ),
+  );
+  registry.set("mcp", [withEffects(["read", "net"])]);
+  deepEqual(registry.tools.map((tool) => tool.effects), [["read", "net"]]);
 });
