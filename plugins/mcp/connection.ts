@@ -179,10 +179,12 @@ export class McpConnection {
   }
 
   /**
-   * Lists every tool the server offers, following pagination.
+   * Lists every tool the server offers, following pagination; the whole listing may take
+   * the connect timeout.
    *
    * @returns The server's tools.
-   * @throws {Error} When connecting or listing fails.
+   * @throws {Error} When connecting or listing fails, or the listing is not done in time
+   * (`Cannot list the tools of MCP server "<name>": it did not list them all within <ms> ms`).
    */
   listTools(): Promise<Tool[]> {
     return this.#pages("tools", MAX_LISTED_TOOLS, async (client, params, request) => {
@@ -266,8 +268,12 @@ export class McpConnection {
     );
   }
 
-  /** Every page of a listing (`listPages`), each page a request bounded by the connect timeout. */
-  #pages<T>(
+  /**
+   * Every page of a listing (`listPages`), the whole listing bounded by one deadline (the
+   * options' timeout, default the connect timeout): a server that answers each page slowly,
+   * with always another cursor, cannot hold the listing for a timeout per page.
+   */
+  async #pages<T>(
     what: string,
     most: number,
     page: (
@@ -277,12 +283,19 @@ export class McpConnection {
     ) => Promise<ListPage<T>>,
     options: CallOptions = {},
   ): Promise<T[]> {
-    const bounded = { ...options, timeoutMs: options.timeoutMs ?? this.#connectTimeoutMs };
+    // Connected first: the deadline is the listing's alone.
+    await this.#maintenance.idle();
+    await this.connect();
     return listPages(
       what,
       this.server,
       most,
-      (params) => this.#request(bounded, (client, request) => page(client, params, request)),
+      (params, leftMs) =>
+        this.#request(
+          { ...options, timeoutMs: Math.max(1, Math.ceil(leftMs)) },
+          (client, request) => page(client, params, request),
+        ),
+      options.timeoutMs ?? this.#connectTimeoutMs,
     );
   }
 

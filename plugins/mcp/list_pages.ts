@@ -1,6 +1,7 @@
 /**
  * An MCP listing followed page by page, bounded: a server may list only so many items, in
- * only so many pages, so one sending cursors forever cannot hold the host.
+ * only so many pages, within one deadline for the whole listing, so one sending cursors
+ * forever, or slowly, cannot hold the host.
  *
  * @module
  */
@@ -11,6 +12,9 @@ export const MAX_LISTED_TOOLS = 1000;
 export const MAX_LISTED_ITEMS = 10_000;
 /** The most pages a listing may take. */
 export const MAX_LIST_PAGES = 1000;
+
+/** The JSON-RPC code of a request that timed out (the SDK's `ErrorCode.RequestTimeout`). */
+const REQUEST_TIMEOUT = -32001;
 
 /** One page of a listing: its items and the cursor of the next page, if any. */
 export interface ListPage<T> {
@@ -24,10 +28,13 @@ export interface ListPage<T> {
  * @param what What is listed, plural, for errors (`tools`).
  * @param server The server's name, for errors.
  * @param most How many items it may list in all.
- * @param page Gets one page: the cursor's params, none for the first page.
+ * @param page Gets one page: the cursor's params (none for the first page), and the ms left
+ * before the deadline, which bounds the page's request.
+ * @param withinMs How long the whole listing may take (default no bound).
  * @returns Every item.
  * @throws {Error} `Cannot list the <what> of MCP server "<server>": it lists more than
- * <most>` (or `it sent more than 1000 pages`), and whatever `page` throws.
+ * <most>` (or `it sent more than 1000 pages`, or `it did not list them all within <ms> ms`
+ * when a page timed out at the deadline), and whatever `page` throws.
  *
  * @example A listing of two pages
  * ```ts
@@ -37,20 +44,46 @@ export interface ListPage<T> {
  * const pages = [{ items: [1, 2], next: "b" }, { items: [3] }];
  * deepEqual(await listPages("numbers", "s", 10, (params) => Promise.resolve(pages[params ? 1 : 0])), [1, 2, 3]);
  * ```
+ *
+ * @example A listing past its deadline
+ * ```ts
+ * import { listPages } from "./list_pages.ts";
+ * import { rejects } from "node:assert/strict";
+ *
+ * const slow = () => new Promise<{ items: number[]; next: string }>((resolve) =>
+ *   setTimeout(() => resolve({ items: [1], next: "again" }), 20)
+ * ); // a page that times out rejects with `code: -32001` instead
+ * await rejects(listPages("numbers", "s", 10, slow, 50), {
+ *   message: 'Cannot list the numbers of MCP server "s": it did not list them all within 50 ms',
+ * });
+ * ```
  */
 export async function listPages<T>(
   what: string,
   server: string,
   most: number,
-  page: (params: { cursor: string } | undefined) => Promise<ListPage<T>>,
+  page: (params: { cursor: string } | undefined, leftMs: number) => Promise<ListPage<T>>,
+  withinMs = Infinity,
 ): Promise<T[]> {
   const refuse = (why: string) =>
     new Error(`Cannot list the ${what} of MCP server "${server}": it ${why}`);
+  const deadline = performance.now() + withinMs;
+  const late = () => refuse(`did not list them all within ${withinMs} ms`);
   const items: T[] = [];
   let cursor: string | undefined;
   for (let pages = 1;; pages++) {
     if (pages > MAX_LIST_PAGES) throw refuse(`sent more than ${MAX_LIST_PAGES} pages`);
-    const result = await page(cursor === undefined ? undefined : { cursor });
+    const leftMs = deadline - performance.now();
+    if (leftMs <= 0) throw late();
+    let result: ListPage<T>;
+    try {
+      result = await page(cursor === undefined ? undefined : { cursor }, leftMs);
+    } catch (error) {
+      // The page's request timed out at the deadline.
+      const code = (error as { code?: unknown } | undefined)?.code;
+      if (code === REQUEST_TIMEOUT && performance.now() >= deadline) throw late();
+      throw error;
+    }
     if (items.length + result.items.length > most) throw refuse(`lists more than ${most}`);
     items.push(...result.items);
     cursor = result.next;

@@ -13,6 +13,7 @@ import {
 } from "@tack/agent";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { McpConnection } from "./connection.ts";
+import { errorText } from "./describe_failure.ts";
 import { INHERITED_ENV } from "./stdio_transport.ts";
 import type { McpLimits, McpOptions, McpServerConfig } from "./options.ts";
 import { toolEffects } from "./tool_effects.ts";
@@ -40,6 +41,30 @@ export interface McpPlugin extends Plugin {
   dispose(): Promise<void>;
 }
 
+/** How long a model call waits for a tool list refresh under way, by default. */
+const REFRESH_WAIT_MS = 2_000;
+
+/** Whether `promise` settled within `ms` (not when `signal` aborts first). */
+async function settledWithin(
+  promise: Promise<unknown>,
+  ms: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const given = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), given]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort!);
+  }
+}
+
 function fail(message: string): never {
   throw new TypeError(`Cannot create MCP plugin: ${message}`);
 }
@@ -50,6 +75,7 @@ const LIMITS: [keyof McpLimits & string, number, string][] = [
   ["pingTimeoutMs", 1, " of ms"],
   ["killGraceMs", 0, " of ms"],
   ["progressIntervalMs", 0, " of ms"],
+  ["refreshWaitMs", 0, " of ms"],
   ["maxNonAnswersPerSecond", 1, ""],
 ];
 
@@ -229,10 +255,14 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   }
   // Runtime tool changes: each agent's handle, and one refresh at a time. A refresh that has
   // not started yet lists after every change announced so far, so a burst of announcements
-  // waits for one refresh, not one each.
+  // waits for one refresh, not one each. Each listing is bounded (the connect timeout).
   const hosts: PluginHost[] = [];
   let refreshing: Promise<void> = Promise.resolve();
   let waiting: Promise<void> | undefined;
+  // Whether no refresh is under way or queued; and, while some are, whether a model call gave
+  // up waiting for them (the calls after it do not wait until they are done).
+  let idle = true;
+  let stalled = false;
   const refreshTools = (): Promise<void> => {
     if (waiting) return waiting;
     const run = refreshing.then(async () => {
@@ -242,12 +272,34 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
       tools = next;
     });
     waiting = run;
-    refreshing = run.catch(() => {});
+    idle = false;
+    const settled: Promise<void> = run.catch(() => {}).then(() => {
+      if (refreshing !== settled) return;
+      idle = true;
+      stalled = false;
+    });
+    refreshing = settled;
     return run;
   };
+  const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   for (const connection of connections.values()) {
-    connection.onToolsChanged(() => void refreshTools().catch(() => {}));
+    connection.onToolsChanged(() =>
+      void refreshTools().catch((error) =>
+        warn(
+          `Cannot refresh the tools of MCP plugin "${name}"; it keeps the tools listed before: ${
+            errorText(error)
+          }`,
+        )
+      )
+    );
   }
+  const refreshWaitMs = options.refreshWaitMs ?? REFRESH_WAIT_MS;
+  // A change announced before a model call is applied before it, if the refresh is done
+  // within `refreshWaitMs`; else the call goes on with the tools it has.
+  const prepareTurn = async (_context: unknown, signal: AbortSignal): Promise<void> => {
+    if (idle || stalled) return;
+    if (!(await settledWithin(refreshing, refreshWaitMs, signal)) && !idle) stalled = true;
+  };
   return {
     name,
     description: `Tools of the MCP server${servers.length > 1 ? "s" : ""} ${
@@ -258,8 +310,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     },
     permissions: permissionsOf(servers),
     servers: connections,
-    // A change announced before a model call is applied before it.
-    prepareTurn: () => refreshing,
+    prepareTurn,
     attach: (host) => void hosts.push(host),
     refreshTools,
     dispose,

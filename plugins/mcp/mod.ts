@@ -31,6 +31,7 @@ export type {
   McpLimits,
   McpMultiServerOptions,
   McpOptions,
+  McpReporting,
   McpServerConfig,
   McpSingleServerOptions,
   McpStdioServer,

@@ -62,8 +62,17 @@ export type McpServerConfig = McpStdioServer | McpHttpServer;
 
 /** Limits shared by all the plugin's servers. */
 export interface McpLimits {
-  /** How long starting a server and listing its tools may take, in ms (default 30 000). */
+  /**
+   * How long starting a server may take, in ms (default 30 000), and so may listing its tools
+   * (all pages together).
+   */
   connectTimeoutMs?: number;
+  /**
+   * How long a model call waits for a tool list refresh under way (on
+   * `notifications/tools/list_changed`), in ms (default 2 000); past it the call goes on with
+   * the tools listed before, and so do the next ones until the refresh is done.
+   */
+  refreshWaitMs?: number;
   /**
    * After a call times out or is aborted, how long the server has to answer a ping
    * before it is considered hung and restarted, in ms (default 5 000).
@@ -90,14 +99,27 @@ export interface McpLimits {
   maxNonAnswersPerSecond?: number;
 }
 
+/** What the plugin tells the host about, whatever its servers. */
+export interface McpReporting {
+  /**
+   * Receives what the plugin could not do without failing a call (a tool list refresh that
+   * failed, a listed tool left out), one line each; default `console.warn`, after `Tack: `.
+   */
+  onWarning?: (message: string) => void;
+}
+
 /** `mcp()` with one server: its config, and the plugin's name (default `"mcp"`). */
-export type McpSingleServerOptions = McpServerConfig & McpLimits & { name?: string };
+export type McpSingleServerOptions =
+  & McpServerConfig
+  & McpLimits
+  & McpReporting
+  & { name?: string };
 
 /**
  * `mcp()` with several servers under one plugin: each server's key is its name and its
  * tools' default prefix.
  */
-export interface McpMultiServerOptions extends McpLimits {
+export interface McpMultiServerOptions extends McpLimits, McpReporting {
   /** The plugin's name (default `"mcp"`). */
   name?: string;
   /** The servers by name; a name is also its tools' default prefix. */

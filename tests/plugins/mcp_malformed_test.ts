@@ -1,8 +1,9 @@
-import { toolCall } from "@tack/agent";
+import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
 import { mcp } from "@tack/agent/plugins/mcp";
 import readOnly from "@tack/agent/plugins/read_only";
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, ok } from "node:assert/strict";
 import { firstText, fixtureServer, run } from "./mcp_fixture.ts";
+import { resultsOf, textOf } from "../support/agent_harness.ts";
 
 const malformed = (mode: string) => ({ ...fixtureServer("malformed_server.ts", mode) });
 
@@ -22,6 +23,49 @@ Deno.test("mcp: tools named constructor and toString get their annotations' effe
       'Blocked by plugin "read-only": h_constructor has effect write, and read-only mode blocks write and exec',
       'echo:{"text":"b"}',
     ]);
+  } finally {
+    await plugin.dispose();
+  }
+});
+
+Deno.test("mcp: a refresh that lists slowly for ever neither holds the model calls nor fails them; its failure is reported once, the old tools kept", async () => {
+  const warnings: string[] = [];
+  const plugin = await mcp({
+    name: "h",
+    ...malformed("slowlist"),
+    connectTimeoutMs: 2_500,
+    refreshWaitMs: 300,
+    onWarning: (message) => warnings.push(message),
+  });
+  try {
+    // The server announces a change 300 ms after the first listing; the refresh starts then.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const model = scriptedModel([
+      [toolCall("h_echo", { text: "a" }, "1")],
+      [text("done")],
+      [toolCall("h_echo", { text: "b" }, "2")],
+      [text("done")],
+    ]);
+    const agent = createAgent({ model, plugins: [plugin], hookTimeoutMs: 5_000 });
+    const started = performance.now();
+    const first = resultsOf(await agent.prompt("go"));
+    const second = resultsOf(await agent.prompt("again"));
+    const tookMs = performance.now() - started;
+    deepEqual([...first, ...second].map(textOf), ['echo:{"text":"a"}', 'echo:{"text":"b"}']);
+    deepEqual(model.requests.map((request) => request.tools.map((tool) => tool.name)), [
+      ["h_echo"],
+      ["h_echo"],
+      ["h_echo"],
+      ["h_echo"],
+    ]);
+    // Only the first model call waited (300 ms), and the refresh is still under way.
+    ok(tookMs < 1_500, `the two runs took ${tookMs} ms`);
+    deepEqual(warnings, []);
+    while (warnings.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    deepEqual(warnings, [
+      'Cannot refresh the tools of MCP plugin "h"; it keeps the tools listed before: Cannot list the tools of MCP server "h": it did not list them all within 2500 ms',
+    ]);
+    deepEqual(plugin.tools.map((tool) => tool.name), ["h_echo"]);
   } finally {
     await plugin.dispose();
   }
