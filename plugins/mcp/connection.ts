@@ -20,6 +20,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
+import { invalidResponseOf } from "./invalid_response.ts";
 import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { type Live, terminate } from "./make_transport.ts";
@@ -309,7 +310,9 @@ export class McpConnection {
    * @param options Signal, timeout and progress callback.
    * @returns The server's result (which may have `isError: true`).
    * @throws {Error} Whatever the SDK raises: `McpError` for protocol errors, timeouts
-   * and a closed connection, an `AbortError` when `signal` aborts.
+   * and a closed connection, an `AbortError` when `signal` aborts; an
+   * `InvalidResponseError` when the server's answer is not valid JSON-RPC or its result does
+   * not fit MCP's schema.
    */
   async callTool(
     name: string,
@@ -350,6 +353,9 @@ export class McpConnection {
       return await send(client, { signal, timeout: options.timeoutMs ?? NO_TIMEOUT_MS });
     } catch (error) {
       if (live.failure) throw live.failure;
+      // An answer the SDK refused: the connection is fine, the server answered wrongly.
+      const invalid = invalidResponseOf(error);
+      if (invalid) throw invalid;
       if (error instanceof McpError) {
         if ((error as McpError).code === ErrorCode.RequestTimeout) this.#check(live);
       } else if (!signal?.aborted) {

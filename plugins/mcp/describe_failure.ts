@@ -1,3 +1,4 @@
+import { InvalidResponseError } from "./invalid_response.ts";
 import { isUnanswered } from "./unanswered_stream.ts";
 
 /**
@@ -13,7 +14,7 @@ const REQUEST_TIMEOUT = -32001;
 /**
  * Says why a call to an MCP tool failed, naming the server and the tool: the server
  * closed the connection (it is restarted on the next call) or an HTTP response stream
- * without answering, it did not answer in time,
+ * without answering, it sent an invalid response, it did not answer in time,
  * it could not be reached, or it answered with a protocol error.
  *
  * @param server The server's name.
@@ -48,6 +49,9 @@ export function describeFailure(
   const message = (error instanceof Error ? error.message : String(error))
     .replace(/^(MCP error -?\d+: )\1+/, "$1");
   const code = (error as { code?: unknown } | undefined)?.code;
+  if (error instanceof InvalidResponseError) {
+    return `MCP server "${server}" sent an invalid response to ${what}: ${error.message}`;
+  }
   if (isUnanswered(error)) {
     return `MCP server "${server}" closed the response stream for ${what} without answering`;
   }

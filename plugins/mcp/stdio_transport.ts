@@ -5,6 +5,7 @@
  * @module
  */
 
+import { invalidAnswer } from "./invalid_response.ts";
 import { permittedEnv } from "../../sdk/permitted_env.ts";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -197,6 +198,9 @@ export class StdioTransport implements Transport {
       message = deserializeMessage(line);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      // An invalid answer to a request fails that request now, not at its timeout.
+      const answer = invalidAnswer(line);
+      if (answer) this.onmessage?.(answer);
       return;
     }
     this.onmessage?.(message);

@@ -70,3 +70,55 @@ Deno.test("mcp: a refresh that lists slowly for ever neither holds the model cal
     await plugin.dispose();
   }
 });
+
+for (
+  const [mode, why] of [
+    [
+      "errstring",
+      "error.code: Invalid input: expected number, received string; error.message: Invalid input: expected string, received object",
+    ],
+    ["nullresult", "result: Invalid input: expected object, received null"],
+  ]
+) {
+  Deno.test(`mcp: an invalid answer to a call (${mode}) fails it at once, in one line, not at its timeout`, async () => {
+    const plugin = await mcp({ name: "h", ...malformed(mode) });
+    try {
+      const started = performance.now();
+      const { results } = await run(plugin, [toolCall("h_echo", { text: "a" }, "1")], {
+        toolTimeoutMs: 5_000,
+      });
+      deepEqual(results.map((result) => [result.isError, firstText(result)]), [
+        [true, `MCP server "h" sent an invalid response to tool "echo": ${why}`],
+      ]);
+      const tookMs = performance.now() - started;
+      ok(tookMs < 2_000, `the call took ${tookMs} ms`);
+      // The connection is fine: nothing was restarted.
+      deepEqual(plugin.servers.get("h")!.starts, 1);
+    } finally {
+      await plugin.dispose();
+    }
+  });
+}
+
+Deno.test("mcp: a result that does not fit MCP's schema (a block of no known type) fails in one line, and the server is not restarted", async () => {
+  const plugin = await mcp({ name: "h", ...malformed("weird") });
+  try {
+    const { results } = await run(plugin, [
+      toolCall("h_echo", { text: "a" }, "1"),
+      toolCall("h_echo", { text: "b" }, "2"),
+    ]);
+    deepEqual(results.map((result) => [result.isError, firstText(result)]), [
+      [
+        true,
+        'MCP server "h" sent an invalid response to tool "echo": content.1.type: expected one of "text", "image", "audio", "resource_link", "resource"',
+      ],
+      [
+        true,
+        'MCP server "h" sent an invalid response to tool "echo": content.1.type: expected one of "text", "image", "audio", "resource_link", "resource"',
+      ],
+    ]);
+    deepEqual(plugin.servers.get("h")!.starts, 1);
+  } finally {
+    await plugin.dispose();
+  }
+});
