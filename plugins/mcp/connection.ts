@@ -21,6 +21,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorText } from "./describe_failure.ts";
 import { invalidResponseOf } from "./invalid_response.ts";
+import {
+  cacheToolMetadata,
+  checkedTools,
+  type ListToolsOptions,
+  LooseListToolsResultSchema,
+} from "./checked_tools.ts";
 import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
 import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
 import { type Live, terminate } from "./make_transport.ts";
@@ -30,6 +36,7 @@ import { ProgressRoutes } from "./progress_routes.ts";
 import { MAX_NON_ANSWERS_PER_SECOND } from "./server_messages.ts";
 
 export type { CallOptions } from "./options.ts";
+export type { ListToolsOptions } from "./checked_tools.ts";
 
 /** Why a connection is refused once the plugin is disposed. */
 const DISPOSED = "the plugin was disposed";
@@ -181,16 +188,25 @@ export class McpConnection {
 
   /**
    * Lists every tool the server offers, following pagination; the whole listing may take
-   * the connect timeout.
+   * the connect timeout. A tool that does not fit MCP's schema (an `inputSchema` whose type is
+   * not `object`, no name) is left out, and `onInvalid` told why.
    *
+   * @param options Who hears of the tools left out.
    * @returns The server's tools.
    * @throws {Error} When connecting or listing fails, or the listing is not done in time
    * (`Cannot list the tools of MCP server "<name>": it did not list them all within <ms> ms`).
    */
-  listTools(): Promise<Tool[]> {
+  listTools(options: ListToolsOptions = {}): Promise<Tool[]> {
     return this.#pages("tools", MAX_LISTED_TOOLS, async (client, params, request) => {
-      const page = await client.listTools(params, request);
-      return { items: page.tools, next: page.nextCursor };
+      // Each tool checked alone: one the SDK's schema refuses is left out, not the listing.
+      const page = await client.request(
+        { method: "tools/list", params },
+        LooseListToolsResultSchema,
+        request,
+      );
+      const tools = checkedTools(page.tools, options.onInvalid);
+      cacheToolMetadata(client, tools);
+      return { items: tools, next: page.nextCursor };
     });
   }
 

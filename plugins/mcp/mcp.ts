@@ -131,9 +131,22 @@ async function listedTools(
   server: string,
   config: McpServerConfig,
   connection: McpConnection,
-  strict = true,
+  strict: boolean,
+  warn: (message: string) => void,
 ): Promise<Tool[]> {
-  const listed = await connection.listTools();
+  let listed: Tool[];
+  try {
+    listed = await connection.listTools({
+      onInvalid: (tool, why) =>
+        warn(`MCP server "${server}" listed tool "${tool}", which is left out: ${why}`),
+    });
+  } catch (error) {
+    // Connecting and the listing's bounds say which server; the rest is said here.
+    if (error instanceof Error && error.message.startsWith("Cannot ")) throw error;
+    throw new Error(`Cannot list the tools of MCP server "${server}": ${errorText(error)}`, {
+      cause: error,
+    });
+  }
   const names = new Set(listed.map((tool) => tool.name));
   // On a refresh, a configured tool the server dropped is simply gone.
   for (
@@ -198,6 +211,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   const connections = new Map(
     servers.map(([server, config]) => [server, new McpConnection(server, config, options)]),
   );
+  const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   const dispose = async (): Promise<void> => {
     await Promise.all([...connections.values()].map((connection) => connection.close()));
   };
@@ -206,7 +220,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     const tools: AgentTool<Record<string, unknown>, McpCallDetails>[] = [];
     const listed = await Promise.all(
       servers.map(([server, config]) =>
-        listedTools(server, config, connections.get(server)!, strict)
+        listedTools(server, config, connections.get(server)!, strict, warn)
       ),
     );
     const capabilities = await Promise.all(
@@ -281,7 +295,6 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     refreshing = settled;
     return run;
   };
-  const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   for (const connection of connections.values()) {
     connection.onToolsChanged(() =>
       void refreshTools().catch((error) =>

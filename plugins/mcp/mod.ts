@@ -22,7 +22,7 @@
 import { mcp } from "./mcp.ts";
 
 export { mcp, type McpPlugin } from "./mcp.ts";
-export { type CallOptions, McpConnection } from "./connection.ts";
+export { type CallOptions, type ListToolsOptions, McpConnection } from "./connection.ts";
 export { INHERITED_ENV, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
 export { describeFailure, errorText } from "./describe_failure.ts";
 export { type MappedResult, mapResult, textOf } from "./map_result.ts";

@@ -122,3 +122,22 @@ Deno.test("mcp: a result that does not fit MCP's schema (a block of no known typ
     await plugin.dispose();
   }
 });
+
+Deno.test("mcp: a listed tool that does not fit MCP's schema is left out, with a warning; the others load", async () => {
+  const warnings: string[] = [];
+  const plugin = await mcp({
+    name: "h",
+    ...malformed("badlist"),
+    onWarning: (message) => warnings.push(message),
+  });
+  try {
+    deepEqual(plugin.tools.map((tool) => tool.name), ["h_good"]);
+    deepEqual(warnings, [
+      'MCP server "h" listed tool "bad", which is left out: inputSchema.type: Invalid input: expected "object"',
+    ]);
+    const { results } = await run(plugin, [toolCall("h_good", { text: "a" }, "1")]);
+    deepEqual(results.map(firstText), ['good:{"text":"a"}']);
+  } finally {
+    await plugin.dispose();
+  }
+});
