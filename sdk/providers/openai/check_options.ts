@@ -38,7 +38,8 @@ export function isHttpURL(value: string): boolean {
  * Checks what `openai()` can check before its first turn: a model name, an http(s) base URL,
  * response limits that are positive numbers.
  *
- * @param options The provider's `model`, `baseURL`, `maxResponseChars` and `maxToolCalls`.
+ * @param options The provider's `model`, `baseURL` and response limits (`maxResponseChars`,
+ *   `maxToolCalls`, `maxResponseBytes`, `maxEventBytes`).
  * @throws {TypeError} `Cannot create the openai model: …` when either is wrong.
  *
  * @example An empty model name
@@ -50,7 +51,14 @@ export function isHttpURL(value: string): boolean {
  * ```
  */
 export function checkOpenAIOptions(
-  options: { model: string; baseURL?: string; maxResponseChars?: number; maxToolCalls?: number },
+  options: {
+    model: string;
+    baseURL?: string;
+    maxResponseChars?: number;
+    maxToolCalls?: number;
+    maxResponseBytes?: number;
+    maxEventBytes?: number;
+  },
 ): void {
   if (!options.model) throw new TypeError("Cannot create the openai model: `model` is empty");
   if (options.baseURL !== undefined && !isHttpURL(options.baseURL)) {
@@ -58,7 +66,9 @@ export function checkOpenAIOptions(
       `Cannot create the openai model: baseURL "${options.baseURL}" is not an http(s) URL`,
     );
   }
-  for (const name of ["maxResponseChars", "maxToolCalls"] as const) {
+  for (
+    const name of ["maxResponseChars", "maxToolCalls", "maxResponseBytes", "maxEventBytes"] as const
+  ) {
     const value = options[name];
     if (value !== undefined && !(value > 0)) {
       throw new TypeError(

@@ -77,5 +77,13 @@ export {
   replyFetch,
 } from "./reply_fetch.ts";
 export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
-export { RESPONSE_LIMITS, type ResponseLimits, ResponseTooLargeError } from "./response_limits.ts";
+export {
+  defaultMaxResponseBytes,
+  MIN_DEFAULT_RESPONSE_BYTES,
+  RESPONSE_LIMITS,
+  type ResponseLimitName,
+  type ResponseLimits,
+  ResponseTooLargeError,
+} from "./response_limits.ts";
+export { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

@@ -9,7 +9,11 @@ import OpenAI from "@openai/openai";
 import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
 import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
 import { replyFetch } from "./reply_fetch.ts";
-import { RESPONSE_LIMITS, type ResponseLimits } from "./response_limits.ts";
+import {
+  defaultMaxResponseBytes,
+  RESPONSE_LIMITS,
+  type ResponseLimits,
+} from "./response_limits.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.ts";
 import type { MaxTokensField, ReasoningEffort, RequestSettings } from "./settings.ts";
 import { streamChatCompletions } from "./stream_chat_completions.ts";
@@ -73,6 +77,19 @@ export interface OpenAIOptions {
   maxResponseChars?: number;
   /** End a turn whose response holds more tool calls than this (default 1,000). */
   maxToolCalls?: number;
+  /**
+   * End a turn once its response body passes this many bytes, framing included, counting
+   * what counts for nothing too (empty deltas, `: ping` comments): a server streaming
+   * without end cannot keep a turn going. Default: 10 bytes per `maxResponseChars`
+   * character, at least 100,000,000. Per request: a retry starts again from 0.
+   */
+  maxResponseBytes?: number;
+  /**
+   * End a turn once one server-sent event (a line, or `data:` lines up to the blank line
+   * that ends them) passes this many bytes: the client holds an event whole until it ends
+   * (default 10 MiB, 10,485,760).
+   */
+  maxEventBytes?: number;
   /** The `fetch` to send requests with (a proxy, a recorder). Default: the global `fetch`. */
   fetch?: typeof fetch;
 }
@@ -85,7 +102,7 @@ function readEnv(name: string): string | undefined {
 
 type Resolved = { settings: RequestSettings } | { error: string };
 
-function resolve(options: OpenAIOptions): Resolved {
+function resolve(options: OpenAIOptions, limits: ResponseLimits): Resolved {
   const envBase = options.baseURL === undefined ? readEnv("OPENAI_BASE_URL") : undefined;
   const baseURL = (options.baseURL ?? envBase ?? OPENAI_BASE_URL).replace(/\/+$/, "");
   if (!isHttpURL(baseURL)) {
@@ -113,7 +130,8 @@ function resolve(options: OpenAIOptions): Resolved {
       logLevel: "off", // failures end up in the message instead
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
-      fetch: replyFetch(options.fetch), // keeps the text of replies that are not streams
+      // Keeps the text of replies that are not streams; bounds the bytes of those that are.
+      fetch: replyFetch(options.fetch, limits),
     })
   );
   return {
@@ -172,9 +190,12 @@ export function openai(options: OpenAIOptions): Model {
     maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs,
     maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
   };
+  const maxChars = options.maxResponseChars ?? RESPONSE_LIMITS.maxChars;
   const limits: ResponseLimits = {
-    maxChars: options.maxResponseChars ?? RESPONSE_LIMITS.maxChars,
+    maxChars,
     maxToolCalls: options.maxToolCalls ?? RESPONSE_LIMITS.maxToolCalls,
+    maxBytes: options.maxResponseBytes ?? defaultMaxResponseBytes(maxChars),
+    maxEventBytes: options.maxEventBytes ?? RESPONSE_LIMITS.maxEventBytes,
   };
   const attempt = options.api === "responses" ? streamResponses : streamChatCompletions;
   let settings: RequestSettings | undefined; // kept once resolved; errors are retried next turn
@@ -187,7 +208,7 @@ export function openai(options: OpenAIOptions): Model {
     if (!settings) {
       let resolved: Resolved;
       try {
-        resolved = resolve(options);
+        resolved = resolve(options, limits);
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);
         return out.fail("error", `Cannot configure the openai model: ${text}`);

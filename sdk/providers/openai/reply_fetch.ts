@@ -6,6 +6,9 @@
  * @module
  */
 
+import { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
+import { RESPONSE_LIMITS } from "./response_limits.ts";
+
 /** How much of a reply's body is kept to be quoted, in characters. */
 export const QUOTED_BODY_CHARS = 300;
 
@@ -104,10 +107,13 @@ export function quote(body: string): string {
  * Wraps a `fetch` for the `openai` client: an error reply's body is read and kept (see
  * {@linkcode errorBodyOf}) before the client sees it, and a 2xx reply whose
  * `content-type` says it is not an event stream fails as {@linkcode NotAStreamError},
- * quoting the start of its body. Event streams and replies without a `content-type`
- * pass untouched.
+ * quoting the start of its body. The body of an event stream (or of a 2xx reply without a
+ * `content-type`) is bounded by `bounds` (see {@linkcode boundEventStream}): past them
+ * it errors with `ResponseTooLargeError`, which ends the turn.
  *
  * @param inner The `fetch` to call; default the global one, looked up per request.
+ * @param bounds Bytes of body and of one event a stream may hold (default
+ *   `RESPONSE_LIMITS`: 100,000,000 and 10 MiB).
  * @returns The wrapping `fetch`.
  *
  * @example A server that ignores `stream: true`
@@ -122,12 +128,25 @@ export function quote(body: string): string {
  * });
  * ```
  */
-export function replyFetch(inner?: typeof fetch): typeof fetch {
+export function replyFetch(
+  inner?: typeof fetch,
+  bounds: EventStreamBounds = {
+    maxBytes: RESPONSE_LIMITS.maxBytes,
+    maxEventBytes: RESPONSE_LIMITS.maxEventBytes,
+  },
+): typeof fetch {
   return async (input, init) => {
     const response = await (inner ?? fetch)(input, init);
     const contentType = response.headers.get("content-type") ?? "";
     if (response.ok) {
-      if (contentType === "" || /event-stream/i.test(contentType)) return response;
+      if (contentType === "" || /event-stream/i.test(contentType)) {
+        if (!response.body) return response;
+        return new Response(boundEventStream(response.body, bounds), {
+          status: response.status,
+          statusText: response.statusText,
+          headers: response.headers,
+        });
+      }
       throw new NotAStreamError(response.status, contentType, quote(await readCapped(response)));
     }
     const body = await readCapped(response).catch(() => "");
