@@ -334,7 +334,7 @@ Deno.test("a server that streams text without end is stopped at maxResponseChars
   equal(
     turn.message.errorMessage,
     `${server.baseURL}: the response passed 10000000 characters of text, reasoning and ` +
-      "tool-call arguments (maxResponseChars); the rest was not read",
+      "tool calls (maxResponseChars); the rest was not read",
   );
   const kept = turn.message.content.map((b) => b.type === "text" ? b.text : "").join("");
   equal(kept.length <= 10_000_000, true);
@@ -348,7 +348,47 @@ Deno.test("maxResponseChars counts tool-call arguments", async () => {
   equal(
     turn.message.errorMessage,
     `${server.baseURL}: the response passed 100 characters of text, reasoning and ` +
-      "tool-call arguments (maxResponseChars); the rest was not read",
+      "tool calls (maxResponseChars); the rest was not read",
+  );
+});
+
+Deno.test("maxResponseChars counts tool-call names and ids", async () => {
+  // Before, names and ids were not counted: 1,000 calls with 1 MB names were kept (1 GB,
+  // left in the transcript by the failed turn) until maxToolCalls.
+  const name = "N".repeat(30_000);
+  await using server = await startEndlessServer((n) => ({
+    tool_calls: [{ index: n, id: `c${n}`, type: "function", function: { name, arguments: "" } }],
+  }));
+  const turn = await within(
+    10_000,
+    runTurn(quickModel(server.baseURL, { maxResponseChars: 100_000 }), ask("hi")),
+  );
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the response passed 100000 characters of text, reasoning and ` +
+      "tool calls (maxResponseChars); the rest was not read",
+  );
+  // Three calls fit (3 × 30,002 characters); the fourth is refused before it is kept.
+  deepEqual(
+    turn.message.content.map((b) => b.type === "toolCall" ? [b.id, b.name.length] : b.type),
+    [["c0", 30_000], ["c1", 30_000], ["c2", 30_000]],
+  );
+});
+
+Deno.test("an id or name that arrives later counts too", async () => {
+  await using server = await startEndlessServer((n) =>
+    n === 0
+      ? { tool_calls: [{ index: 0, type: "function", function: { arguments: "" } }] }
+      : { tool_calls: [{ index: 0, function: { name: "x".repeat(60_000) } }] }
+  );
+  const turn = await within(
+    10_000,
+    runTurn(quickModel(server.baseURL, { maxResponseChars: 50_000 }), ask("hi")),
+  );
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the response passed 50000 characters of text, reasoning and ` +
+      "tool calls (maxResponseChars); the rest was not read",
   );
 });
 

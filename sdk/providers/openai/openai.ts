@@ -71,8 +71,9 @@ export interface OpenAIOptions {
    */
   idleTimeoutMs?: number;
   /**
-   * End a turn whose text, reasoning and tool-call arguments pass this many characters
-   * together (default 10,000,000): a server streaming without end cannot fill the memory.
+   * End a turn whose text, reasoning and tool calls (names, ids, arguments) pass this many
+   * characters together (default 10,000,000): a server streaming text or tool calls without
+   * end cannot fill the memory.
    */
   maxResponseChars?: number;
   /** End a turn whose response holds more tool calls than this (default 1,000). */

@@ -8,7 +8,7 @@
 
 /** The bounds of one streamed response. */
 export interface ResponseLimits {
-  /** Characters of text, reasoning and tool-call arguments together. */
+  /** Characters of text, reasoning and tool calls (names, ids, arguments) together. */
   readonly maxChars: number;
   /** Tool calls in one response. */
   readonly maxToolCalls: number;
@@ -64,7 +64,7 @@ export type ResponseLimitName =
 
 const WHAT: Record<ResponseLimitName, (value: number) => string> = {
   maxResponseChars: (value) =>
-    `the response passed ${value} characters of text, reasoning and tool-call arguments`,
+    `the response passed ${value} characters of text, reasoning and tool calls`,
   maxToolCalls: (value) => `the response passed ${value} tool calls`,
   maxResponseBytes: (value) => `the response passed ${value} bytes`,
   maxEventBytes: (value) => `one event of the stream passed ${value} bytes without ending`,

@@ -161,19 +161,27 @@ export class StreamingMessage {
    * @param key The block's key.
    * @param id The call id (may arrive later).
    * @param name The tool name (may arrive later).
-   * @throws {ResponseTooLargeError} When the message would pass `maxToolCalls`.
+   * @throws {ResponseTooLargeError} When the message would pass `maxToolCalls`, or
+   *   `maxChars` (the id and name count as characters).
    */
   openToolCall(key: string, id: string | undefined, name: string | undefined): void {
     this.start();
     const open = this.#open.get(key);
     if (open?.kind === "toolCall") {
-      if (id && !open.block.id) open.block.id = id;
-      if (name && !open.block.name) open.block.name = name;
+      if (id && !open.block.id) {
+        this.#count(id.length);
+        open.block.id = id;
+      }
+      if (name && !open.block.name) {
+        this.#count(name.length);
+        open.block.name = name;
+      }
       return;
     }
     if (++this.#toolCalls > this.#limits.maxToolCalls) {
       throw new ResponseTooLargeError("maxToolCalls", this.#limits.maxToolCalls);
     }
+    this.#count((id?.length ?? 0) + (name?.length ?? 0));
     const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
     const index = this.message.content.length;
     this.message.content.push(block);
