@@ -48,6 +48,15 @@ function checkCap(name: string, value: unknown): number {
   return value;
 }
 
+/**
+ * A reported amount as a number to add: a finite number `>= 0`, else 0. One `NaN` (a
+ * provider that passed on a server's `"many"`) would make the sum `NaN` for the rest of
+ * the scope, and `NaN >= max` is never true: the cap would be off.
+ */
+function amount(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
 function formatCost(cost: number): string {
   return String(Math.round(cost * 1e6) / 1e6);
 }
@@ -60,7 +69,8 @@ function formatCost(cost: number): string {
  *
  * Tool calls are counted as the budget lets them through, so put it after the plugins
  * that block (their blocked calls then do not count). Tokens and cost are read from each
- * assistant message's `usage` as it ends.
+ * assistant message's `usage` as it ends; a count that is not a finite number `>= 0`
+ * (`NaN`, `Infinity`, a string a provider passed on) counts as 0, so it cannot turn a cap off.
  *
  * @param options The caps and their scope.
  * @returns The plugin, named `"budget"`, with `spent` and `exhausted`.
@@ -134,8 +144,8 @@ export function budget(options: BudgetOptions = {}): BudgetPlugin {
         callsExhausted = false;
       } else if (event.type === "message_end" && event.message.role === "assistant") {
         const usage = event.message.usage;
-        spent.tokens += usage?.totalTokens ?? 0;
-        spent.cost += usage?.cost?.total ?? 0;
+        spent.tokens += amount(usage?.totalTokens);
+        spent.cost += amount(usage?.cost?.total);
       }
     },
     beforeToolCall: function budgetBeforeToolCall() {

@@ -85,5 +85,6 @@ export {
   type ResponseLimits,
   ResponseTooLargeError,
 } from "./response_limits.ts";
+export { MAX_REPORTED_TOKENS, tokenCount } from "./token_count.ts";
 export { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

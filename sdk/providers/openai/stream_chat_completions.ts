@@ -125,9 +125,9 @@ class ChatMapping {
   chunk(chunk: Chunk): void {
     if (chunk.usage) {
       this.out.setUsage({
-        input: chunk.usage.prompt_tokens ?? 0,
-        output: chunk.usage.completion_tokens ?? 0,
-        cached: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+        input: chunk.usage.prompt_tokens,
+        output: chunk.usage.completion_tokens,
+        cached: chunk.usage.prompt_tokens_details?.cached_tokens,
       });
     }
     const choice = chunk.choices?.[0];

@@ -67,9 +67,9 @@ function setUsage(out: StreamingMessage, response: Response): void {
   const usage = response.usage;
   if (!usage) return;
   out.setUsage({
-    input: usage.input_tokens ?? 0,
-    output: usage.output_tokens ?? 0,
-    cached: usage.input_tokens_details?.cached_tokens ?? 0,
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    cached: usage.input_tokens_details?.cached_tokens,
   });
 }
 

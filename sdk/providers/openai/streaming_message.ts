@@ -16,20 +16,21 @@ import {
 } from "../../../core/messages.ts";
 import { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
 import { RESPONSE_LIMITS, type ResponseLimits, ResponseTooLargeError } from "./response_limits.ts";
+import { tokenCount } from "./token_count.ts";
 
 type OpenBlock =
   | { kind: "text"; block: TextContent; index: number }
   | { kind: "thinking"; block: ThinkingContent; index: number }
   | { kind: "toolCall"; block: ToolCall; index: number; raw: string; parser: PartialJsonParser };
 
-/** Token counts as the APIs report them. */
+/** Token counts as the APIs report them: whatever JSON the server put there. */
 export interface ReportedUsage {
   /** Prompt tokens, cached ones included. */
-  input: number;
+  input: unknown;
   /** Completion tokens (reasoning included). */
-  output: number;
+  output: unknown;
   /** Prompt tokens served from the cache. */
-  cached: number;
+  cached: unknown;
 }
 
 /**
@@ -278,15 +279,17 @@ export class StreamingMessage {
   }
 
   /**
-   * Records usage: `input` excludes cached tokens, which count as `cacheRead`.
+   * Records usage: `input` excludes cached tokens, which count as `cacheRead`. Each count
+   * goes through {@linkcode tokenCount}: one that is not a number `>= 0` counts as 0, a
+   * huge one as `MAX_REPORTED_TOKENS`, so the usage holds finite numbers only.
    *
    * @param reported The counts the API sent.
    */
   setUsage(reported: ReportedUsage): void {
     const usage: Usage = emptyUsage();
-    usage.cacheRead = Math.max(0, reported.cached);
-    usage.input = Math.max(0, reported.input - usage.cacheRead);
-    usage.output = Math.max(0, reported.output);
+    usage.cacheRead = tokenCount(reported.cached);
+    usage.input = Math.max(0, tokenCount(reported.input) - usage.cacheRead);
+    usage.output = tokenCount(reported.output);
     usage.totalTokens = usage.input + usage.output + usage.cacheRead;
     this.message.usage = usage;
   }
