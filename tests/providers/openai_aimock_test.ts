@@ -140,7 +140,8 @@ Deno.test("aimock faults: a dropped request (500) and a rate limit carry aimock'
     equal(
       limited.message.errorMessage,
       `${baseURL} answered 429 for model gpt-4o: Chaos: rate limit exceeded ` +
-        "(rate limited or out of quota; retries were used up)",
+        "(the server asked to wait longer than maxRetryAfterMs (0 ms) before a retry " +
+        "(Retry-After: 1); no retry was made)",
     );
   });
 });

@@ -63,9 +63,39 @@ Deno.test("a Retry-After longer than maxRetryAfterMs is reported, not waited for
   equal(
     turn.message.errorMessage,
     `${server.baseURL} answered 429 for model m: Rate limit reached for m. ` +
-      "(rate limited or out of quota; retries were used up)",
+      "(the server asked to wait longer than maxRetryAfterMs (60000 ms) before a retry " +
+      "(Retry-After: 120); no retry was made)",
   );
   equal(server.requests.length, 1);
+});
+
+Deno.test("a 503 whose Retry-After is past any wait says no retry was made", async () => {
+  // Before, it said "(the server failed; retries were used up)" though none was made.
+  await using server = await startFakeOpenAI({
+    turns: [{ status: 503, retryAfter: "99999999999999999999", errorMessage: "Overloaded." }],
+  });
+  const turn = await within(5_000, runTurn(model(server), ask("hi")));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 503 for model m: Overloaded. ` +
+      "(the server asked to wait longer than maxRetryAfterMs (60000 ms) before a retry " +
+      "(Retry-After: 99999999999999999999); no retry was made)",
+  );
+  equal(server.requests.length, 1);
+});
+
+Deno.test("a long Retry-After after a retry says no further retry was made", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ fault: "500" }, { status: 503, retryAfter: 120, errorMessage: "Overloaded." }],
+  });
+  const turn = await within(5_000, runTurn(model(server), ask("hi")));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 503 for model m: Overloaded. ` +
+      "(the server asked to wait longer than maxRetryAfterMs (60000 ms) before a retry " +
+      "(Retry-After: 120); no further retry was made) (after 2 attempts)",
+  );
+  equal(server.requests.length, 2);
 });
 
 Deno.test("client errors are not retried and say what to check", async () => {

@@ -25,6 +25,13 @@ export interface ErrorContext {
   timeoutMs?: number;
   /** The default base URL was used because `OPENAI_BASE_URL` could not be read. */
   unreadBaseURL?: boolean;
+  /**
+   * The error's `Retry-After` asked for a longer wait than this (`maxRetryAfterMs`), so the
+   * request was not retried, though retries were left.
+   */
+  refusedRetryAfterMs?: number;
+  /** Whether the request had been retried before (for the `Retry-After` text). */
+  retried?: boolean;
 }
 
 /** Said after every failure when `OPENAI_BASE_URL` could not be read. */
@@ -99,8 +106,10 @@ function describeFailure(error: unknown, context: ErrorContext): string {
     if (error.status === undefined) {
       return `${where} reported an error mid-stream (model ${context.model}): ${text}`;
     }
-    const hint = HINTS[error.status] ??
-      (error.status >= 500 ? "the server failed; retries were used up" : undefined);
+    const hint = context.refusedRetryAfterMs !== undefined
+      ? refusedRetryText(error.headers, context.refusedRetryAfterMs, context.retried === true)
+      : HINTS[error.status] ??
+        (error.status >= 500 ? "the server failed; retries were used up" : undefined);
     return `${where} answered ${error.status} for model ${context.model}: ${text}` +
       (hint ? ` (${hint})` : "");
   }
@@ -118,6 +127,15 @@ function describeFailure(error: unknown, context: ErrorContext): string {
     return `The connection to ${where} failed: ${error.message}${cause ? ` (${cause})` : ""}`;
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Why a request with retries left was not retried: the wait its server asked for. */
+function refusedRetryText(headers: Headers | undefined, maxMs: number, retried: boolean): string {
+  const ms = headers?.get("retry-after-ms");
+  const asked = ms ? `retry-after-ms: ${ms}` : `Retry-After: ${headers?.get("retry-after")}`;
+  const field = asked.length > 60 ? `${asked.slice(0, 60)}…` : asked;
+  return `the server asked to wait longer than maxRetryAfterMs (${maxMs} ms) before a retry ` +
+    `(${field}); no ${retried ? "further " : ""}retry was made`;
 }
 
 /** Connect failures, as opposed to a connection made and then dropped or timed out. */

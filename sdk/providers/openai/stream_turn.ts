@@ -100,6 +100,9 @@ export async function streamTurn(
             model: settings.model,
             timeoutMs: settings.timeoutMs,
             unreadBaseURL: settings.unreadBaseURL,
+            // A retry was due, but the server's Retry-After asked for too long a wait.
+            refusedRetryAfterMs: canRetry ? policy.maxRetryAfterMs : undefined,
+            retried: retry > 0,
           };
           return out.fail("error", describeError(error, context) + tries);
         }
