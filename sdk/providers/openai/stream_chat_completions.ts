@@ -107,6 +107,10 @@ class ChatMapping {
   #kind: "text" | "thinking" | "toolCall" | undefined;
   /** Tool-call stream index to block key (an index reused with a new id opens a new call). */
   #calls = new Map<number, { key: string; id: string | undefined }>();
+  /** The index of the call the last tool-call delta went to. */
+  #lastIndex: number | undefined;
+  /** One past the highest index seen, for a call that comes without one. */
+  #nextIndex = 0;
   finishReason: string | undefined;
 
   constructor(readonly out: StreamingMessage) {}
@@ -154,7 +158,9 @@ class ChatMapping {
 
   #toolCall(call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): void {
     this.#switchTo("toolCall");
-    const index = typeof call.index === "number" ? call.index : this.#calls.size;
+    const index = typeof call.index === "number" ? call.index : this.#indexOf(call.id);
+    this.#lastIndex = index;
+    this.#nextIndex = Math.max(this.#nextIndex, index + 1);
     let entry = this.#calls.get(index);
     if (!entry || (call.id && entry.id && call.id !== entry.id)) {
       entry = { key: `tool:${index}:${call.id ?? this.#calls.size}`, id: call.id };
@@ -163,6 +169,16 @@ class ChatMapping {
     entry.id ??= call.id;
     this.out.openToolCall(entry.key, call.id, call.function?.name);
     if (call.function?.arguments) this.out.appendArguments(entry.key, call.function.arguments);
+  }
+
+  /**
+   * The index of a delta that has none: the last call's when it has no id (or that
+   * call's id), as it continues that call; else a new one.
+   */
+  #indexOf(id: string | undefined): number {
+    const last = this.#lastIndex;
+    if (last !== undefined && (!id || id === this.#calls.get(last)?.id)) return last;
+    return this.#nextIndex;
   }
 }
 

@@ -21,7 +21,15 @@ import { tokenCount } from "./token_count.ts";
 type OpenBlock =
   | { kind: "text"; block: TextContent; index: number }
   | { kind: "thinking"; block: ThinkingContent; index: number }
-  | { kind: "toolCall"; block: ToolCall; index: number; raw: string; parser: PartialJsonParser };
+  | {
+    kind: "toolCall";
+    block: ToolCall;
+    index: number;
+    raw: string;
+    parser: PartialJsonParser;
+    /** Its place among the message's tool calls, from 1. */
+    place: number;
+  };
 
 /** Token counts as the APIs report them: whatever JSON the server put there. */
 export interface ReportedUsage {
@@ -39,6 +47,8 @@ export interface ReportedUsage {
  * its block; ending a key pushes its `*_end` event. `finish` and `fail` end the stream.
  * A delta or tool call past its {@linkcode ResponseLimits} throws
  * {@linkcode ResponseTooLargeError}, for the caller to stop reading and fail the message.
+ * Tool-call ids are unique in the message: a call without one, or with one an earlier
+ * call has, gets `call_<n>` (its place among the tool calls).
  *
  * @example Text, then a tool call whose arguments stream
  * ```ts
@@ -69,6 +79,8 @@ export class StreamingMessage {
   readonly #limits: ResponseLimits;
   #chars = 0;
   #toolCalls = 0;
+  /** The tool-call ids given out in this message, each once. */
+  readonly #ids = new Set<string>();
   #started = false;
   #ended = false;
 
@@ -109,6 +121,22 @@ export class StreamingMessage {
     if (this.#chars > this.#limits.maxChars) {
       throw new ResponseTooLargeError("maxResponseChars", this.#limits.maxChars);
     }
+  }
+
+  /**
+   * The id a tool call keeps: the server's, unless it is empty or another call of this
+   * message has it (results go back by id, approvals are kept by id); then `call_<n>`, `n`
+   * the call's place among the message's tool calls (counting on past ids in use).
+   */
+  #uniqueId(id: string, place: number): string {
+    if (id !== "" && !this.#ids.has(id)) {
+      this.#ids.add(id);
+      return id;
+    }
+    let n = place;
+    while (this.#ids.has(`call_${n}`)) n++;
+    this.#ids.add(`call_${n}`);
+    return `call_${n}`;
   }
 
   /** Pushes `start`, once. */
@@ -171,7 +199,7 @@ export class StreamingMessage {
     if (open?.kind === "toolCall") {
       if (id && !open.block.id) {
         this.#count(id.length);
-        open.block.id = id;
+        open.block.id = this.#uniqueId(id, open.place);
       }
       if (name && !open.block.name) {
         this.#count(name.length);
@@ -183,7 +211,12 @@ export class StreamingMessage {
       throw new ResponseTooLargeError("maxToolCalls", this.#limits.maxToolCalls);
     }
     this.#count((id?.length ?? 0) + (name?.length ?? 0));
-    const block: ToolCall = { type: "toolCall", id: id ?? "", name: name ?? "", arguments: {} };
+    const block: ToolCall = {
+      type: "toolCall",
+      id: id ? this.#uniqueId(id, this.#toolCalls) : "", // given one at its end if none arrives
+      name: name ?? "",
+      arguments: {},
+    };
     const index = this.message.content.length;
     this.message.content.push(block);
     this.#open.set(key, {
@@ -192,6 +225,7 @@ export class StreamingMessage {
       index,
       raw: "",
       parser: new PartialJsonParser(),
+      place: this.#toolCalls,
     });
     this.#stream.push({ type: "toolcall_start", contentIndex: index, partial: this.message });
   }
@@ -256,6 +290,7 @@ export class StreamingMessage {
         partial: this.message,
       });
     } else {
+      if (open.block.id === "") open.block.id = this.#uniqueId("", open.place);
       const text = finalArguments ?? open.raw;
       const parsed = parseFinalToolArguments(text);
       if (parsed.ok) open.block.arguments = parsed.value;
