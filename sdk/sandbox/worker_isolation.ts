@@ -129,6 +129,15 @@ export function spawnWorker(
       closedResolve();
     };
     worker.onmessage = (event) => {
+      // The runner's word that the plugin ended the worker (`Deno.exit()`, `close()`).
+      if (event.data?.type === "exited") {
+        const code = event.data.code;
+        handlers.onFault(
+          `ended itself (${typeof code === "number" ? `Deno.exit(${code})` : "close()"})`,
+        );
+        stop("exited");
+        return;
+      }
       const message = checkChildMessage(event.data);
       // A worker has no memory cap of its own: it shares the host's.
       if (message?.type === "out_of_memory") {

@@ -15,6 +15,17 @@ const scope = globalThis as any;
 
 const none = (): void => {};
 
+// A plugin's `Deno.exit()` or `close()` ends the worker without a word to the host, whose
+// calls would wait for their timeout: tell it first. Set before the plugin's module runs
+// (the entry imports this runner first), with `postMessage` taken before it can replace it.
+const post: (message: unknown) => void = scope.postMessage.bind(scope);
+addEventListener("unload", () => post({ type: "exited", code: Deno.exitCode }));
+const close: () => void = scope.close;
+scope.close = () => {
+  post({ type: "exited" });
+  close.call(scope);
+};
+
 /**
  * Serves the plugin over `postMessage` for as long as the worker lives.
  *
@@ -42,7 +53,7 @@ export async function serveWorker(module: PluginModule): Promise<void> {
     else deliver(event.data as HostMessage);
   };
   await servePlugin(await configured, module, {
-    send: (message) => scope.postMessage(message),
+    send: post,
     // Serving lasts as long as the worker: the host terminates it.
     listen(onMessage) {
       for (const message of early.splice(0)) onMessage(message);

@@ -57,3 +57,25 @@ Deno.test("isolation: a worker's message without content is garbage: the call fa
       '("{\\"type\\":\\"update\\",\\"id\\":1,\\"partial\\":null}") while running it; it restarts for the next call',
   });
 });
+
+Deno.test("isolation: a plugin that ends its worker (Deno.exit, close) fails the call at once; the next call gets a fresh worker", async () => {
+  const host = new URL("../fixtures/sandbox/exiting_host.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-worker-options", host],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const lines = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) =>
+    JSON.parse(line)
+  );
+  const failed = (tool: string, how: string) => ({
+    error: `Tool ${tool} failed: the sandbox of plugin "quitter" ended itself (${how}) ` +
+      "while running it; it restarts for the next call",
+  });
+  deepEqual(lines, [
+    failed("exit", "Deno.exit(7)"),
+    { ok: [{ type: "text", text: "alive" }] },
+    failed("close", "close()"),
+    { ok: [{ type: "text", text: "alive" }] },
+  ]);
+});
