@@ -124,9 +124,13 @@ export function hookTimedOutMessage(toolName: string, stage: string, timeoutMs: 
 
 function notFoundMessage(name: string, tools: ToolIndex): string {
   const names = [...tools.keys()];
+  // A call with no name (a server that lost it) would read "Tool  not found".
+  const what = name.trim() === ""
+    ? "A tool call came with no tool name."
+    : `Tool ${name} not found.`;
   return names.length === 0
-    ? `Tool ${name} not found. No tools are available.`
-    : `Tool ${name} not found. Available tools: ${names.join(", ")}`;
+    ? `${what} No tools are available.`
+    : `${what} Available tools: ${names.join(", ")}`;
 }
 
 /**

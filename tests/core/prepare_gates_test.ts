@@ -39,6 +39,12 @@ Deno.test("gate 1: an unknown tool is an error result that lists the tools that 
   deepEqual(model.requests[1].messages.at(-1), result);
 });
 
+Deno.test("gate 1: a call with no name says so, not 'Tool  not found'", async () => {
+  const { result } = await runOne(toolCall("", {}, "n1"), { tools: [echoTool()] });
+  equal(result.isError, true);
+  equal(textOf(result), "A tool call came with no tool name. Available tools: echo");
+});
+
 Deno.test("gate 1: with no tools at all, the text says so", async () => {
   const { result } = await runOne(toolCall("banana"), { tools: [] });
   equal(textOf(result), "Tool banana not found. No tools are available.");
