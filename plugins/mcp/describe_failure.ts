@@ -1,5 +1,6 @@
 import { InvalidResponseError } from "./invalid_response.ts";
 import { isUnanswered } from "./unanswered_stream.ts";
+import { pageText } from "../../sdk/page_text.ts";
 
 /**
  * The error texts of MCP calls that did not get a result from the server.
@@ -63,6 +64,11 @@ export function describeFailure(
     return `MCP server "${server}" did not answer ${what} ${within}`;
   }
   if (message.startsWith("Cannot connect to MCP server")) return message;
+  // The SDK's StreamableHTTPError: the HTTP status, and the reply's body (a gateway's page).
+  const http = /^Streamable HTTP error: Error POSTing to endpoint: ([^]*)$/.exec(message);
+  if (http && typeof code === "number" && code >= 100 && code < 600) {
+    return `MCP server "${server}" answered ${what} with HTTP ${code}: ${pageText(http[1])}`;
+  }
   if (typeof code === "number") {
     return `MCP server "${server}" rejected ${what}: ${message}`;
   }

@@ -180,3 +180,46 @@ Deno.test("mcp over HTTP: a server that dies mid-call, its stream resumable, end
     await plugin.dispose();
   }
 });
+
+Deno.test("mcp over HTTP: a gateway's 502 page is read as its text, one short line naming the status", async () => {
+  const page =
+    "<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{color:red}</style>" +
+    "<script>var x = '<b>';</script></head><body><h1>Bad Gateway</h1>" +
+    `<p>${"The upstream server is unavailable. ".repeat(2000)}</p></body></html>`;
+  const json = (id: unknown, result: unknown) =>
+    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (message.method === "initialize") {
+      return json(message.id, {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "gated", version: "1" },
+      });
+    }
+    if (message.method === "tools/list") {
+      return json(message.id, {
+        tools: [{ name: "echo", description: "Echoes", inputSchema: { type: "object" } }],
+      });
+    }
+    if (message.method !== "tools/call") return new Response(null, { status: 202 });
+    return new Response(page, { status: 502, headers: { "content-type": "text/html" } });
+  });
+  const plugin = await mcp({ name: "web", url: `http://127.0.0.1:${server.addr.port}/mcp` });
+  try {
+    const { results } = await run(plugin, [toolCall("web_echo", {})]);
+    equal(results[0].isError, true);
+    const text = firstText(results[0])!;
+    equal(
+      text.slice(0, 120),
+      'MCP server "web" answered tool "echo" with HTTP 502: 502 Bad Gateway Bad Gateway ' +
+        "The upstream server is unavailable. The",
+    );
+    match(text, /… \(\d+ more characters\)/);
+    equal(text.length < 700, true, `${text.length} characters`);
+  } finally {
+    await plugin.dispose();
+    await server.shutdown();
+  }
+});

@@ -12,6 +12,7 @@ import {
   APIUserAbortError,
 } from "@openai/openai";
 import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
+import { textOfPage } from "../../page_text.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
 
@@ -194,9 +195,7 @@ function bodyText(raw: string): string {
     json = JSON.parse(raw);
   } catch {
     // HTML error pages: their text, not their markup.
-    return quote(
-      /^\s*</.test(raw) ? raw.replace(/<(script|style)[^]*?<\/\1>|<[^>]*>/gi, " ") : raw,
-    );
+    return quote(/^\s*</.test(raw) ? textOfPage(raw) : raw);
   }
   const said: string[] = [];
   const collect = (value: unknown, depth: number) => {
