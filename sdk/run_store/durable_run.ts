@@ -8,7 +8,7 @@
 import type { Agent, PromptInput } from "../agent.ts";
 import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
-import type { RunStore, StoredRun } from "./run_store.ts";
+import { RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
 import { toUserMessage } from "../agent_init.ts";
 import type { AgentState } from "../agent_state.ts";
 import { toolCallsOf } from "../../core/messages.ts";
@@ -54,7 +54,10 @@ class Hold {
       verifyToolCall: async (context, signal) => {
         await this.#chain;
         if (this.#failure !== undefined) {
-          return { block: true, reason: `the run is no longer this worker's: ${this.#failure}` };
+          const why = this.#failure instanceof RunLostError
+            ? "the run is no longer this worker's"
+            : "the run's checkpoint failed";
+          return { block: true, reason: `${why}: ${this.#failure}` };
         }
         return verify?.(context, signal);
       },
@@ -79,14 +82,22 @@ class Hold {
 
   #save(): void {
     const agent = this.#agent!;
-    const state = agent.state();
+    const fail = (error: unknown) => {
+      this.#failure ??= error;
+      if (agent.isRunning) agent.abort();
+    };
+    let state: AgentState;
+    try {
+      state = agent.state(); // throws for what JSON cannot hold (a BigInt in a result's details)
+    } catch (error) {
+      // Never out of the timer's callback (it would end the process): the run stops instead.
+      this.#chain = this.#chain.then(() => fail(error));
+      return;
+    }
     const options = { status: "running" as const, worker: this.worker, claim: this.#claim };
     this.#chain = this.#chain.then(async () => {
       if (this.#failure === undefined) await this.store.save(this.id, state, options);
-    }).catch((error) => {
-      this.#failure ??= error;
-      if (agent.isRunning) agent.abort();
-    });
+    }).catch(fail);
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   type AgentState,
   approveCall,
   createAgent,
+  defineTool,
   kvRunStore,
   openRunStore,
   resumeStoredRun,
@@ -13,6 +14,7 @@ import {
   toolCall,
 } from "@tack/agent";
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { Type } from "typebox";
 import { fileURLToPath } from "node:url";
 import { durableOptions, executions } from "../support/durable_fixture.ts";
 import { onTerminal } from "../support/on_terminal.ts";
@@ -408,6 +410,45 @@ Deno.test("a worker that cannot resume a decided run (its tools are missing) lea
     equal(agent?.messages.at(-1)?.role, "assistant");
     deepEqual(executions(log), ["lookup a", "deploy prod"]);
     equal((await store.get("r"))?.status, "done");
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("a state JSON cannot hold (a BigInt in a result's details) stops the run with that error; the lease timer never throws out of its callback", async () => {
+  const store = await openRunStore(":memory:", { leaseMs: 150 });
+  const ran: string[] = [];
+  const tools = [
+    defineTool({
+      name: "size",
+      description: "A size as a BigInt",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [{ type: "text", text: "12" }], details: { size: 12n } }),
+    }),
+    defineTool({
+      name: "slow",
+      description: "Waits past the lease's third",
+      parameters: Type.Object({}),
+      execute: async () => {
+        ran.push("slow");
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { content: [{ type: "text", text: "done" }] };
+      },
+    }),
+  ];
+  const model = scriptedModel([
+    [toolCall("size", {}, "c1")],
+    [toolCall("slow", {}, "c2")],
+    [text("ok")],
+  ]);
+  try {
+    await rejects(
+      startRun(store, "r", { model, tools }, "go"),
+      { name: "TypeError", message: "Do not know how to serialize a BigInt" },
+    );
+    // Wait past a few of the timer's ticks: an error thrown there would fail this test.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    deepEqual(ran, []); // the run stopped at the first state it could not save
   } finally {
     store.close();
   }
