@@ -107,3 +107,19 @@ Deno.test("chat: a tool-call delta without index or id continues the last call",
     sentBack: ["a", "b"],
   });
 });
+
+Deno.test("chat: whole calls sent without index or id stay separate calls", async () => {
+  // A server that sends each call whole, with its name, and neither index nor id: a delta
+  // that names a tool starts a new call (merging them ran nothing: '{"text":"A"}{"text":"B"}').
+  const rawBody = [
+    chunk({ tool_calls: [{ function: { name: "echo", arguments: '{"text":"A"}' } }] }),
+    chunk({ tool_calls: [{ function: { name: "echo", arguments: '{"text":"B"}' } }] }),
+    chunk({}, "tool_calls"),
+    "data: [DONE]\n\n",
+  ].join("");
+  deepEqual(await run("chat", { rawBody, contentType: "text/event-stream" }), {
+    ids: ["call_1", "call_2"],
+    ran: ["A", "B"],
+    sentBack: ["call_1", "call_2"],
+  });
+});

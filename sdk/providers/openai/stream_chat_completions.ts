@@ -106,7 +106,7 @@ class ChatMapping {
   #segment = 0;
   #kind: "text" | "thinking" | "toolCall" | undefined;
   /** Tool-call stream index to block key (an index reused with a new id opens a new call). */
-  #calls = new Map<number, { key: string; id: string | undefined }>();
+  #calls = new Map<number, { key: string; id: string | undefined; named: boolean }>();
   /** The index of the call the last tool-call delta went to. */
   #lastIndex: number | undefined;
   /** One past the highest index seen, for a call that comes without one. */
@@ -158,26 +158,30 @@ class ChatMapping {
 
   #toolCall(call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): void {
     this.#switchTo("toolCall");
-    const index = typeof call.index === "number" ? call.index : this.#indexOf(call.id);
+    const name = call.function?.name;
+    const index = typeof call.index === "number" ? call.index : this.#indexOf(call.id, name);
     this.#lastIndex = index;
     this.#nextIndex = Math.max(this.#nextIndex, index + 1);
     let entry = this.#calls.get(index);
     if (!entry || (call.id && entry.id && call.id !== entry.id)) {
-      entry = { key: `tool:${index}:${call.id ?? this.#calls.size}`, id: call.id };
+      entry = { key: `tool:${index}:${call.id ?? this.#calls.size}`, id: call.id, named: false };
       this.#calls.set(index, entry);
     }
     entry.id ??= call.id;
+    if (name) entry.named = true;
     this.out.openToolCall(entry.key, call.id, call.function?.name);
     if (call.function?.arguments) this.out.appendArguments(entry.key, call.function.arguments);
   }
 
   /**
-   * The index of a delta that has none: the last call's when it has no id (or that
-   * call's id), as it continues that call; else a new one.
+   * The index of a delta that has none: the last call's when it continues that call (no id,
+   * or that call's id; and no name, or the last call has none yet); else a new one, as for
+   * a server that sends each whole call without an index or id.
    */
-  #indexOf(id: string | undefined): number {
+  #indexOf(id: string | undefined, name: string | undefined): number {
     const last = this.#lastIndex;
-    if (last !== undefined && (!id || id === this.#calls.get(last)?.id)) return last;
+    const entry = last === undefined ? undefined : this.#calls.get(last);
+    if (entry && (!id || id === entry.id) && (!name || !entry.named)) return last!;
     return this.#nextIndex;
   }
 }
