@@ -289,10 +289,20 @@ execute: ({ text }) => ({ content: [{ type: "text", text }] }) })],
         )
         .replace(
           "console.log(JSON.stringify(out));",
-          // No sandbox is left running after a start that went the long way.
-          `const ps = new Deno.Command("ps", { args: ["-o", "args=", "--ppid", String(Deno.pid)] }).outputSync();
-out.push({ children: new TextDecoder().decode(ps.stdout).split("\\n")
-  .filter((line) => line !== "" && !line.includes("ps -o args=") && !/ bundle /.test(line)).length });
+          // No sandbox is left running after a start that went the long way (one killed a
+          // moment ago may still be reaped: a zombie is not running, and it is waited for).
+          `const childrenNow = () => new TextDecoder().decode(new Deno.Command("ps", {
+  args: ["-o", "args=", "--ppid", String(Deno.pid)],
+}).outputSync().stdout).split("\\n").filter((line) =>
+  line !== "" && !line.includes("ps -o args=") && !/ bundle /.test(line) && !line.includes("<defunct>")
+);
+let children = childrenNow();
+for (let i = 0; i < 40 && children.length > 0; i++) {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  children = childrenNow();
+}
+out.push({ children: children.length });
+if (children.length > 0) console.error(children.join("\\n"));
 console.log(JSON.stringify(out));`,
         );
     deepEqual(await runHost(source([{}]), denoDir), [
