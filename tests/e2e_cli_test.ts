@@ -548,6 +548,50 @@ Deno.test("under the cli permission set, the mcp plugin starts a stdio server", 
     equal(fake.requests[1].messages.at(-1).content, "echo: hi");
   }));
 
+Deno.test("an allow rule does not approve code bash evaluates at run time: a quoted word read back through $_ by arithmetic or ${!…}", () =>
+  withWorkspace(async (cwd) => {
+    await Deno.writeTextFile(
+      join(cwd, "tack.jsonc"),
+      JSON.stringify({
+        rules: [{
+          name: "git-read",
+          action: "allow",
+          tool: "bash",
+          args: { command: { regex: "^git (status|diff|log)\\b" } },
+        }, {
+          name: "no-rm-rf",
+          action: "deny",
+          tool: "bash",
+          args: { command: { shell: "rm -rf" } },
+        }],
+      }),
+    );
+    await Deno.mkdir(join(cwd, "victim"));
+    // In bash, the first makes pwned.txt and the second deletes victim/ (through $_).
+    const commands = [
+      "git status 'a[$(touch pwned.txt)]' ; git log -n $((_))",
+      "git status 'a[$(rm -rf victim)]' ; git diff -U${!_}",
+    ];
+    await using server = await startFakeOpenAI({
+      turns: [
+        { toolCalls: commands.map((command) => ({ name: "bash", arguments: { command } })) },
+        { text: "Done." },
+      ],
+    });
+    // No terminal and no --yes: what no rule allows is not run.
+    const run = await cli(cwd, ["--base-url", server.baseURL, "look around"]);
+    equal(run.code, 0, run.stderr);
+    const results = server.requests[1].messages.filter((m: { role: string }) => m.role === "tool")
+      .map((m: { content: string }) => m.content);
+    match(results[0], /^Tool bash needs the user's confirmation/);
+    equal(
+      results[1],
+      'Blocked by rule "no-rm-rf" (deny bash command matching shell command "rm -rf")',
+    );
+    equal(await Deno.stat(join(cwd, "pwned.txt")).then(() => true, () => false), false);
+    equal((await Deno.stat(join(cwd, "victim"))).isDirectory, true);
+  }));
+
 Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abbreviated is blocked, and the folder stays", () =>
   withWorkspace(async (cwd) => {
     await Deno.writeTextFile(

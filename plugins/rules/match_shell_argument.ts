@@ -99,21 +99,25 @@ export function matchesShellArgument(
   };
   const matchView = (words: readonly string[], dynamic: readonly boolean[]) =>
     arg.shell ? matchesShellPattern(arg.shell, words, dynamic) : test(viewText(words, dynamic));
-  if (parsed.kind === "error") {
-    if (action === "allow") return false;
-    if (!arg.shell && test(source)) return true;
-    return roughViews(source, arg.shell?.program).some((view) =>
-      matchView(view.words, view.dynamic)
-    );
-  }
+  // A text bash rejects, or one it will run as code it builds at run time (arithmetic,
+  // subscripts, `${!x}`): never allowed, and read roughly too (every word naming a program
+  // as a command, quoted or not) for deny and ask rules.
+  const unreadable = parsed.kind === "error" || parsed.evaluates !== undefined;
   if (action === "allow") {
-    return parsed.parts.length > 0 &&
+    return !unreadable && parsed.kind === "ok" && parsed.parts.length > 0 &&
       parsed.parts.every((part) =>
         arg.shell ? matchesShellPattern(arg.shell, part.words, part.dynamic) : test(part.text)
       );
   }
   if (!arg.shell && test(source)) return true;
-  return parsed.parts.some((part) =>
-    shellPartViews(part).some((view) => matchView(view.words, view.dynamic))
-  );
+  if (
+    unreadable &&
+    roughViews(source, arg.shell?.program).some((view) => matchView(view.words, view.dynamic))
+  ) {
+    return true;
+  }
+  return parsed.kind === "ok" &&
+    parsed.parts.some((part) =>
+      shellPartViews(part).some((view) => matchView(view.words, view.dynamic))
+    );
 }

@@ -28,9 +28,13 @@ export interface ShellPart {
   text: string;
 }
 
-/** What {@linkcode parseShell} found: the parts, or why the text is not a bash script. */
+/**
+ * What {@linkcode parseShell} found: the parts, or why the text is not a bash script.
+ * `evaluates` names the first place where bash runs text as code at run time (see
+ * {@linkcode evaluatedAt}): rules never allow such a command.
+ */
 export type ShellParse =
-  | { kind: "ok"; parts: ShellPart[]; normalized: string }
+  | { kind: "ok"; parts: ShellPart[]; normalized: string; evaluates?: string }
   | { kind: "error"; message: string };
 
 // deno-lint-ignore no-explicit-any
@@ -313,13 +317,60 @@ function innerScript(part: ShellPart): string | undefined {
   return undefined;
 }
 
-function collect(source: string, depth: number): ShellPart[] {
+// A word that names an array element whose subscript holds a substitution
+// (`printf -v 'a[$(…)]'`, `read 'a[$(…)]'`, `unset 'a[…]'`, `[[ -v 'a[…]' ]]`): bash
+// evaluates the subscript, substitution included, when it uses the name.
+const SUBSCRIPT_WITH_CODE = /\[[^\]]*(?:\$\(|`)/;
+
+/**
+ * Where bash runs text as code at run time, which no rule can read beforehand: arithmetic
+ * (`$((…))`, `$[…]`, `((…))`, `let`, `for ((…))`, `[[ … -eq … ]]`) and subscripts
+ * (`${a[…]}`, a slice's offsets, `[[ -v … ]]`) evaluate a variable's value as an
+ * expression, and an array subscript in that value runs its `$(…)`; `${!x}` and `${x@P}`
+ * do too (`echo 'a[$(rm -rf ~)]'; echo $((_))` runs `rm` through `$_`). (A quoted word
+ * naming an array element with a substitution in its subscript is found in the parts.)
+ *
+ * @param type The node's type.
+ * @param node The node.
+ * @param reader The source, for the node's text.
+ * @returns The construct, or `undefined`.
+ */
+function evaluatedAt(type: string, node: Node, reader: Reader): string | undefined {
+  switch (type) {
+    case "ArithmExp":
+    case "ArithmCmd": {
+      // Numbers alone (`$((1+2))`) evaluate nothing; a name or an expansion may.
+      const text = reader.text(node);
+      return /[A-Za-z_$`]/.test(text.replace(/^\$?(?:\(\(|\[)|(?:\)\)|\])$/g, ""))
+        ? text
+        : undefined;
+    }
+    case "LetClause":
+    case "CStyleLoop":
+      return reader.text(node);
+    case "ParamExp": {
+      if (node.Excl || node.Index || node.Slice) return reader.text(node);
+      if (!node.Exp) return undefined;
+      const text = reader.text(node);
+      return /@P\}$/.test(text) ? text : undefined;
+    }
+    case "TestClause": {
+      const text = reader.text(node);
+      return /\s-(?:eq|ne|lt|le|gt|ge|v)\s/.test(text) ? text : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function collect(source: string, depth: number, found: { evaluates?: string }): ShellPart[] {
   const file = syntax.NewParser().Parse(source, "");
   const reader = new Reader(source);
   const parts: ShellPart[] = [];
   syntax.Walk(file, (node: Node) => {
     if (!node) return true;
     const type = syntax.NodeType(node);
+    if (found.evaluates === undefined) found.evaluates = evaluatedAt(type, node, reader);
     if (type === "Stmt" && node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr") {
       // A shell fed its script by a here-document or here-string: `bash <<'EOF'`, `sh <<< '…'`.
       const call = partOf(reader, node.Cmd.Assigns ?? [], node.Cmd.Args ?? []);
@@ -332,16 +383,19 @@ function collect(source: string, depth: number): ShellPart[] {
             ? reader.text(redirect.Hdoc)
             : undefined;
           // A script bash would run but this parser rejects makes the whole text unreadable.
-          if (body !== undefined) parts.push(...collect(body, depth + 1));
+          if (body !== undefined) parts.push(...collect(body, depth + 1, found));
         }
       }
     } else if (type === "CallExpr") {
       const part = partOf(reader, node.Assigns ?? [], node.Args ?? []);
       parts.push(part);
+      found.evaluates ??= part.words.find((word, i) =>
+        !part.dynamic[i] && SUBSCRIPT_WITH_CODE.test(word)
+      );
       const inner = innerScript(part);
       // A script bash would run but this parser rejects makes the whole text unreadable
       // (rules then read it roughly, and never allow it).
-      if (inner !== undefined && depth < MAX_DEPTH) parts.push(...collect(inner, depth + 1));
+      if (inner !== undefined && depth < MAX_DEPTH) parts.push(...collect(inner, depth + 1, found));
     } else if (type === "DeclClause") {
       // export/declare/local/readonly/typeset: the keyword, then its operands as written.
       const part = partOf(reader, [], []);
@@ -350,6 +404,7 @@ function collect(source: string, depth: number): ShellPart[] {
         ...(node.Args ?? []).map((a: Node) => reader.text(a)),
       ];
       parts.push({ ...part, words, dynamic: words.map(() => true), text: words.join(" ") });
+      found.evaluates ??= words.find((word) => SUBSCRIPT_WITH_CODE.test(word));
     } else if (type === "Redirect") {
       const part = writePart(reader, node);
       if (part) parts.push(part);
@@ -379,9 +434,12 @@ function collect(source: string, depth: number): ShellPart[] {
  */
 export function parseShell(source: string): ShellParse {
   try {
-    const parts = collect(source, 0);
+    const found: { evaluates?: string } = {};
+    const parts = collect(source, 0, found);
     const normalized = syntax.NewPrinter().Print(syntax.NewParser().Parse(source, "")).trim();
-    return { kind: "ok", parts, normalized };
+    return found.evaluates === undefined
+      ? { kind: "ok", parts, normalized }
+      : { kind: "ok", parts, normalized, evaluates: found.evaluates };
   } catch (error) {
     const message = (error as { Error?: () => string })?.Error?.() ?? String(error);
     return { kind: "error", message: `Cannot parse the command as bash: ${message}` };

@@ -173,6 +173,20 @@ const TABLE: [string, string][] = [
   ["python3 -c 'import shutil; shutil.rmtree(\"build\")'", "asked"],
   ["bash -c \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", "asked"], // a script made by $(…)
   ["echo 'rm -rf build' | bash", "asked"], // a script piped in
+  // Text bash runs as code at run time (arithmetic, subscripts, indirection, prompt
+  // expansion, reading a quoted word back through $_): never allowed; deny rules read the
+  // quoted words too.
+  ["git status 'a[$(touch pwned)]'; git log -n $((_))", "asked"],
+  ["git status 'a[$(touch pwned)]' ; git diff -U${!_}", "asked"],
+  ["git log 'a[$(touch pwned)]' && git log -n $[_]", "asked"],
+  ["git log '$(touch pwned)'; git log --format=${_@P}", "asked"],
+  ["git log -n $(( 'a[$(touch pwned)]' ))", "asked"],
+  ["git log -n ${x[$(touch pwned)]}", "asked"],
+  ["git log x; git log -n ${_:1:2}", "asked"],
+  ["git status; [[ $_ -eq 1 ]] && git log", "asked"],
+  ["git status 'a[$(rm -rf build)]'; git log -n $((_))", "deny no-rm-rf"],
+  ["git log -n $((3 + 4))", "allow git-read"], // numbers alone evaluate nothing
+  ["git log -n ${N:-5}", "allow git-read"],
   // Ask rules see every part.
   ["git status && git push", "ask ask-push"],
   ["sudo git push --force", "ask ask-push"],
