@@ -33,6 +33,12 @@ export interface GrepDetails {
 }
 
 const MAX_LINE_CHARS = 500;
+/**
+ * The most text a search gathers, whatever `limit` and `context` ask for: 40 times the
+ * agent's default result budget. (A `limit` of 1e9 on 40 MB of one-letter lines built a
+ * 373-million-character result, 4 GB of memory, before the budget cut it.)
+ */
+const MAX_OUTPUT_CHARS = 2_000_000;
 const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /**
  * Files read at once ahead of the search, so their I/O overlaps (by hand, 2,000 small files:
@@ -71,9 +77,16 @@ interface Search {
   context: number;
   remaining: number;
   out: string[];
+  /** Characters in `out` so far. */
+  chars: number;
   matches: number;
-  /** A match was found after the limit was reached. */
+  /** A match was found after the limit was reached, or the output reached its cap. */
   truncated: boolean;
+}
+
+function emit(search: Search, line: string): void {
+  search.out.push(line);
+  search.chars += line.length + 1;
 }
 
 /** Lines scanned between two yields to the event loop (timers, abort, Ctrl-C run there). */
@@ -102,23 +115,27 @@ async function searchFile(
       signal.throwIfAborted();
     }
     if (!search.regex.test(lines[i])) continue;
-    if (search.remaining === 0) {
+    if (search.remaining === 0 || search.chars >= MAX_OUTPUT_CHARS) {
       search.truncated = true;
       break;
     }
     matched = true;
     const from = Math.max(0, i - search.context, lastShown + 1);
-    if (lastShown !== -1 && from > lastShown + 1) search.out.push("--");
-    else if (lastShown === -1 && search.out.length > 0) search.out.push("--");
-    for (let j = from; j < i; j++) search.out.push(`${name}-${j + 1}- ${clip(lines[j])}`);
-    search.out.push(`${name}:${i + 1}: ${clip(lines[i])}`);
+    if (lastShown !== -1 && from > lastShown + 1) emit(search, "--");
+    else if (lastShown === -1 && search.out.length > 0) emit(search, "--");
+    for (let j = from; j < i; j++) emit(search, `${name}-${j + 1}- ${clip(lines[j])}`);
+    emit(search, `${name}:${i + 1}: ${clip(lines[i])}`);
     lastShown = i;
     search.matches++;
     search.remaining--;
     const to = Math.min(lines.length - 1, i + search.context);
     for (let j = i + 1; j <= to; j++) {
       if (search.regex.test(lines[j])) break;
-      search.out.push(`${name}-${j + 1}- ${clip(lines[j])}`);
+      if (search.chars >= MAX_OUTPUT_CHARS) {
+        search.truncated = true;
+        break;
+      }
+      emit(search, `${name}-${j + 1}- ${clip(lines[j])}`);
       lastShown = j;
     }
   }
@@ -206,6 +223,7 @@ export function createGrepTool(context: FsContext): AgentTool {
         context: params.context ?? 0,
         remaining: max,
         out: [],
+        chars: 0,
         matches: 0,
         truncated: false,
       };
@@ -249,7 +267,9 @@ export function createGrepTool(context: FsContext): AgentTool {
         ? `No matches for ${params.pattern} in ${target.display}`
         : search.out.join("\n");
       if (search.truncated) {
-        text += `\n\n[Showing the first ${max} matches. Use limit or a narrower pattern for more.]`;
+        text += search.chars >= MAX_OUTPUT_CHARS
+          ? `\n\n[Showing the first ${search.matches} matches: the output reached ${MAX_OUTPUT_CHARS} characters. Use a narrower pattern, path or glob.]`
+          : `\n\n[Showing the first ${max} matches. Use limit or a narrower pattern for more.]`;
       }
       const details: GrepDetails = {
         matches: search.matches,

@@ -43,6 +43,24 @@ Deno.test("grep: matches across many files come in name order, and the limit sto
   });
 });
 
+Deno.test("grep: a limit of 1e9 on many matching lines stops at 2,000,000 characters of output and says so", async () => {
+  await withRoot(async (root) => {
+    // 3 files of 1.5 MB of "a" lines: 2.4 million matching lines in all.
+    for (const name of ["a1.txt", "a2.txt", "a3.txt"]) {
+      await Deno.writeTextFile(`${root}/${name}`, "a\n".repeat(800_000));
+    }
+    const { text, details } = await grep(root, { pattern: "a", limit: 1e9, context: 1e9 });
+    equal(details.limitReached, true);
+    equal(text.length < 2_100_000, true, `${text.length} characters`);
+    const note = text.split("\n").at(-1)!;
+    equal(
+      note,
+      `[Showing the first ${details.matches} matches: the output reached 2000000 characters. Use a narrower pattern, path or glob.]`,
+    );
+    equal(text.startsWith("a1.txt:1: a\n"), true);
+  });
+});
+
 Deno.test("readCapped: a file read from a stale size is read whole, up to the cap and not past it", async () => {
   await withRoot(async (root) => {
     const path = `${root}/grew.txt`;
