@@ -54,8 +54,35 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 /**
+ * About how long `JSON.stringify(JSON.parse(json), null, 2)` would be, from one scan of the
+ * text: each `{`, `[` and `,` outside strings starts a line indented two spaces a level.
+ * Deep nesting makes indentation grow with the square of the depth (100 KB of nested
+ * arrays printed as 500 million characters), so it is measured before anything is built.
+ */
+function prettySize(json: string): number {
+  let size = json.length;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const char = json.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i++; // a backslash escapes the next character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x7b || char === 0x5b) size += 2 * ++depth + 1;
+    else if (char === 0x7d || char === 0x5d) size += 2 * --depth + 1;
+    else if (char === 0x2c) size += 2 * depth + 1;
+  }
+  return size;
+}
+
+/** JSON is shown pretty-printed unless that makes it this many times longer (deep nesting). */
+const MAX_PRETTY_GROWTH = 4;
+
+/**
  * Renders a body by its content type. JSON (`application/json`, `+json`) is
- * pretty-printed when it parses (a cut body is shown as it came); HTML becomes text via
+ * pretty-printed when it parses and its indentation stays under four times its length (a
+ * cut or deeply nested body is shown as it came); HTML becomes text via
  * `htmlToText`; other text types are decoded with their charset; PNG, JPEG, GIF and WebP
  * become image content (unless cut); a body without a content type is shown as text if
  * it has no NUL bytes; anything else is described, not shown.
@@ -83,7 +110,7 @@ export function renderBody(
   const type = mediaType(contentType);
   if (type === "application/json" || type.endsWith("+json")) {
     const text = decode(bytes, contentType);
-    if (!truncated) {
+    if (!truncated && prettySize(text) <= MAX_PRETTY_GROWTH * text.length + 4096) {
       try {
         return { kind: "json", text: JSON.stringify(JSON.parse(text), null, 2) };
       } catch { /* not valid JSON after all: show it as text */ }

@@ -30,6 +30,8 @@ interface TestServer {
   port: number;
 }
 
+const DEEP_JSON = `[${Array(10).fill("[".repeat(5000) + "]".repeat(5000)).join(",")}]`;
+
 async function withServer(body: (server: TestServer) => Promise<void>): Promise<void> {
   const gates: (() => void)[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
@@ -40,6 +42,9 @@ async function withServer(body: (server: TestServer) => Promise<void>): Promise<
         return new Response('{"name":"tack","tools":["fs","shell"]}', {
           headers: { "content-type": "application/json; charset=utf-8" },
         });
+      case "/deep-json":
+        // 100 KB that JSON.stringify(…, null, 2) would print as 500 million characters.
+        return new Response(DEEP_JSON, { headers: { "content-type": "application/json" } });
       case "/html":
         return new Response(
           "<!DOCTYPE html><html><head><title>Tack &amp; friends</title>" +
@@ -116,6 +121,19 @@ function plugin(server: TestServer, options: HttpOptions = {}): Plugin {
 }
 
 const outcome = (r: ToolResultMessage) => [textOf(r), r.isError];
+
+Deno.test("fetch_url: deeply nested JSON is shown as it came, not pretty-printed to hundreds of times its size", async () => {
+  await withServer(async (server) => {
+    const [result] = await run(plugin(server, { maxResponseBytes: 200_000 }), [
+      toolCall("fetch_url", { url: `${server.base}/deep-json` }),
+    ]);
+    equal(result.isError, false);
+    equal(
+      result.truncation?.originalChars,
+      `HTTP 200 OK (application/json)\n\n${DEEP_JSON}`.length,
+    );
+  });
+});
 
 Deno.test("fetch_url: JSON is pretty-printed, HTML becomes text, charsets are honoured", async () => {
   await withServer(async (server) => {
