@@ -43,7 +43,8 @@ export function formatDuration(ms: number): string {
 }
 
 function count(n: number): string {
-  return n.toLocaleString("en-US");
+  // The timeline holds numbers; anything else shows as "?", never as markup.
+  return typeof n === "number" && Number.isFinite(n) ? n.toLocaleString("en-US") : "?";
 }
 
 function json(value: unknown): string {
@@ -153,7 +154,7 @@ function renderTurn(
       call.start,
       call.end,
       LANE * (call.lane + 1),
-      `call ${call.outcome}`,
+      `call ${escapeHtml(call.outcome)}`,
       `${call.name}${by} ${formatDuration(ms)}`,
       callKey,
       `${call.name} · ${outcomeText(call)} · ${formatDuration(ms)}`,

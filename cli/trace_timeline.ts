@@ -95,9 +95,16 @@ function assistantText(message: AssistantMessage): string {
   return parts.join("\n");
 }
 
-function tokens(usage: Usage | undefined): { input: number; output: number } {
-  return { input: usage?.input ?? 0, output: usage?.output ?? 0 };
+/** A count from a session file (which anyone may hand you): a number, else 0. */
+function countOf(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
 }
+
+function tokens(usage: Usage | undefined): { input: number; output: number } {
+  return { input: countOf(usage?.input), output: countOf(usage?.output) };
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(["ok", "error", "blocked", "timeout", "aborted"]);
 
 /** What a turn's model call answered, from its assistant message. */
 function describeModelCall(turn: TimelineTurn, message: AssistantMessage): void {
@@ -202,7 +209,7 @@ function fromRecords(lines: readonly SessionLine[]): TimelineRun[] {
         const call = calls.get(record.toolCallId);
         if (!call) break;
         call.end = record.at;
-        call.outcome = record.outcome;
+        call.outcome = OUTCOMES.has(record.outcome) ? record.outcome : "error";
         if (record.blockedBy !== undefined) call.blockedBy = record.blockedBy;
         if (record.rewrittenBy) call.rewrittenBy = record.rewrittenBy;
         if (record.args) call.ranWith = record.args;

@@ -131,3 +131,56 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "page in chromium: a session file someone hands you, with markup where numbers and outcomes go, stays text",
+  ignore: !chromium,
+  async fn() {
+    ok(chromium);
+    const dir = await Deno.makeTempDir();
+    const T = 1_700_000_000_000;
+    // A crafted session: its usage is text, its outcome leaves the class attribute.
+    // deno-lint-ignore no-explicit-any
+    const lines: any[] = [
+      { event: "agent_start", at: T },
+      { role: "user", content: "hi", timestamp: T },
+      { event: "turn_start", at: T },
+      { event: "model_end", at: T + 100 },
+      {
+        role: "assistant",
+        content: [{ type: "toolCall", id: "c1", name: "ls", arguments: {} }],
+        stopReason: "toolUse",
+        usage: { input: HOSTILE, output: 1 },
+        provider: "p",
+        model: "m",
+        timestamp: T + 100,
+      },
+      { event: "tool_start", at: T + 100, toolCallId: "c1", toolName: "ls" },
+      {
+        event: "tool_end",
+        at: T + 200,
+        toolCallId: "c1",
+        outcome: 'ok" autofocus onfocus="window.__pwned2=1',
+      },
+      { event: "turn_end", at: T + 200 },
+      { event: "agent_end", at: T + 200 },
+    ];
+    const path = join(dir, "crafted.html");
+    await Deno.writeTextFile(path, renderTimelineHtml(buildTimeline(lines), "crafted.jsonl"));
+    await using browser = await launchChromium(chromium);
+    const page = await browser.newPage(1100, 600);
+    await page.goto(`file://${path}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    equal(await page.evaluate("document.querySelectorAll('img').length"), 0);
+    equal(await page.evaluate("typeof window.__pwned"), "undefined");
+    equal(await page.evaluate("typeof window.__pwned2"), "undefined");
+    equal(
+      await page.evaluate(
+        "document.querySelector('.summary').textContent.includes('0 in / 1 out')",
+      ),
+      true,
+    );
+    await Deno.remove(dir, { recursive: true });
+  },
+});
