@@ -68,11 +68,20 @@ function ipv6Range(g: number[]): string | undefined {
     const inner = ipv4Range(embedded);
     return inner && `IPv4-mapped ${inner}`;
   }
+  // SIIT's IPv4-translated form, ::ffff:0:a.b.c.d (RFC 2765).
+  if (zeros(4) && g[4] === 0xffff && g[5] === 0) {
+    const inner = ipv4Range(embedded);
+    return inner && `IPv4-translated ${inner}`;
+  }
   if (zeros(6)) return "reserved (IPv4-compatible)";
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
     const inner = ipv4Range(embedded);
     return inner && `NAT64 ${inner}`;
   }
+  // The local-use NAT64 prefix (RFC 8215): where it is routed, it leads to any IPv4 address.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "NAT64 (local use)";
+  if (g[0] === 0x2001 && g[1] === 0) return "Teredo"; // an IPv4 address inside, obfuscated
+  if (g[0] === 0x100 && g[1] === 0 && g[2] === 0 && g[3] === 0) return "reserved (discard)";
   if (g[0] === 0x2002) {
     const inner = ipv4Range([g[1] >> 8, g[1] & 0xff, g[2] >> 8, g[2] & 0xff]);
     return inner && `6to4 ${inner}`;

@@ -97,6 +97,12 @@ Deno.test("nonPublicRange: IPv4, IPv6 and the IPv4 inside IPv6", () => {
       "192.0.2.2",
       "198.51.100.7",
       "203.0.113.9",
+      "::ffff:0:127.0.0.1",
+      "::ffff:0:8.8.8.8",
+      "64:ff9b:1::7f00:1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "100::1",
+      "2001:db9::1",
     ].map(nonPublicRange),
     [
       "private",
@@ -115,6 +121,12 @@ Deno.test("nonPublicRange: IPv4, IPv6 and the IPv4 inside IPv6", () => {
       "reserved (documentation)",
       "reserved (documentation)",
       "reserved (documentation)",
+      "IPv4-translated loopback",
+      undefined,
+      "NAT64 (local use)",
+      "Teredo",
+      "reserved (discard)",
+      undefined,
     ],
   );
 });
