@@ -218,9 +218,11 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
       });
     },
 
-    list(status) {
-      return retryLocked(async () => {
+    async list(status) {
+      // Reported once the listing succeeded: a retry after "database is locked" reads again.
+      const { runs, bad } = await retryLocked(async () => {
         const runs: StoredRun[] = [];
+        const bad: [string, Error][] = [];
         for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
           const head = entry.value;
           if (entry.key.at(-1) !== "head" || typeof head !== "object") continue;
@@ -229,11 +231,13 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
             runs.push(await toRun(head));
           } catch (error) {
             if (/database is locked/.test((error as Error).message)) throw error;
-            unreadable(head.id, error as Error);
+            bad.push([head.id, error as Error]);
           }
         }
-        return runs;
+        return { runs, bad };
       });
+      for (const [id, error] of bad) unreadable(id, error);
+      return runs;
     },
 
     decide(id, decisions) {
