@@ -317,18 +317,58 @@ function innerScript(part: ShellPart): string | undefined {
   return undefined;
 }
 
-// A word that names an array element whose subscript holds a substitution
-// (`printf -v 'a[$(…)]'`, `read 'a[$(…)]'`, `unset 'a[…]'`, `[[ -v 'a[…]' ]]`): bash
-// evaluates the subscript, substitution included, when it uses the name.
-const SUBSCRIPT_WITH_CODE = /\[[^\]]*(?:\$\(|`)/;
+// Builtins whose operands name variables: a name with a subscript (`a[…]`) has its
+// subscript evaluated as arithmetic, `$(…)` included, and a name that comes from an
+// expansion may be one (`read "$v"`). `printf`, `test` and `wait` take a name only after
+// an option. (`declare` and the like are read from their own node; `let` is arithmetic.)
+const NAMES_EVERY_OPERAND = new Set(["read", "mapfile", "readarray", "unset", "getopts"]);
+const NAME_OPTION = new Map([["printf", "-v"], ["test", "-v"], ["[", "-v"], ["wait", "-p"]]);
+
+/** A name whose value bash may evaluate: it has a subscript, or is not known beforehand. */
+function riskyName(word: string, dynamic: boolean): boolean {
+  return dynamic || /\[[^\]]*[$`]/.test(word);
+}
+
+/**
+ * A part that hands a builtin a variable name bash will evaluate (see
+ * {@linkcode riskyName}), or a `{name[…]}>` redirection (bash stores the descriptor in
+ * `name[…]`, evaluating the subscript; the parser reads it as a word).
+ */
+function namedAt(part: ShellPart): string | undefined {
+  const { words, dynamic } = part;
+  const braced = words.find((word) => /^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word));
+  if (braced !== undefined) return braced;
+  const name = dynamic[0] ? undefined : programName(words[0] ?? "");
+  if (name === undefined) return undefined;
+  if (NAMES_EVERY_OPERAND.has(name)) {
+    return words.find((word, i) => i > 0 && !word.startsWith("-") && riskyName(word, dynamic[i]));
+  }
+  const option = NAME_OPTION.get(name);
+  if (option !== undefined) {
+    const at = words.findIndex((word, i) => i > 0 && word.startsWith(option) && !dynamic[i]);
+    if (at < 0) return undefined;
+    const glued = words[at].slice(2);
+    if (glued !== "") return riskyName(glued, false) ? words[at] : undefined;
+    return at + 1 < words.length && riskyName(words[at + 1], dynamic[at + 1])
+      ? words[at + 1]
+      : undefined;
+  }
+  return undefined;
+}
+
+/** A subscript or slice bound that evaluates nothing: `@`, `*`, or digits. */
+function inert(reader: Reader, node: Node | undefined): boolean {
+  return node === undefined || node === null || /^(?:[@*]|\d+)$/.test(reader.text(node));
+}
 
 /**
  * Where bash runs text as code at run time, which no rule can read beforehand: arithmetic
  * (`$((…))`, `$[…]`, `((…))`, `let`, `for ((…))`, `[[ … -eq … ]]`) and subscripts
  * (`${a[…]}`, a slice's offsets, `[[ -v … ]]`) evaluate a variable's value as an
  * expression, and an array subscript in that value runs its `$(…)`; `${!x}` and `${x@P}`
- * do too (`echo 'a[$(rm -rf ~)]'; echo $((_))` runs `rm` through `$_`). (A quoted word
- * naming an array element with a substitution in its subscript is found in the parts.)
+ * do too (`echo 'a[$(rm -rf ~)]'; echo $((_))` runs `rm` through `$_`). Names handed to
+ * builtins are found in the parts ({@linkcode namedAt}). Backslash-newlines are removed
+ * first, as bash does (`-e\<newline>q` is `-eq`).
  *
  * @param type The node's type.
  * @param node The node.
@@ -336,27 +376,34 @@ const SUBSCRIPT_WITH_CODE = /\[[^\]]*(?:\$\(|`)/;
  * @returns The construct, or `undefined`.
  */
 function evaluatedAt(type: string, node: Node, reader: Reader): string | undefined {
+  const text = () => reader.text(node).replace(/\\\n/g, "");
   switch (type) {
     case "ArithmExp":
     case "ArithmCmd": {
-      // Numbers alone (`$((1+2))`) evaluate nothing; a name or an expansion may.
-      const text = reader.text(node);
-      return /[A-Za-z_$`]/.test(text.replace(/^\$?(?:\(\(|\[)|(?:\)\)|\])$/g, ""))
-        ? text
-        : undefined;
+      // Numbers alone (`$((1+2))`, `$((0x1F))`) evaluate nothing; a name or an expansion may.
+      const source = text();
+      const inside = source.replace(/^\$?(?:\(\(|\[)|(?:\)\)|\])$/g, "").replace(
+        /\b0[xX][0-9a-fA-F]+\b/g,
+        "",
+      );
+      return /[A-Za-z_$`]/.test(inside) ? source : undefined;
     }
     case "LetClause":
     case "CStyleLoop":
-      return reader.text(node);
+      return text();
     case "ParamExp": {
-      if (node.Excl || node.Index || node.Slice) return reader.text(node);
+      if (node.Excl) return text();
+      if (node.Index && !inert(reader, node.Index)) return text();
+      if (node.Slice && !(inert(reader, node.Slice.Offset) && inert(reader, node.Slice.Length))) {
+        return text();
+      }
       if (!node.Exp) return undefined;
-      const text = reader.text(node);
-      return /@P\}$/.test(text) ? text : undefined;
+      const source = text();
+      return /@P\}$/.test(source) ? source : undefined;
     }
     case "TestClause": {
-      const text = reader.text(node);
-      return /\s-(?:eq|ne|lt|le|gt|ge|v)\s/.test(text) ? text : undefined;
+      const source = text();
+      return /\s-(?:eq|ne|lt|le|gt|ge|v)\s/.test(source) ? source : undefined;
     }
     default:
       return undefined;
@@ -389,9 +436,7 @@ function collect(source: string, depth: number, found: { evaluates?: string }): 
     } else if (type === "CallExpr") {
       const part = partOf(reader, node.Assigns ?? [], node.Args ?? []);
       parts.push(part);
-      found.evaluates ??= part.words.find((word, i) =>
-        !part.dynamic[i] && SUBSCRIPT_WITH_CODE.test(word)
-      );
+      found.evaluates ??= namedAt(part);
       const inner = innerScript(part);
       // A script bash would run but this parser rejects makes the whole text unreadable
       // (rules then read it roughly, and never allow it).
@@ -404,7 +449,8 @@ function collect(source: string, depth: number, found: { evaluates?: string }): 
         ...(node.Args ?? []).map((a: Node) => reader.text(a)),
       ];
       parts.push({ ...part, words, dynamic: words.map(() => true), text: words.join(" ") });
-      found.evaluates ??= words.find((word) => SUBSCRIPT_WITH_CODE.test(word));
+      // A name with a subscript or from an expansion (`declare "$n=1"`, `local 'a[$(…)]'`).
+      found.evaluates ??= words.find((word, i) => i > 0 && /^[^=]*[[$`]/.test(word));
     } else if (type === "Redirect") {
       const part = writePart(reader, node);
       if (part) parts.push(part);

@@ -182,11 +182,18 @@ const TABLE: [string, string][] = [
   ["git log '$(touch pwned)'; git log --format=${_@P}", "asked"],
   ["git log -n $(( 'a[$(touch pwned)]' ))", "asked"],
   ["git log -n ${x[$(touch pwned)]}", "asked"],
-  ["git log x; git log -n ${_:1:2}", "asked"],
+  ["git log x; git log -n ${_:n:2}", "asked"], // a slice bound with a name is arithmetic
+  ["git log x; git log -n ${_:1:2}", "allow git-read"], // digits evaluate nothing
   ["git status; [[ $_ -eq 1 ]] && git log", "asked"],
   ["git status 'a[$(rm -rf build)]'; git log -n $((_))", "deny no-rm-rf"],
+  ['git status "a[${x-\\$}(touch pwned)]"; git log {a[_]}>/dev/null', "asked"], // {name[…]}>
+  ['git status ${x:="a[\\$(rm -rf build)]"} {a[x]}>/dev/null', "deny no-rm-rf"],
+  ["git status 'a[$(touch pwned)]'; [[ $_ -e\\\nq 1 ]]", "asked"], // backslash-newline
+  ["git status '$(touch pwned)'; git log ${_@\\\nP}", "asked"],
   ["git log -n $((3 + 4))", "allow git-read"], // numbers alone evaluate nothing
+  ["git log -n $((0x1F))", "allow git-read"],
   ["git log -n ${N:-5}", "allow git-read"],
+  ['git log ${PIPESTATUS[@]} ${BASH_REMATCH[1]} ${PWD:0:20} "${@:2}"', "allow git-read"],
   // Ask rules see every part.
   ["git status && git push", "ask ask-push"],
   ["sudo git push --force", "ask ask-push"],
