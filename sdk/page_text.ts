@@ -24,7 +24,9 @@ export const PAGE_TEXT_MAX = 500;
  * ```
  */
 export function textOfPage(page: string): string {
-  const lower = page.toLowerCase();
+  // ASCII only: a full lowercase can change the length (İ is two units), and positions
+  // found in it would no longer be the page's.
+  const lower = page.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
   let out = "";
   let at = 0;
   while (at < page.length) {
@@ -60,6 +62,8 @@ export function textOfPage(page: string): string {
  * const page = "<html><head><style>h1{}</style><title>502</title></head><body><h1>Bad Gateway</h1></body></html>";
  * equal(pageText(page), "502 Bad Gateway");
  * equal(pageText("x".repeat(600), 10), "xxxxxxxxxx… (590 more characters)");
+ * // A letter whose lowercase is longer (İ) does not shift what is left out.
+ * equal(pageText("<p>İİ</p><SCRIPT>var token = 1;</SCRIPT><p>Bad Gateway</p>"), "İİ Bad Gateway");
  * ```
  */
 export function pageText(body: string, max: number = PAGE_TEXT_MAX): string {

@@ -123,3 +123,25 @@ Deno.test("chat: whole calls sent without index or id stay separate calls", asyn
     sentBack: ["call_1", "call_2"],
   });
 });
+
+Deno.test("chat: a call streamed without index that repeats its id and name on every delta stays one call", async () => {
+  const rawBody = [
+    chunk({
+      tool_calls: [{ id: "a", type: "function", function: { name: "echo", arguments: '{"te' } }],
+    }),
+    chunk({
+      tool_calls: [{
+        id: "a",
+        type: "function",
+        function: { name: "echo", arguments: 'xt":"A"}' },
+      }],
+    }),
+    chunk({}, "tool_calls"),
+    "data: [DONE]\n\n",
+  ].join("");
+  deepEqual(await run("chat", { rawBody, contentType: "text/event-stream" }), {
+    ids: ["a"],
+    ran: ["A"],
+    sentBack: ["a"],
+  });
+});

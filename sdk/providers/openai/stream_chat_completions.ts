@@ -174,14 +174,16 @@ class ChatMapping {
   }
 
   /**
-   * The index of a delta that has none: the last call's when it continues that call (no id,
-   * or that call's id; and no name, or the last call has none yet); else a new one, as for
+   * The index of a delta that has none: the last call's when it continues that call (that
+   * call's id; or no id, and no name or the last call has none yet); else a new one, as for
    * a server that sends each whole call without an index or id.
    */
   #indexOf(id: string | undefined, name: string | undefined): number {
     const last = this.#lastIndex;
     const entry = last === undefined ? undefined : this.#calls.get(last);
-    if (entry && (!id || id === entry.id) && (!name || !entry.named)) return last!;
+    // Its own id continues it; with no id, so does a delta that names no tool (or names
+    // the tool of a call still unnamed).
+    if (entry && (id ? id === entry.id : !name || !entry.named)) return last!;
     return this.#nextIndex;
   }
 }
