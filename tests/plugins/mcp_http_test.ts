@@ -119,6 +119,36 @@ Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own t
 });
 
 /**
+ * A minimal streamable-HTTP MCP server listing one tool, `name`; `onCall` answers its calls.
+ *
+ * @param name The tool's name.
+ * @param onCall The answer to a `tools/call` request.
+ * @returns The server.
+ */
+function startOneToolServer(name: string, onCall: () => Response) {
+  const json = (id: unknown, result: unknown) =>
+    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (message.method === "initialize") {
+      return json(message.id, {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "one-tool", version: "1" },
+      });
+    }
+    if (message.method === "tools/list") {
+      return json(message.id, {
+        tools: [{ name, description: name, inputSchema: { type: "object" } }],
+      });
+    }
+    if (message.method !== "tools/call") return new Response(null, { status: 202 });
+    return onCall();
+  });
+}
+
+/**
  * A minimal streamable-HTTP MCP server whose one tool, `wait`, answers with an event stream
  * that is resumable (a priming event with an id) and never answers; `die()` breaks that
  * stream and stops the server, as a server killed mid-call.
@@ -126,24 +156,7 @@ Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own t
 function startDyingServer() {
   let broken!: () => void;
   const dying = new Promise<void>((resolve) => (broken = resolve));
-  const json = (id: unknown, result: unknown) =>
-    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    if (request.method !== "POST") return new Response(null, { status: 405 });
-    const message = await request.json();
-    if (message.method === "initialize") {
-      return json(message.id, {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: "dying", version: "1" },
-      });
-    }
-    if (message.method === "tools/list") {
-      return json(message.id, {
-        tools: [{ name: "wait", description: "Waits", inputSchema: { type: "object" } }],
-      });
-    }
-    if (message.method !== "tools/call") return new Response(null, { status: 202 });
+  const server = startOneToolServer("wait", () => {
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(new TextEncoder().encode("id: e1\ndata: \n\n"));
@@ -186,26 +199,10 @@ Deno.test("mcp over HTTP: a gateway's 502 page is read as its text, one short li
     "<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{color:red}</style>" +
     "<script>var x = '<b>';</script></head><body><h1>Bad Gateway</h1>" +
     `<p>${"The upstream server is unavailable. ".repeat(2000)}</p></body></html>`;
-  const json = (id: unknown, result: unknown) =>
-    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    if (request.method !== "POST") return new Response(null, { status: 405 });
-    const message = await request.json();
-    if (message.method === "initialize") {
-      return json(message.id, {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: "gated", version: "1" },
-      });
-    }
-    if (message.method === "tools/list") {
-      return json(message.id, {
-        tools: [{ name: "echo", description: "Echoes", inputSchema: { type: "object" } }],
-      });
-    }
-    if (message.method !== "tools/call") return new Response(null, { status: 202 });
-    return new Response(page, { status: 502, headers: { "content-type": "text/html" } });
-  });
+  const server = startOneToolServer(
+    "echo",
+    () => new Response(page, { status: 502, headers: { "content-type": "text/html" } }),
+  );
   const plugin = await mcp({ name: "web", url: `http://127.0.0.1:${server.addr.port}/mcp` });
   try {
     const { results } = await run(plugin, [toolCall("web_echo", {})]);
