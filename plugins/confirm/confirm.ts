@@ -118,7 +118,7 @@ interface AskReason {
 
 /**
  * For a shell command: what "always" is scoped to (the command in mvdan/sh's normal form,
- * or as given when it cannot be parsed), and the parts no allow rule approves.
+ * or as given when it cannot be read), and the parts no allow rule approves.
  */
 function shellScope(
   rules: readonly CompiledRule[],
@@ -129,7 +129,11 @@ function shellScope(
   if (typeof command !== "string") return undefined;
   if (!isShellArgument({ toolName: tool.name, effects: tool.effects }, "command")) return undefined;
   const parsed = parseShell(command);
-  if (parsed.kind === "error") return { command, flagged: [command] };
+  // Unreadable, or code built at run time: "always" covers these exact bytes only (two
+  // texts with one normal form may run differently, e.g. after a comment ending in `\`).
+  if (parsed.kind === "error" || parsed.evaluates !== undefined) {
+    return { command, flagged: [command] };
+  }
   const flagged = parsed.parts.filter((part) =>
     evaluateRules(rules, {
       toolName: tool.name,

@@ -324,9 +324,12 @@ function innerScript(part: ShellPart): string | undefined {
 const NAMES_EVERY_OPERAND = new Set(["read", "mapfile", "readarray", "unset", "getopts"]);
 const NAME_OPTION = new Map([["printf", "-v"], ["test", "-v"], ["[", "-v"], ["wait", "-p"]]);
 
-/** A name whose value bash may evaluate: it has a subscript, or is not known beforehand. */
+/**
+ * A name whose value bash may evaluate: it is not known beforehand, or it has a subscript
+ * other than `@`, `*` or digits (`a[_]` reads `$_` as arithmetic, `a[$(…)]` runs).
+ */
 function riskyName(word: string, dynamic: boolean): boolean {
-  return dynamic || /\[[^\]]*[$`]/.test(word);
+  return dynamic || /\[(?![@*]\]|\d+\])/.test(word);
 }
 
 /**
@@ -399,19 +402,50 @@ function evaluatedAt(type: string, node: Node, reader: Reader): string | undefin
       }
       if (!node.Exp) return undefined;
       const source = text();
-      return /@P\}$/.test(source) ? source : undefined;
+      return /@P\}$/.test(source) ? source : quotedDefault(node, reader);
     }
     case "TestClause": {
       const source = text();
       return /\s-(?:eq|ne|lt|le|gt|ge|v)\s/.test(source) ? source : undefined;
     }
+    // Where mvdan/sh and bash read the same text differently (each found by an attack
+    // with real bash), the command is taken as unreadable:
+    case "Comment":
+      // bash ends a comment at the newline; mvdan/sh joins a line after `#…\` into it.
+      return /\\\n?$/.test(node.Text) ? `#${node.Text}` : undefined;
+    case "Redirect":
+      return hereDocEndedEarly(node, reader);
     default:
       return undefined;
   }
 }
 
+/**
+ * A here-document whose body, as bash reads it, ends before where mvdan/sh ends it: bash
+ * removes backslash-newlines before it looks for the end line (`EO\<newline>F` ends it),
+ * and ends the body at that line even inside an expansion (`${x:-` … `EOF` … `}`); what
+ * follows runs as commands. Only an unquoted marker's body is read this way.
+ */
+function hereDocEndedEarly(node: Node, reader: Reader): string | undefined {
+  if (!node.Hdoc) return undefined;
+  const op = /^(?:\d+)?(<<-?)(?!<)/.exec(reader.text(node))?.[1];
+  const marker = node.Word ? reader.text(node.Word) : "";
+  if (op === undefined || /['"\\$]/.test(marker)) return undefined;
+  const lines = reader.text(node.Hdoc).replace(/\\\n/g, "").split("\n");
+  const early = lines.some((line) => (op === "<<-" ? line.replace(/^\t+/, "") : line) === marker);
+  return early ? reader.text(node) : undefined;
+}
+
+/** A `${x:-…}`, `${x:+…}` or `${x=…}` word with single quotes in it: inside double quotes
+ * (or a here-document) bash takes `'` as a character, so a `$(…)` between them runs, where
+ * mvdan/sh reads it as quoted text. */
+function quotedDefault(node: Node, reader: Reader): string | undefined {
+  if (!node.Exp?.Word) return undefined;
+  return reader.text(node.Exp.Word).includes("'") ? reader.text(node) : undefined;
+}
+
 function collect(source: string, depth: number, found: { evaluates?: string }): ShellPart[] {
-  const file = syntax.NewParser().Parse(source, "");
+  const file = syntax.NewParser(syntax.KeepComments(true)).Parse(source, "");
   const reader = new Reader(source);
   const parts: ShellPart[] = [];
   syntax.Walk(file, (node: Node) => {

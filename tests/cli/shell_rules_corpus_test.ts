@@ -190,6 +190,12 @@ const TABLE: [string, string][] = [
   ['git status ${x:="a[\\$(rm -rf build)]"} {a[x]}>/dev/null', "deny no-rm-rf"],
   ["git status 'a[$(touch pwned)]'; [[ $_ -e\\\nq 1 ]]", "asked"], // backslash-newline
   ["git status '$(touch pwned)'; git log ${_@\\\nP}", "asked"],
+  // Where mvdan/sh and bash read a text differently: unreadable, never allowed.
+  ["git log \"${HOME:+'$(rm -rf build)'}\" -1", "deny no-rm-rf"], // ' is a character there
+  ["git status # see below \\\nrm -rf build", "deny no-rm-rf"], // bash ends the comment
+  ["git diff <<EOF\nEO\\\nF\nrm -rf build\nEOF", "deny no-rm-rf"], // EO\<newline>F ends it
+  ["git diff <<EOF\n${x:-\nEOF\ntouch pwned\n}\nEOF", "asked"], // the body ends at EOF
+  ["git status 'b[$(touch pwned)]'; git log {a[_]}>/dev/null", "asked"],
   ["git log -n $((3 + 4))", "allow git-read"], // numbers alone evaluate nothing
   ["git log -n $((0x1F))", "allow git-read"],
   ["git log -n ${N:-5}", "allow git-read"],

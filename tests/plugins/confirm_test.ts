@@ -222,6 +222,27 @@ Deno.test('"always" covers the exact shell command (normalized), or the tool for
     deepEqual(asked[3].flagged, ["echo one", "echo sneaky"]);
   }));
 
+Deno.test('"always" for a command does not cover another text with its normal form that bash reads differently', () =>
+  withRoot(async (root) => {
+    const { ask, asked } = recordingAsk(["always", "no"]);
+    const plugin = confirm({ ask });
+    const tools = [bashTool(root)];
+    // One command over two lines; then a comment ending in a backslash, after which bash
+    // runs the next line as a command of its own (mvdan/sh joins it: the same normal form).
+    const joined = "echo one \\\n  two";
+    const commented = "echo one #\\\n  two";
+    for (const command of [joined, commented]) {
+      const agent = createAgent({
+        model: scriptedModel([[toolCall("bash", { command })], [text("done")]]),
+        tools,
+        plugins: [plugin],
+      });
+      await agent.prompt("go");
+    }
+    deepEqual(asked.map((r) => r.args.command), [joined, commented]);
+    deepEqual(plugin.alwaysAllowed, ["bash for effects: echo one \\\n\ttwo"]);
+  }));
+
 Deno.test("rules: ask rules ask even for reads, allow rules exempt, deny rules block unasked", () =>
   withRoot(async (root) => {
     const { ask, asked } = recordingAsk(["yes"]);
