@@ -15,7 +15,11 @@ import type { ToolResult } from "./tool.ts";
  * `message_start`/`message_end`, `turn_end`, then the next turn, and `agent_end` last.
  */
 export type AgentEvent =
-  | { type: "agent_start" }
+  | {
+    type: "agent_start";
+    /** `true` when the run goes on from an interrupted batch (`Agent.resume`), not a prompt. */
+    resumed?: boolean;
+  }
   | { type: "agent_end"; messages: Message[] }
   | { type: "turn_start" }
   | { type: "turn_end"; message: AssistantMessage; toolResults: ToolResultMessage[] }

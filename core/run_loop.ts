@@ -251,7 +251,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
   if (input.resume && state.messages.at(-1)?.role !== "assistant") {
     throw new Error("Cannot resume: the transcript does not end with an assistant message");
   }
-  emit({ type: "agent_start" });
+  emit(input.resume ? { type: "agent_start", resumed: true } : { type: "agent_start" });
   emit({ type: "turn_start" });
   inject(input.prompts);
   let firstTurn = true;

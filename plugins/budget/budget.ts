@@ -14,7 +14,10 @@ export interface BudgetOptions {
   maxTokens?: number;
   /** Cost (`usage.cost.total` of assistant messages, summed; the provider's unit, usually USD). */
   maxCost?: number;
-  /** `"run"` (the default): counts start again at each `prompt()`; `"session"`: never reset. */
+  /**
+   * `"run"` (the default): counts start again at each `prompt()` (not at `resume()`, which
+   * goes on with the same run); `"session"`: never reset.
+   */
   scope?: "run" | "session";
 }
 
@@ -137,7 +140,8 @@ export function budget(options: BudgetOptions = {}): BudgetPlugin {
       return exhausted();
     },
     onEvent(event) {
-      if (event.type === "agent_start" && scope === "run") {
+      // A resumed run (decisions given to a deferred batch) is the same run: it keeps counting.
+      if (event.type === "agent_start" && scope === "run" && !event.resumed) {
         spent.toolCalls = 0;
         spent.tokens = 0;
         spent.cost = 0;

@@ -1,4 +1,5 @@
 import {
+  approveCall,
   type AssistantMessage,
   type AssistantMessageEventStream,
   createAgent,
@@ -11,6 +12,7 @@ import {
   type ToolResultMessage,
 } from "@tack/agent";
 import budgetDefault, { budget } from "@tack/agent/plugins/budget";
+import { confirm } from "@tack/agent/plugins/confirm";
 import { openai } from "../../sdk/providers/openai/mod.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { Type } from "typebox";
@@ -79,6 +81,40 @@ Deno.test("maxToolCalls: calls past the cap are blocked and the run stops after 
   equal(added.at(-1)?.role, "toolResult");
   deepEqual(limit.spent, { toolCalls: 3, tokens: 0, cost: 0 });
   equal(limit.exhausted, "3 of 3 tool calls used this run (maxToolCalls)");
+});
+
+Deno.test("resume() goes on with the same run: the budget keeps counting (a deferral does not refill it)", async () => {
+  const ran: string[] = [];
+  const write = defineTool({
+    name: "write",
+    description: "Writes",
+    parameters: Type.Object({}),
+    effects: ["write"],
+    execute: () => ({ content: [{ type: "text", text: "written" }] }),
+  });
+  const limit = budget({ maxToolCalls: 2 });
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("step", { n: 1 }, "a1"), toolCall("write", {}, "a2")],
+      [toolCall("step", { n: 2 }, "b1"), toolCall("step", { n: 3 }, "b2")],
+      [text("done")],
+    ]),
+    tools: [counterTool(ran), write],
+    plugins: [limit, confirm({ whenNonInteractive: "defer" })],
+  });
+  await agent.prompt("go");
+  deepEqual(agent.pending.map((p) => p.toolName), ["write"]);
+  // The budget let both calls through (confirm, after it, deferred the write).
+  deepEqual(limit.spent, { toolCalls: 2, tokens: 0, cost: 0 });
+  const added = await agent.resume(agent.pending.map((p) => approveCall(p)));
+  // The approved write runs; the next turn's calls are over the cap (they ran before).
+  deepEqual(ran, ["1"]);
+  deepEqual(results(added).slice(-2), [
+    "Budget reached: 2 of 2 tool calls used this run (maxToolCalls); the run stops after this turn",
+    "Budget reached: 2 of 2 tool calls used this run (maxToolCalls); the run stops after this turn",
+  ]);
+  deepEqual(limit.spent, { toolCalls: 2, tokens: 0, cost: 0 });
+  equal(limit.exhausted, "2 of 2 tool calls used this run (maxToolCalls)");
 });
 
 Deno.test('scope "run" starts again at each prompt; scope "session" does not', async () => {
