@@ -247,7 +247,11 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
         if (event.rewrittenBy) call.span.setAttribute("tack.rewritten_by", [...event.rewrittenBy]);
         if (record) call.span.setAttribute("gen_ai.tool.call.result", resultText(event.result));
         if (outcome !== "ok") {
-          fail(call.span, outcome === "error" ? "tool_error" : outcome, resultText(event.result));
+          // A tool's error result is a result: its text (a thrown message, or the invalid
+          // arguments quoted) only with recordContent. Tack's own texts (a block's reason, a
+          // timeout) are kept.
+          const type = outcome === "error" ? "tool_error" : outcome;
+          fail(call.span, type, record || outcome !== "error" ? resultText(event.result) : type);
         }
         call.span.end();
         return;
@@ -336,10 +340,15 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
       if (!call.open.delete(span)) return;
       if (outcome.verdict) span.setAttribute("tack.hook.verdict", outcome.verdict);
       if (outcome.error !== undefined) {
+        const type = step.kind === "hook" ? "hook_error" : "tool_error";
+        // What a tool or hook threw may quote the arguments: its message only with recordContent.
+        const error = outcome.error;
         span.recordException(
-          outcome.error instanceof Error ? outcome.error : errorText(outcome.error),
+          record
+            ? (error instanceof Error ? error : errorText(error))
+            : { name: error instanceof Error ? error.name : typeof error, message: type },
         );
-        fail(span, step.kind === "hook" ? "hook_error" : "tool_error", errorText(outcome.error));
+        fail(span, type, record ? errorText(error) : type);
       }
       span.end();
     };

@@ -149,12 +149,19 @@ Deno.test("otel: blocked, failed and timed-out calls carry error.type, status an
     .map((s) => s.attributes["tack.hook.verdict"]).sort();
   deepEqual(verdicts, ["block", "pass", "pass", "pass"]);
 
+  // A tool's error text is a result: without recordContent only its type is exported.
   const failed = find(spans, "execute_tool boom");
   equal(failed.attributes["error.type"], "tool_error");
-  deepEqual(failed.status, { code: SpanStatusCode.ERROR, message: "disk full" });
+  deepEqual(failed.status, { code: SpanStatusCode.ERROR, message: "tool_error" });
   const execution = find(spans, "execute boom");
   equal(execution.attributes["error.type"], "tool_error");
   equal(execution.events[0]?.name, "exception");
+  equal(JSON.stringify(execution.events).includes("disk full"), false);
+  const recorded = await runTraced(true);
+  deepEqual(find(recorded, "execute_tool boom").status, {
+    code: SpanStatusCode.ERROR,
+    message: "disk full",
+  });
 
   const timedOut = find(spans, "execute_tool slow");
   equal(timedOut.attributes["error.type"], "timeout");
@@ -201,6 +208,34 @@ Deno.test("otel: a deferred call's spans are all exported: the hook's verdict is
   equal(find(spans, "beforeToolCall asks").attributes["tack.hook.verdict"], "defer");
   equal(find(spans, "execute_tool echo").attributes["tack.tool.outcome"], "deferred");
   equal(find(spans, "prepare").attributes["tack.step.unfinished"], undefined);
+});
+
+Deno.test("otel: without recordContent, invalid arguments quoted in the error result are not exported", async () => {
+  const { exporter, tracer } = inMemory();
+  const login = defineTool({
+    name: "login",
+    description: "Logs in",
+    parameters: Type.Object({ password: Type.String(), port: Type.Integer() }),
+    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+  });
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("login", { password: "hunter2PW", port: "x" }, "l1")],
+      [text("done")],
+    ]),
+    tools: [login],
+    trace: otelTracer({ tracer }),
+  });
+  await agent.prompt("go");
+  const spans = exporter.getFinishedSpans();
+  equal(
+    JSON.stringify(spans.map((s) => [s.attributes, s.status, s.events])).includes("hunter2PW"),
+    false,
+  );
+  deepEqual(find(spans, "execute_tool login").status, {
+    code: SpanStatusCode.ERROR,
+    message: "tool_error",
+  });
 });
 
 Deno.test("otel: arguments, results and the model's text are recorded only when asked", async () => {
