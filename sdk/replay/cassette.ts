@@ -51,6 +51,18 @@ export type CassetteLine =
     isError: boolean;
   };
 
+/** The object a string holds as JSON (`'{"a":1}'`), if it is one. */
+function jsonObjectIn(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return undefined;
+  try {
+    const value = JSON.parse(trimmed);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a secret is replaced with. */
 export const REDACTED = "[redacted]";
 
@@ -61,7 +73,7 @@ const SECRET_KEY =
  * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
  * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
  * `…password…`, `…token`), and bearer tokens, `sk-…` keys and a URL's `user:password@`
- * inside strings.
+ * inside strings; a string that holds a JSON object (a tool call's `arguments`) by key too.
  *
  * @param value Headers, a request body, anything JSON.
  * @returns The redacted copy.
@@ -79,8 +91,14 @@ const SECRET_KEY =
  */
 export function redactSecrets<T>(value: T): T {
   if (typeof value === "string") {
+    // JSON inside a string (a tool call's `arguments` in a request body): by key too.
+    const inner = jsonObjectIn(value);
+    if (inner !== undefined) {
+      const redacted = redactSecrets(inner);
+      if (JSON.stringify(redacted) !== JSON.stringify(inner)) return JSON.stringify(redacted) as T;
+    }
     return value
-      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, `Bearer ${REDACTED}`)
+      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
       .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
       .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`) as T;
   }

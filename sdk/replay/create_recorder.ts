@@ -11,6 +11,7 @@ import {
   AssistantMessageStream,
 } from "../../core/assistant_message_stream.ts";
 import type { Model } from "../../core/model.ts";
+import { redactEventStream } from "./redact_event_stream.ts";
 import {
   type CassetteLine,
   type RecordedEvent,
@@ -185,7 +186,10 @@ export function createRecorder(): Recorder {
             seq: id,
             status: response.status,
             headers: headersOf(response.headers),
-            body: redactSecrets(text),
+            // A stream is redacted as the texts its events make together, not piece by piece.
+            body: /event-stream/.test(response.headers.get("content-type") ?? "")
+              ? redactEventStream(text)
+              : redactSecrets(text),
           });
         })();
         pending.push(recording.catch(() => {}));

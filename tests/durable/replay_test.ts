@@ -11,6 +11,7 @@ import {
   type Model,
   parseCassette,
   redactSecrets,
+  replayFetch,
   replayModel,
   replayTools,
   scriptedModel,
@@ -20,6 +21,8 @@ import {
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { Type } from "typebox";
 import { record, replayModelSide, replayProviderSide } from "../../examples/replay.ts";
+import { openai } from "@tack/agent/sdk/providers/openai";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 
 Deno.test("examples/replay.ts: a recorded run replays offline, model side and provider side", async () => {
   const cassette = await record();
@@ -195,6 +198,80 @@ Deno.test("a key streamed across two chunks, in a block the stream cut off, is n
   for (const secret of ["sk-abcdefghijklmnop", "xyzTOKEN123"]) {
     equal(cassette.includes(secret), false, `${secret} in the cassette`);
   }
+});
+
+Deno.test("recording at the provider level: a password argument and keys streamed in pieces are not kept in the HTTP lines, and the run still replays", async () => {
+  const login = defineTool({
+    name: "login",
+    description: "Logs in",
+    parameters: Type.Object({ user: Type.String(), password: Type.String() }),
+    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+  });
+  const turns = [
+    {
+      toolCalls: [{ name: "login", arguments: { user: "ann", password: "hunter2PW" }, id: "c1" }],
+      chunkSize: 3, // the arguments arrive in pieces: none holds the password whole
+    },
+    {
+      text: "your key is sk-abcdefghijklmnop0123456789 and bearer ghp_TOKENvalue123",
+      chunkSize: 4,
+    },
+  ];
+  let cassette: string;
+  {
+    await using server = await startFakeOpenAI({ turns });
+    const recorder = createRecorder();
+    const model = openai({
+      model: "gpt-test",
+      baseURL: server.baseURL,
+      apiKey: "sk-test-secret-key-123456",
+      fetch: recorder.fetch(),
+    });
+    const agent = createAgent({ model, tools: [login] });
+    agent.subscribe(recorder.listener);
+    await agent.prompt("log in");
+    cassette = await recorder.toJsonl();
+  }
+  // Not whole, and not in pieces either: the streamed texts put back together.
+  const streamed = parseCassette(cassette).filter((l) => l.type === "http_response")
+    .map((l) => l.type === "http_response" ? l.body : "").join("")
+    .split("\n").filter((line) => line.startsWith("data: {"))
+    .map((line) => JSON.parse(line.slice(6)).choices?.[0]?.delta ?? {})
+    .map((d) =>
+      (d.content ?? "") +
+      (d.tool_calls ?? []).map((c: { function?: { arguments?: string } }) =>
+        c.function?.arguments ?? ""
+      ).join("")
+    )
+    .join("");
+  for (
+    const secret of [
+      "hunter2PW",
+      "abcdefghijklmnop0123456789",
+      "ghp_TOKENvalue123",
+      "sk-test-secret",
+    ]
+  ) {
+    equal(cassette.includes(secret), false, secret);
+    equal(streamed.includes(secret), false, secret);
+  }
+  match(streamed, /"password":"\[redacted\]"/);
+  const replayed = createAgent({
+    model: openai({
+      model: "gpt-test",
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-other",
+      fetch: replayFetch(cassette),
+      maxRetries: 0,
+    }),
+    tools: replayTools(cassette, [login]),
+  });
+  const added = await replayed.prompt("log in");
+  const last = added.at(-1);
+  equal(
+    last?.role === "assistant" && last.content[0]?.type === "text" ? last.content[0].text : "",
+    "your key is [redacted] and Bearer [redacted]",
+  );
 });
 
 Deno.test("replay errors: past the cassette, a tool call not in it, a broken line", async () => {
