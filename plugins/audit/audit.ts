@@ -183,19 +183,23 @@ export function audit(options: AuditOptions): AuditPlugin {
     }
   };
 
+  // Every text a line holds is cut, the model's names and ids too (a 5 MB tool name or
+  // call id made a 5 MB line).
+  const cut = (text: string) => truncateStrings(text, maxStringChars) as string;
+
   const intent = (toolCallId: string, tool: AgentTool, args: unknown): AuditIntent => {
     const line: AuditIntent = {
       phase: "intent",
       time: new Date().toISOString(),
-      toolCallId,
-      tool: tool.name,
+      toolCallId: cut(toolCallId),
+      tool: cut(tool.name),
       args: truncateStrings(args, maxStringChars),
     };
     const owner = tool.plugin ?? owners.get(tool.name);
     if (owner !== undefined) line.plugin = owner;
     const approval = plugin.approvedBy?.(toolCallId);
     if (typeof approval === "string") {
-      line.approvedBy = truncateStrings(approval, maxStringChars) as string;
+      line.approvedBy = cut(approval);
     }
     const modelArgs = calls.get(toolCallId)?.modelArgs;
     if (modelArgs !== undefined && modelArgs !== args) {
@@ -218,8 +222,8 @@ export function audit(options: AuditOptions): AuditPlugin {
     const entry: AuditEntry = {
       phase: "end",
       time: new Date().toISOString(),
-      toolCallId: event.toolCallId,
-      tool: event.toolName,
+      toolCallId: cut(event.toolCallId),
+      tool: cut(event.toolName),
       args: truncateStrings(args, maxStringChars),
       outcome,
       durationMs: state ? Math.round((performance.now() - state.started) * 10) / 10 : 0,
@@ -230,9 +234,9 @@ export function audit(options: AuditOptions): AuditPlugin {
       const original = truncateStrings(modelArgs, maxStringChars);
       if (canonicalJson(original) !== canonicalJson(entry.args)) entry.originalArgs = original;
     }
-    if (error !== undefined) entry.error = error;
-    if (event.blockedBy !== undefined) entry.blockedBy = event.blockedBy;
-    if (event.rewrittenBy?.length) entry.rewrittenBy = [...event.rewrittenBy];
+    if (error !== undefined) entry.error = cut(error);
+    if (event.blockedBy !== undefined) entry.blockedBy = cut(event.blockedBy);
+    if (event.rewrittenBy?.length) entry.rewrittenBy = event.rewrittenBy.map(cut);
     return entry;
   };
 

@@ -343,6 +343,22 @@ Deno.test("long strings in arguments are cut in the log", () =>
     deepEqual(readLog(log.path)[0].args, { command: "echo …[+10 chars]" });
   }));
 
+Deno.test("a huge tool name, call id or error text is cut in the log too", () =>
+  withDir(async (dir) => {
+    const log = audit({ path: `${dir}/audit.jsonl`, maxStringChars: 5 });
+    const agent = createAgent({
+      model: scriptedModel([
+        [toolCall("N".repeat(100), {}, "I".repeat(100))],
+        [text("done")],
+      ]),
+      plugins: [log, bashPlugin],
+    });
+    await agent.prompt("go");
+    const [end] = readLog(log.path);
+    deepEqual([end.tool, end.toolCallId], ["NNNNN…[+95 chars]", "IIIII…[+95 chars]"]);
+    equal(end.error, "Tool …[+133 chars]"); // "Tool NNN… not found. Available tools: bash"
+  }));
+
 Deno.test("bad options are load errors", () =>
   withDir((dir) => {
     throws(() => audit({} as never), {
