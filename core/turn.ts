@@ -5,6 +5,7 @@
  * @module
  */
 
+import { malformedAssistantMessage } from "./check_assistant_message.ts";
 import type { AgentEventSink } from "./agent_event.ts";
 import type { AssistantMessageEvent } from "./assistant_message_event.ts";
 import { AssistantMessageStream } from "./assistant_message_stream.ts";
@@ -127,6 +128,14 @@ export async function streamAssistantResponse(
       const text = error instanceof Error ? error.message : String(error);
       final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
     }
+  }
+  const malformed = malformedAssistantMessage(final);
+  if (malformed !== undefined) {
+    final = createAssistantErrorMessage(
+      config,
+      "error",
+      `Model stream failed: its final message is malformed (${malformed})`,
+    );
   }
   if (!started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });

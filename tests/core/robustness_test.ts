@@ -2,10 +2,12 @@
 import {
   type AgentTool,
   type AssistantMessage,
+  AssistantMessageStream,
   createAgent,
   definePlugin,
   defineTool,
   type Message,
+  type Model,
   runLoop,
   scriptedModel,
   text,
@@ -214,6 +216,39 @@ Deno.test("transformContext that throws ends the turn with an error message", as
   // Named as the hook it is, not as the model's failure; the model is not called.
   equal(last?.role === "assistant" && last.errorMessage, "transformContext failed: pruner bug");
   equal(events.at(-1)?.type, "agent_end");
+});
+
+Deno.test("a model whose final message is malformed ends the turn with an error; prompt() resolves and agent_end is sent", async () => {
+  for (
+    const [bad, why] of [
+      [{ role: "assistant", content: 7 }, "its content is not an array"],
+      [{ role: "user", content: [] }, 'its role is "user", not "assistant"'],
+      [{ role: "assistant", content: [null] }, "content[0] has no type"],
+      [
+        { role: "assistant", content: [{ type: "toolCall", id: 1, name: "x", arguments: {} }] },
+        "content[0] is a tool call without a string id and name",
+      ],
+    ] as const
+  ) {
+    const model: Model = {
+      provider: "custom",
+      id: "custom",
+      stream: () => {
+        const stream = new AssistantMessageStream();
+        stream.push({ type: "done", reason: "stop", message: bad as unknown as AssistantMessage });
+        return stream;
+      },
+    };
+    const agent = createAgent({ model });
+    const events = recordEvents(agent);
+    const added = await agent.prompt("hi");
+    const last = added.at(-1);
+    equal(
+      last?.role === "assistant" && last.errorMessage,
+      `Model stream failed: its final message is malformed (${why})`,
+    );
+    equal(events.at(-1)?.type, "agent_end");
+  }
 });
 
 Deno.test("a call that starts after others in its batch still gets its full timeout", async () => {
