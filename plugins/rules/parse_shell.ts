@@ -80,6 +80,11 @@ class Reader {
   constructor(source: string) {
     this.#bytes = encoder.encode(source);
   }
+  /** The byte before a node, as text (`""` at the start). */
+  before(node: Node): string {
+    const at = node.Pos().Offset();
+    return at === 0 ? "" : decoder.decode(this.#bytes.subarray(at - 1, at));
+  }
   /** The source text of a node (mvdan/sh positions are byte offsets). */
   text(node: Node): string {
     return decoder.decode(this.#bytes.subarray(node.Pos().Offset(), node.End().Offset()));
@@ -410,9 +415,16 @@ function evaluatedAt(type: string, node: Node, reader: Reader): string | undefin
     }
     // Where mvdan/sh and bash read the same text differently (each found by an attack
     // with real bash), the command is taken as unreadable:
-    case "Comment":
+    case "Comment": {
       // bash ends a comment at the newline; mvdan/sh joins a line after `#…\` into it.
-      return /\\\n?$/.test(node.Text) ? `#${node.Text}` : undefined;
+      if (/\\\n?$/.test(node.Text)) return `#${node.Text}`;
+      // bash starts a comment only at a word's start; mvdan/sh also after a quote or expansion.
+      const before = reader.before(node);
+      return before === "" || /[ \t\n;&|(<>]/.test(before) ? undefined : `#${node.Text}`;
+    }
+    case "ExtGlob":
+      // mvdan/sh keeps an extended pattern as text; bash expands the $(…) in it.
+      return /[$`]/.test(node.Pattern?.Value ?? "") ? reader.text(node) : undefined;
     case "Redirect":
       return hereDocEndedEarly(node, reader);
     default:
@@ -515,6 +527,8 @@ function collect(source: string, depth: number, found: { evaluates?: string }): 
 export function parseShell(source: string): ShellParse {
   try {
     const found: { evaluates?: string } = {};
+    // mvdan/sh reads a carriage return as a blank; bash as a character of a word.
+    if (source.includes("\r")) found.evaluates = "\\r";
     const parts = collect(source, 0, found);
     const normalized = syntax.NewPrinter().Print(syntax.NewParser().Parse(source, "")).trim();
     return found.evaluates === undefined

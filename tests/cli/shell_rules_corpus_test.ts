@@ -196,6 +196,11 @@ const TABLE: [string, string][] = [
   ["git diff <<EOF\nEO\\\nF\nrm -rf build\nEOF", "deny no-rm-rf"], // EO\<newline>F ends it
   ["git diff <<EOF\n${x:-\nEOF\ntouch pwned\n}\nEOF", "asked"], // the body ends at EOF
   ["git status 'b[$(touch pwned)]'; git log {a[_]}>/dev/null", "asked"],
+  ['git status "a"#;rm -rf build', "deny no-rm-rf"], // bash: # inside a word, not a comment
+  ["git status; [[ x == @(a|$(rm -rf build)) ]]", "deny no-rm-rf"], // extglob in [[ ]]
+  ["git status 'a'\r#;rm -rf build", "deny no-rm-rf"], // \r is a word character to bash
+  ["git diff <<'EOF'\r\nEOF\r\ntouch pwned\nEOF\n", "asked"], // marker EOF\r to bash
+  ["git status # a comment; rm -rf build", "allow git-read"], // a real comment
   ["git log -n $((3 + 4))", "allow git-read"], // numbers alone evaluate nothing
   ["git log -n $((0x1F))", "allow git-read"],
   ["git log -n ${N:-5}", "allow git-read"],
