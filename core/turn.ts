@@ -131,10 +131,14 @@ export async function streamAssistantResponse(
   }
   const malformed = malformedAssistantMessage(final);
   if (malformed !== undefined) {
+    // Its own error text, if it has one, is kept.
+    const said = (final as { errorMessage?: unknown } | null)?.errorMessage;
     final = createAssistantErrorMessage(
       config,
-      "error",
-      `Model stream failed: its final message is malformed (${malformed})`,
+      signal.aborted ? "aborted" : "error",
+      `Model stream failed: its final message is malformed (${malformed})${
+        typeof said === "string" && said !== "" ? `: ${said}` : ""
+      }`,
     );
   }
   if (!started) emit({ type: "message_start", message: final });

@@ -20,8 +20,41 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** Which tool call a chat delta continues, told as the provider tells it (see `callKey`). */
+type CallKey = (choice: string, call: Json) => string;
+
+/**
+ * A `CallKey` for one stream: a delta with an `index` is that call; one without continues
+ * the last call of its choice when it has that call's id, or no id and no name (or names a
+ * call still unnamed); else it starts a new one (a server that sends whole calls without
+ * index or id).
+ */
+function callKeys(): CallKey {
+  const current = new Map<string, { key: string; id?: string; named: boolean }>();
+  let count = 0;
+  return (choice, call) => {
+    const id = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
+    const fn = isObject(call.function) ? call.function : {};
+    const named = typeof fn.name === "string" && fn.name !== "";
+    const last = current.get(choice);
+    let entry: { key: string; id?: string; named: boolean };
+    if (typeof call.index === "number") {
+      const key = `${choice}:call:${call.index}`;
+      entry = last?.key === key ? last : { key, named: false };
+    } else if (last && (id ? id === last.id : !named || !last.named)) {
+      entry = last;
+    } else {
+      entry = { key: `${choice}:call:n${count++}`, named: false };
+    }
+    entry.id ??= id;
+    entry.named ||= named;
+    current.set(choice, entry);
+    return entry.key;
+  };
+}
+
 /** The streamed pieces of one event, each with the key of the text it belongs to. */
-function piecesOf(event: Json): [string, Piece][] {
+function piecesOf(event: Json, callKey: CallKey): [string, Piece][] {
   const found: [string, Piece][] = [];
   const add = (key: string, holder: Json, field: string) => {
     const text = holder[field];
@@ -38,30 +71,41 @@ function piecesOf(event: Json): [string, Piece][] {
       const calls = Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : [];
       for (const call of calls) {
         if (isObject(call) && isObject(call.function)) {
-          add(`${at}:call:${call.index ?? call.id ?? 0}`, call.function, "arguments");
+          add(callKey(at, call), call.function, "arguments");
         }
       }
     }
   }
   // Responses: `….delta` events, keyed by their item and part.
   if (typeof event.type === "string" && event.type.endsWith(".delta")) {
-    add(
-      `${event.type}:${event.item_id ?? event.output_index}:${event.content_index ?? ""}`,
-      event,
-      "delta",
-    );
+    const part = event.content_index ?? event.summary_index ?? "";
+    add(`${event.type}:${event.item_id ?? event.output_index}:${part}`, event, "delta");
   }
   return found;
 }
 
-/** A text redacted whole: JSON arguments by key too (`{"password": …}`). */
-function redactWhole(text: string): string {
-  if (/^\s*\{/.test(text)) {
-    try {
-      return JSON.stringify(redactSecrets(JSON.parse(text)));
-    } catch { /* not JSON: its text */ }
+/** The one `data:` line of an event block holding a JSON object, if it has exactly one. */
+function dataLine(
+  lines: string[],
+): { at: number; head: string; json: Json; tail: string } | undefined {
+  let at = -1;
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i].startsWith("data:")) continue;
+    if (at >= 0) return undefined; // several data lines: left to the pattern pass
+    at = i;
   }
-  return redactSecrets(text);
+  if (at < 0) return undefined;
+  const line = lines[at];
+  const head = line.startsWith("data: ") ? "data: " : "data:";
+  const tail = line.endsWith("\r") ? "\r" : "";
+  const payload = line.slice(head.length, line.length - tail.length);
+  if (!payload.startsWith("{") || !payload.endsWith("}")) return undefined;
+  try {
+    const json = JSON.parse(payload);
+    return isObject(json) ? { at, head, json, tail } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -87,20 +131,19 @@ function redactWhole(text: string): string {
  */
 export function redactEventStream(body: string): string {
   const blocks = body.split(/(\r?\n\r?\n)/);
-  const events: { at: number; prefix: string; json: Json }[] = [];
+  const events: {
+    block: number;
+    lines: string[];
+    data: NonNullable<ReturnType<typeof dataLine>>;
+  }[] = [];
   const texts = new Map<string, Piece[]>();
+  const callKey = callKeys();
   blocks.forEach((block, at) => {
-    const match = /^((?:[^\n]*\n)*?data: ?)(\{[^]*\})$/.exec(block);
-    if (!match) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(match[2]);
-    } catch {
-      return;
-    }
-    if (!isObject(json)) return;
-    events.push({ at, prefix: match[1], json });
-    for (const [key, piece] of piecesOf(json)) {
+    const lines = block.split("\n");
+    const data = dataLine(lines);
+    if (!data) return;
+    events.push({ block: at, lines, data });
+    for (const [key, piece] of piecesOf(data.json, callKey)) {
       const list = texts.get(key) ?? [];
       list.push(piece);
       texts.set(key, list);
@@ -108,18 +151,19 @@ export function redactEventStream(body: string): string {
   });
   for (const pieces of texts.values()) {
     const whole = pieces.map((piece) => piece.text).join("");
-    const redacted = redactWhole(whole);
+    // JSON in it is rewritten only when a key was redacted (else replay would diverge).
+    const redacted = redactSecrets(whole);
     if (redacted === whole) continue;
     pieces.forEach((piece, i) => (piece.holder[piece.field] = i === 0 ? redacted : ""));
   }
-  for (const { at, prefix, json } of events) {
-    // The rest of each event (ids, headers, names) by key and pattern, pieces kept as set.
-    const streamed = new Set(piecesOf(json).map(([, piece]) => piece));
-    const saved = [...streamed].map((piece) => piece.holder[piece.field]);
-    const copy = redactSecrets(json);
-    let i = 0;
-    for (const [, piece] of piecesOf(copy)) piece.holder[piece.field] = saved[i++];
-    blocks[at] = prefix + JSON.stringify(copy);
+  const anyKey: CallKey = () => "";
+  for (const { block, lines, data } of events) {
+    // The rest of each event (ids, names) by key and pattern; the pieces as set above.
+    const saved = piecesOf(data.json, anyKey).map(([, piece]) => piece.holder[piece.field]);
+    const copy = redactSecrets(data.json);
+    piecesOf(copy, anyKey).forEach(([, piece], i) => (piece.holder[piece.field] = saved[i]));
+    lines[data.at] = data.head + JSON.stringify(copy) + data.tail;
+    blocks[block] = lines.join("\n");
   }
   return redactSecrets(blocks.join(""));
 }

@@ -221,12 +221,16 @@ Deno.test("transformContext that throws ends the turn with an error message", as
 Deno.test("a model whose final message is malformed ends the turn with an error; prompt() resolves and agent_end is sent", async () => {
   for (
     const [bad, why] of [
-      [{ role: "assistant", content: 7 }, "its content is not an array"],
-      [{ role: "user", content: [] }, 'its role is "user", not "assistant"'],
-      [{ role: "assistant", content: [null] }, "content[0] has no type"],
+      [{ role: "assistant", content: 7 }, "its content is not an array)"],
+      [{ role: "user", content: [] }, 'its role is "user", not "assistant")'],
+      [{ role: "assistant", content: [null] }, "content[0] has no type)"],
       [
         { role: "assistant", content: [{ type: "toolCall", id: 1, name: "x", arguments: {} }] },
-        "content[0] is a tool call without a string id and name",
+        "content[0] is a tool call without a string id and name)",
+      ],
+      [
+        { role: "assistant", stopReason: "error", errorMessage: "upstream 503" },
+        "its content is not an array): upstream 503",
       ],
     ] as const
   ) {
@@ -245,7 +249,7 @@ Deno.test("a model whose final message is malformed ends the turn with an error;
     const last = added.at(-1);
     equal(
       last?.role === "assistant" && last.errorMessage,
-      `Model stream failed: its final message is malformed (${why})`,
+      `Model stream failed: its final message is malformed (${why}`,
     );
     equal(events.at(-1)?.type, "agent_end");
   }

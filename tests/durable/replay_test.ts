@@ -3,6 +3,7 @@
 // the field; secrets never reach the cassette.
 import {
   type AgentEvent,
+  type AssistantMessage,
   AssistantMessageStream,
   createAgent,
   createRecorder,
@@ -272,6 +273,74 @@ Deno.test("recording at the provider level: a password argument and keys streame
     last?.role === "assistant" && last.content[0]?.type === "text" ? last.content[0].text : "",
     "your key is [redacted] and Bearer [redacted]",
   );
+});
+
+Deno.test("recording at the provider level: a JSON reply with no secret is kept byte for byte, and calls streamed without index are redacted call by call; both replay", async () => {
+  const t = defineTool({
+    name: "t",
+    description: "t",
+    parameters: Type.Object({}, { additionalProperties: true }),
+    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+  });
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    `data: ${
+      JSON.stringify({ id: "x", choices: [{ index: 0, delta, finish_reason: finish }] })
+    }\n\n`;
+  // Two calls without index: id and name first, then argument pieces with neither.
+  const calls = chunk({
+    tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "" } }],
+  }) +
+    chunk({ tool_calls: [{ function: { arguments: '{"password":' } }] }) +
+    chunk({ tool_calls: [{ function: { arguments: '"hunter2PW"}' } }] }) +
+    chunk({
+      tool_calls: [{ id: "c2", type: "function", function: { name: "t", arguments: "" } }],
+    }) +
+    chunk({ tool_calls: [{ function: { arguments: '{"n":1}' } }] }) +
+    chunk({}, "tool_calls") + "data: [DONE]\n\n";
+  const reply = '{\n  "status": "ok",\n  "id": 12345678901234567890,\n  "n": 1.50\n}';
+  const turns = [{ rawBody: calls, contentType: "text/event-stream" }, { text: reply }, {
+    text: "fine",
+  }];
+  let cassette: string;
+  {
+    await using server = await startFakeOpenAI({ turns });
+    const recorder = createRecorder();
+    const agent = createAgent({
+      model: openai({
+        model: "m",
+        baseURL: server.baseURL,
+        apiKey: "sk-x",
+        fetch: recorder.fetch(),
+      }),
+      tools: [t],
+    });
+    agent.subscribe(recorder.listener);
+    await agent.prompt("go");
+    await agent.prompt("again");
+    cassette = await recorder.toJsonl();
+  }
+  equal(cassette.includes("hunter2PW"), false);
+  const replayed = createAgent({
+    model: openai({
+      model: "m",
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-o",
+      fetch: replayFetch(cassette),
+      maxRetries: 0,
+    }),
+    tools: replayTools(cassette, [t]),
+  });
+  const first = await replayed.prompt("go");
+  const second = await replayed.prompt("again");
+  const said = (messages: readonly { role: string }[]) =>
+    messages.filter((m): m is AssistantMessage => m.role === "assistant").map((m) =>
+      m.errorMessage ??
+        m.content.map((b) =>
+          b.type === "text" ? b.text : b.type === "toolCall" ? JSON.stringify(b.arguments) : ""
+        ).join("|")
+    );
+  deepEqual(said(first), ['{"password":"[redacted]"}|{"n":1}', reply]);
+  deepEqual(said(second), ["fine"]);
 });
 
 Deno.test("replay errors: past the cassette, a tool call not in it, a broken line", async () => {
