@@ -382,31 +382,3 @@ export function describeRunGrants(findings: RunGrantFinding[], quote: boolean): 
 /** What a grant of a program that runs others on request means, after its name. */
 export const RUN_ON_REQUEST_WARNING =
   "which can run other programs on request: those escape Deno's flags (and, without an OS layer, everything)";
-
-/**
- * The `ffi` grants, every one of which escapes every sandbox: a native library's code runs
- * outside Deno's flags (libc's `system()` runs any program, `open()` reads any file the
- * process can see), and Deno 2.9 lets `Deno.dlopen` run without `--unstable-ffi`. Refused
- * at load unless `allowRunEscape: true`, like an escaping `run` grant.
- *
- * @param grants Resolved grants.
- * @returns The granted libraries (`"*"` for `ffi: true`), empty when there are none.
- *
- * @example Any library escapes
- * ```ts
- * import { escapingFfiGrants } from "./grant_warnings.ts";
- * import { deepEqual } from "node:assert/strict";
- *
- * deepEqual(escapingFfiGrants({ ffi: ["/usr/lib/libc.so.6"] }), ["/usr/lib/libc.so.6"]);
- * deepEqual(escapingFfiGrants({ ffi: true }), ["*"]);
- * deepEqual(escapingFfiGrants({ ffi: false }), []);
- * ```
- */
-export function escapingFfiGrants(grants: PluginPermissions): string[] {
-  if (grants.ffi === true) return ["*"];
-  return Array.isArray(grants.ffi) ? [...grants.ffi] : [];
-}
-
-/** Why an `ffi` grant escapes, after the list of libraries. */
-export const FFI_ESCAPE_NOTE =
-  "native code runs outside Deno's flags (libc's system() runs any program)";
