@@ -10,7 +10,6 @@ import type { Message, UserMessage } from "../core/messages.ts";
 import { keepLayout } from "../core/keep_layout.ts";
 import type { Model } from "../core/model.ts";
 import { AssistantMessageStream } from "../core/assistant_message_stream.ts";
-import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { type LoopState, runLoop } from "../core/run_loop.ts";
 import type { AgentTool } from "../core/tool.ts";
 import type { Interruption } from "../core/interruption.ts";
@@ -20,7 +19,7 @@ import {
   type Decision,
   type PendingApproval,
   type StickyDecision,
-  unlessSticky,
+  withSticky,
 } from "./agent_state.ts";
 import { BatchTracker, runningCalls } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
@@ -32,10 +31,6 @@ import type { AgentInit, AgentListener, PromptInput } from "./agent_init.ts";
 import { drain, toUserMessage } from "./agent_init.ts";
 
 export type { AgentInit, AgentListener, PromptInput, QueueMode } from "./agent_init.ts";
-
-function then<T, R>(value: MaybePromise<T>, next: (value: T) => R): MaybePromise<R> {
-  return isPromiseLike<T>(value) ? Promise.resolve(value).then(next) : next(value);
-}
 
 /**
  * A running agent. Create one with `createAgent`.
@@ -95,22 +90,11 @@ export class Agent {
     });
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
-    const { beforeToolCall: before, verifyToolCall: verify } = init.config;
     this.#config = {
       ...init.config,
       // A sticky "always" turns a hook's defer into a pass.
-      beforeToolCall: before &&
-        ((context, signal) =>
-          then(
-            before(context, signal),
-            (result) => unlessSticky(this.#sticky, context.tool.name, result),
-          )),
-      verifyToolCall: verify &&
-        ((context, signal) =>
-          then(
-            verify(context, signal),
-            (result) => unlessSticky(this.#sticky, context.tool.name, result),
-          )),
+      beforeToolCall: withSticky(init.config.beforeToolCall, () => this.#sticky),
+      verifyToolCall: withSticky(init.config.verifyToolCall, () => this.#sticky),
       getSteeringMessages: () => drain(this.#steering, steeringMode),
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
     };

@@ -6,7 +6,12 @@
 
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import type { PendingToolCall } from "../core/interruption.ts";
-import type { BeforeToolCallResult, VerifyToolCallResult } from "../core/hooks.ts";
+import type {
+  BeforeToolCallContext,
+  BeforeToolCallResult,
+  VerifyToolCallResult,
+} from "../core/hooks.ts";
+import { isPromiseLike } from "../core/maybe_promise.ts";
 
 /** A call waiting for a decision, with the hash its approval must carry. */
 export interface PendingApproval extends PendingToolCall {
@@ -200,4 +205,47 @@ export function unlessSticky<R extends BeforeToolCallResult | VerifyToolCallResu
     return { args: result.args, rewrittenBy: result.rewrittenBy } as R;
   }
   return undefined;
+}
+
+/**
+ * A `beforeToolCall` or `verifyToolCall` hook whose deferrals a standing "always" covers
+ * pass (see {@linkcode unlessSticky}); synchronous when the hook answers synchronously.
+ *
+ * @param hook The composed hook, if any.
+ * @param sticky The standing decisions, read at each call.
+ * @returns The wrapped hook, or `undefined` when there is none.
+ *
+ * @example
+ * ```ts
+ * import { withSticky } from "./agent_state.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const hook = withSticky(() => ({ defer: true as const, reason: "asks" }), () => [{ toolName: "deploy" }]);
+ * // deno-lint-ignore no-explicit-any
+ * equal(hook?.({ tool: { name: "deploy" } } as any, new AbortController().signal), undefined);
+ * ```
+ */
+export function withSticky<R extends BeforeToolCallResult | VerifyToolCallResult>(
+  hook:
+    | ((
+      context: BeforeToolCallContext,
+      signal: AbortSignal,
+    ) => R | undefined | void | Promise<R | undefined | void>)
+    | undefined,
+  sticky: () => readonly StickyDecision[],
+):
+  | ((
+    context: BeforeToolCallContext,
+    signal: AbortSignal,
+  ) => R | undefined | Promise<R | undefined>)
+  | undefined {
+  if (!hook) return undefined;
+  return (context, signal) => {
+    const result = hook(context, signal);
+    const decide = (value: R | undefined | void) =>
+      unlessSticky(sticky(), context.tool.name, value);
+    return isPromiseLike<R | undefined | void>(result)
+      ? Promise.resolve(result).then(decide)
+      : decide(result);
+  };
 }
