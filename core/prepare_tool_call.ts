@@ -124,9 +124,9 @@ export function hookTimedOutMessage(toolName: string, stage: string, timeoutMs: 
 
 function notFoundMessage(name: string, tools: ToolIndex): string {
   const names = [...tools.keys()];
-  // A call with no name (a server that lost it) would read "Tool  not found".
+  // The contract's "Tool <name> not found", readable when a server lost the call's name.
   const what = name.trim() === ""
-    ? "A tool call came with no tool name."
+    ? `Tool ${JSON.stringify(name)} not found (the call came with no tool name).`
     : `Tool ${name} not found.`;
   return names.length === 0
     ? `${what} No tools are available.`

@@ -42,7 +42,10 @@ Deno.test("gate 1: an unknown tool is an error result that lists the tools that 
 Deno.test("gate 1: a call with no name says so, not 'Tool  not found'", async () => {
   const { result } = await runOne(toolCall("", {}, "n1"), { tools: [echoTool()] });
   equal(result.isError, true);
-  equal(textOf(result), "A tool call came with no tool name. Available tools: echo");
+  equal(
+    textOf(result),
+    'Tool "" not found (the call came with no tool name). Available tools: echo',
+  );
 });
 
 Deno.test("gate 1: with no tools at all, the text says so", async () => {
