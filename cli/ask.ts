@@ -10,7 +10,12 @@ import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
 import { makePrivateDir, writePrivateText } from "../sdk/private_files.ts";
 import { writeAllSync } from "../sdk/write_all_sync.ts";
-import { type Choice, freshTerminalKeys, keySelect } from "../plugins/confirm/key_select.ts";
+import {
+  type Choice,
+  freshTerminalKeys,
+  keySelect,
+  type TerminalKeys,
+} from "../plugins/confirm/key_select.ts";
 
 export type { ConfirmAnswer, ConfirmRequest };
 
@@ -119,11 +124,12 @@ export function createTerminalAsk(
   const cwd = hooks.cwd ?? Deno.cwd();
   return async function askOnTerminal(request) {
     hooks.before();
-    // Keys typed during the run must not answer a question they came before.
-    const keys = hooks.select ? undefined : await freshTerminalKeys();
-    const select = hooks.select ??
-      ((choices) => keySelect({ choices, write, color, keys }));
+    let keys: TerminalKeys | undefined;
     try {
+      // Keys typed during the run must not answer a question they came before.
+      keys = hooks.select ? undefined : await freshTerminalKeys();
+      const select = hooks.select ??
+        ((choices) => keySelect({ choices, write, color, keys }));
       const size = (hooks.size ?? terminalSize)();
       const choices = confirmChoices(request);
       const text = approvalText(request, {
