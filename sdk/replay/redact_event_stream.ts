@@ -7,6 +7,7 @@
  */
 
 import { redactSecrets } from "./cassette.ts";
+import { REASONING_FIELDS } from "../providers/openai/stream_chat_completions.ts";
 
 /** One streamed piece: the object holding it, its field, and which text it belongs to. */
 interface Piece {
@@ -31,6 +32,7 @@ type CallKey = (choice: string, call: Json) => string;
  */
 function callKeys(): CallKey {
   const current = new Map<string, { key: string; id?: string; named: boolean }>();
+  const byIndex = new Map<string, { key: string; id?: string; named: boolean }>();
   let count = 0;
   return (choice, call) => {
     const id = typeof call.id === "string" && call.id !== "" ? call.id : undefined;
@@ -39,8 +41,13 @@ function callKeys(): CallKey {
     const last = current.get(choice);
     let entry: { key: string; id?: string; named: boolean };
     if (typeof call.index === "number") {
-      const key = `${choice}:call:${call.index}`;
-      entry = last?.key === key ? last : { key, named: false };
+      // Another id at the same index is another call (as the provider reads it).
+      const at = `${choice}:${call.index}`;
+      const known = byIndex.get(at);
+      entry = known && (!id || !known.id || id === known.id)
+        ? known
+        : { key: `${choice}:call:${call.index}:${count++}`, named: false };
+      byIndex.set(at, entry);
     } else if (last && (id ? id === last.id : !named || !last.named)) {
       entry = last;
     } else {
@@ -65,7 +72,7 @@ function piecesOf(event: Json, callKey: CallKey): [string, Piece][] {
     for (const choice of event.choices) {
       if (!isObject(choice) || !isObject(choice.delta)) continue;
       const at = String(choice.index ?? 0);
-      for (const field of ["content", "reasoning_content", "reasoning"]) {
+      for (const field of ["content", ...REASONING_FIELDS]) {
         add(`${at}:${field}`, choice.delta, field);
       }
       const calls = Array.isArray(choice.delta.tool_calls) ? choice.delta.tool_calls : [];

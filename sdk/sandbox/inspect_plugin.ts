@@ -10,7 +10,7 @@ import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
-import { describeFfiGrants, escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
+import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
   hookCapabilities,
@@ -169,7 +169,7 @@ export async function inspectPlugin(
     if (ffi.length > 0) {
       warnings.push(
         `it asks for ffi access to ${
-          describeFfiGrants(ffi, false)
+          describeRunGrants(ffi, false)
         }, which escapes every sandbox (${FFI_ESCAPE_NOTE})`,
       );
     }

@@ -12,7 +12,7 @@ import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
-import { describeFfiGrants, escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
+import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
@@ -227,7 +227,7 @@ export async function loadPlugin(
     if (ffi.length > 0 && !options.allowRunEscape) {
       throw refuse(
         `it asks for ffi access to ${
-          describeFfiGrants(ffi, true)
+          describeRunGrants(ffi, true)
         }, which escapes every sandbox (${FFI_ESCAPE_NOTE}); pass allowRunEscape: true if you mean it`,
       );
     }
@@ -346,7 +346,7 @@ export async function loadPlugin(
     if (ffi.length > 0) {
       warn(
         `plugin "${name}": has ffi access to ${
-          describeFfiGrants(ffi, false)
+          describeRunGrants(ffi, false)
         } and can escape its sandbox (${FFI_ESCAPE_NOTE})`,
       );
     }

@@ -30,7 +30,7 @@ export {
 } from "./prepare_sandbox.ts";
 export { describeGrants, permissionFlags, resolveGrants } from "./permission_flags.ts";
 export { assertWithinCeiling, missingPermissions } from "./permission_ceiling.ts";
-export { escapingRunGrants, runOnRequestGrants } from "./grant_warnings.ts";
+export { escapingRunGrants, type RunGrantFinding, runOnRequestGrants } from "./grant_warnings.ts";
 export { escapingFfiGrants } from "./ffi_grants.ts";
 export {
   describeHooks,

@@ -23,6 +23,7 @@ import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { Type } from "typebox";
 import { record, replayModelSide, replayProviderSide } from "../../examples/replay.ts";
 import { openai } from "@tack/agent/sdk/providers/openai";
+import { redactEventStream } from "../../sdk/replay/redact_event_stream.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 
 Deno.test("examples/replay.ts: a recorded run replays offline, model side and provider side", async () => {
@@ -392,4 +393,30 @@ Deno.test("redaction: credential-named fields at any depth, bearer tokens and sk
       list: [{ token: "[redacted]" }, "plain"],
     },
   );
+});
+
+Deno.test("redactEventStream: interleaved calls, reasoning_text, and a new id at an index are each redacted as their own whole", () => {
+  const event = (delta: unknown) =>
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;
+  const call = (index: number, args: string, id?: string) =>
+    event({ tool_calls: [{ index, ...(id ? { id } : {}), function: { arguments: args } }] });
+  const body = call(0, '{"password":"hun', "a") + call(1, '{"token":"ab', "b") +
+    call(0, 'ter2"}') + call(1, 'cd"}') +
+    call(0, '{"secret":"x', "c") + call(0, 'yz"}') + // another call at index 0
+    event({ reasoning_text: "the key is sk-abcd" }) + event({ reasoning_text: "efgh1234 ok" });
+  const kept = redactEventStream(body);
+  const pieces = kept.split("\n").filter((line) => line.startsWith("data: {")).map((line) => {
+    const delta = JSON.parse(line.slice(6)).choices[0].delta;
+    return delta.tool_calls?.[0].function.arguments ?? delta.reasoning_text;
+  });
+  deepEqual(pieces, [
+    '{"password":"[redacted]"}',
+    '{"token":"[redacted]"}',
+    "",
+    "",
+    '{"secret":"[redacted]"}',
+    "",
+    "the key is [redacted] ok",
+    "",
+  ]);
 });

@@ -17,7 +17,8 @@ type Params = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
 
 /** The delta fields servers put reasoning in (llama.cpp, vLLM, Ollama, OpenRouter, …). */
-const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
+/** The delta fields servers stream reasoning in (read by the replay redactor too). */
+export const REASONING_FIELDS = ["reasoning_content", "reasoning", "reasoning_text"] as const;
 
 /**
  * Builds the Chat Completions request body for a turn.
