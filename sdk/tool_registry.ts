@@ -21,7 +21,9 @@ function invalidEffectsReason(effects: unknown): string | undefined {
   const at = effects.findIndex((effect) => !KNOWN_EFFECTS.has(effect));
   if (at === -1) return undefined;
   const unknown: unknown = effects[at];
-  return `${JSON.stringify(unknown) ?? String(unknown)} is not one of read, write, exec, net`;
+  return `${JSON.stringify(unknown) ?? String(unknown)} is not one of ${
+    [...KNOWN_EFFECTS].join(", ")
+  }`;
 }
 
 function label(owner: ToolOwner): string {

@@ -110,8 +110,6 @@ export function programName(word: string): string {
   return word.slice(word.lastIndexOf("/") + 1);
 }
 
-const basename = programName;
-
 /**
  * A long option by its name or, as GNU getopt and git accept, an unambiguous prefix of it
  * (`--rec` is `--recursive`): the flag it stands for when every long name it can begin
@@ -199,7 +197,7 @@ export function wrapperTakesValue(program: string, word: string): boolean {
 
 /** The command a wrapper runs, or `undefined` when `words` is not a wrapper call. */
 function unwrap(words: readonly string[], dynamic: readonly boolean[]): number | undefined {
-  const name = basename(words[0] ?? "");
+  const name = programName(words[0] ?? "");
   if (dynamic[0]) return undefined;
   const wrapper = WRAPPERS[name];
   if (!wrapper) return undefined;
@@ -270,7 +268,7 @@ function viewsOf(
 ): { words: string[]; dynamic: boolean[] }[] {
   const views = [{ words, dynamic }];
   if (depth >= 8) return views;
-  if (basename(words[0] ?? "") === "find" && !dynamic[0]) {
+  if (programName(words[0] ?? "") === "find" && !dynamic[0]) {
     for (const [start, end] of findCommands(words, dynamic)) {
       views.push(...viewsOf(words.slice(start, end), dynamic.slice(start, end), depth + 1));
     }
@@ -306,7 +304,7 @@ export function matchesShellPattern(
   words: readonly string[],
   dynamic: readonly boolean[],
 ): boolean {
-  if (words.length === 0 || dynamic[0] || basename(words[0]) !== pattern.program) return false;
+  if (words.length === 0 || dynamic[0] || programName(words[0]) !== pattern.program) return false;
   const flags = new Set<string>();
   const others = new Set<string>();
   let options = true;
