@@ -54,69 +54,9 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
 import { configPathsIn, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
-import { denoInfo, type InfoModule, type InfoNpmPackage } from "./deno_info.ts";
+import { denoInfo } from "./deno_info.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
-
-/**
- * Where Deno's HTTP cache keeps a remote URL: `remote/<scheme>/<host[_PORT]>/<sha256 of
- * path and query>` (deno_cache_dir's layout).
- */
-async function remoteCachePath(denoDir: string, url: URL): Promise<string> {
-  const host = url.port === "" ? url.hostname : `${url.hostname}_PORT${url.port}`;
-  const rest = url.pathname + (url.search === "" ? "" : url.search);
-  return `${denoDir}/remote/${url.protocol.replace(/:$/, "")}/${host}/${await sha256Hex(rest)}`;
-}
-
-/**
- * Where a package is in Deno's global npm cache, which the child (run without a config)
- * loads from: its `localPath`, unless the project has a `node_modules` folder
- * (`"nodeModulesDir": "auto"`), where Deno describes its copy there; then
- * `npm/<registry host>/<name>/<version>`, where Deno put it first.
- */
-function globalNpmPath(found: InfoNpmPackage, denoDir: string): string | undefined {
-  if (found.localPath?.startsWith(`${denoDir}/npm/`)) return found.localPath;
-  if (found.name === undefined || found.version === undefined) return found.localPath;
-  const host = new URL(found.registryUrl ?? "https://registry.npmjs.org/").host;
-  return `${denoDir}/npm/${host}/${found.name}/${found.version}`;
-}
-
-/**
- * The cache entries a graph needs: npm package folders (transitively), remote module
- * files, and for jsr packages their `meta.json` and `<version>_meta.json`.
- */
-async function cacheFilesOf(
-  modules: InfoModule[],
-  npmPackages: Record<string, InfoNpmPackage>,
-  denoDir: string,
-  withRegistryJson: boolean,
-): Promise<{ files: string[]; npm: string[] }> {
-  const files = new Set<string>();
-  const pending = modules.flatMap((module) => module.npmPackage ? [module.npmPackage] : []);
-  const seen = new Set<string>();
-  while (pending.length > 0) {
-    const id = pending.pop()!;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const found = npmPackages[id];
-    const path = found === undefined ? undefined : globalNpmPath(found, denoDir);
-    if (path !== undefined) {
-      files.add(path);
-      // Without a lockfile Deno resolves versions from the package's cached registry data.
-      if (withRegistryJson) files.add(`${path.replace(/\/[^/]+$/, "")}/registry.json`);
-    }
-    pending.push(...(found?.dependencies ?? []));
-  }
-  for (const module of modules) {
-    if (!/^https?:/.test(module.specifier)) continue;
-    if (module.local !== undefined) files.add(module.local);
-    const jsr = /^(https:\/\/jsr\.io\/@[^/]+\/[^/]+)\/([^/]+)\//.exec(module.specifier);
-    if (jsr !== null) {
-      files.add(await remoteCachePath(denoDir, new URL(`${jsr[1]}/meta.json`)));
-      files.add(await remoteCachePath(denoDir, new URL(`${jsr[1]}/${jsr[2]}_meta.json`)));
-    }
-  }
-  return { files: [...files], npm: [...seen] };
-}
+import { cacheFilesOf } from "./cache_files.ts";
 
 function isBare(specifier: string): boolean {
   return !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(specifier) && !/^\.{0,2}\//.test(specifier);
