@@ -186,49 +186,97 @@ export function runPreparedToolCall(
   watch: CallWatch,
   done: (outcome: ExecutedToolCall) => void,
 ): void {
-  const { tool, toolCall } = prepared;
-  let settled = false;
-  const context = new CallContext(toolCall.id, signal, (partialResult) => {
-    if (!settled) {
-      emit({
-        type: "tool_execution_update",
-        toolCallId: toolCall.id,
-        toolName: toolCall.name,
-        partialResult,
-      });
-    }
-  });
+  const call = new RunningCall(prepared, signal, timeoutMs, emit, done);
   let running: unknown;
   try {
-    running = tool.execute(prepared.args, context);
+    running = prepared.tool.execute(prepared.args, call.context);
   } catch (error) {
-    settled = true;
-    return done({ result: errorToToolResult(error), isError: true });
+    return call.threw(error);
   }
-  if (!isPromiseLike(running)) {
-    settled = true;
-    return done(checkResult(tool.name, running));
+  if (!isPromiseLike(running)) return call.answered(running);
+  call.watchWith(watch);
+  if (signal.aborted) call.stop("abort");
+  running.then((value) => call.answered(value), (error) => call.threw(error));
+}
+
+/**
+ * One call from its start until it settles, once: with what its tool answered or threw,
+ * its timeout, or the run's abort. A class rather than closures, so that V8 keeps the code
+ * it optimized for it across full GCs (see keep_layout.ts).
+ */
+class RunningCall {
+  static {
+    const signal = new AbortController().signal;
+    const prepared = { kind: "prepared", toolCall: {}, tool: {}, args: {} } as PreparedToolCall;
+    keepLayout(new RunningCall(prepared, signal, 0, () => {}, () => {}));
   }
-  const settle = (outcome: ExecutedToolCall) => {
-    if (settled) return;
-    settled = true;
-    unwatch();
-    done(outcome);
-  };
-  const unwatch = watch.add(timeoutMs, (why) => {
-    settle(stoppedResult(tool.name, why, timeoutMs));
-    context.stop(
-      why === "timeout"
-        ? new DOMException(`Tool ${tool.name} timed out`, "TimeoutError")
-        : signal.reason,
+  readonly context: CallContext;
+  #settled = false;
+  #unwatch: (() => void) | undefined;
+  readonly #prepared: PreparedToolCall;
+  readonly #signal: AbortSignal;
+  readonly #timeoutMs: number;
+  readonly #emit: AgentEventSink;
+  readonly #done: (outcome: ExecutedToolCall) => void;
+
+  constructor(
+    prepared: PreparedToolCall,
+    signal: AbortSignal,
+    timeoutMs: number,
+    emit: AgentEventSink,
+    done: (outcome: ExecutedToolCall) => void,
+  ) {
+    this.#prepared = prepared;
+    this.#signal = signal;
+    this.#timeoutMs = timeoutMs;
+    this.#emit = emit;
+    this.#done = done;
+    this.context = new CallContext(
+      prepared.toolCall.id,
+      signal,
+      (partial) => this.#update(partial),
     );
-  });
-  if (signal.aborted) {
-    settle(stoppedResult(tool.name, "abort", timeoutMs));
-    context.stop(signal.reason);
   }
-  running.then(
-    (value) => settle(checkResult(tool.name, value)),
-    (error) => settle({ result: errorToToolResult(error), isError: true }),
-  );
+
+  /** Watches the call for its timeout and the run's abort (a tool that answered later). */
+  watchWith(watch: CallWatch): void {
+    this.#unwatch = watch.add(this.#timeoutMs, (why) => this.stop(why));
+  }
+
+  answered(value: unknown): void {
+    this.settle(checkResult(this.#prepared.tool.name, value));
+  }
+
+  threw(error: unknown): void {
+    this.settle({ result: errorToToolResult(error), isError: true });
+  }
+
+  /** Ends the call for its timeout or the abort, and aborts the signal its tool was given. */
+  stop(why: StopReason): void {
+    const name = this.#prepared.tool.name;
+    this.settle(stoppedResult(name, why, this.#timeoutMs));
+    this.context.stop(
+      why === "timeout"
+        ? new DOMException(`Tool ${name} timed out`, "TimeoutError")
+        : this.#signal.reason,
+    );
+  }
+
+  settle(outcome: ExecutedToolCall): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#unwatch?.();
+    this.#done(outcome);
+  }
+
+  #update(partialResult: ToolResult): void {
+    if (this.#settled) return;
+    const { toolCall } = this.#prepared;
+    this.#emit({
+      type: "tool_execution_update",
+      toolCallId: toolCall.id,
+      toolName: toolCall.name,
+      partialResult,
+    });
+  }
 }

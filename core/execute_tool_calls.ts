@@ -5,19 +5,18 @@
  */
 
 import type { AgentEventSink } from "./agent_event.ts";
-import { createErrorToolResult, errorToToolResult } from "./create_error_tool_result.ts";
+import { createErrorToolResult } from "./create_error_tool_result.ts";
 import { CallWatch } from "./call_watch.ts";
-import { type ExecutedToolCall, runPreparedToolCall } from "./execute_prepared_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
-import { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
+import { type ReadyCall, runAll } from "./parallel_lanes.ts";
+import { runCall } from "./run_call.ts";
 import type { AgentContext } from "./hooks.ts";
-import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
+import type { LoopConfig, ToolIndex } from "./loop_config.ts";
 import type { AssistantMessage, ToolCall, ToolResultMessage } from "./messages.ts";
 import { abortedWhilePendingMessage } from "./interruption.ts";
 import {
   abortedBeforeStartMessage,
   type DeferredToolCall,
-  type PreparedToolCall,
   prepareToolCall,
   type ToolCallPreparation,
 } from "./prepare_tool_call.ts";
@@ -80,53 +79,6 @@ export function truncatedCallMessage(toolName: string): string {
  * settles the outcome (events, result message): a throw there is a host bug, and must
  * reach the caller's promise, not a tool's callback.
  */
-function runCall(
-  input: ExecuteToolCallsInput,
-  prepared: PreparedToolCall,
-  watch: CallWatch,
-  done: (one: Finished) => void,
-): void {
-  const { tool, toolCall } = prepared;
-  if (input.signal.aborted) {
-    const result = createErrorToolResult(abortedBeforeStartMessage(tool.name));
-    return done({ toolCall, tool, result, isError: true });
-  }
-  const failed = (error: unknown) =>
-    done({ toolCall, tool, result: errorToToolResult(error), isError: true });
-  const finished = (final: ExecutedToolCall) =>
-    done({
-      toolCall,
-      tool,
-      args: prepared.args,
-      rewrittenBy: prepared.rewrittenBy,
-      result: final.result,
-      isError: final.isError,
-    });
-  try {
-    const { callMs, hookMs } = timeoutsFor(tool, input.config);
-    runPreparedToolCall(prepared, input.signal, callMs, input.emit, watch, (executed) => {
-      let final: MaybePromise<ExecutedToolCall>;
-      try {
-        final = finalizeExecutedToolCall(
-          prepared,
-          executed,
-          input.assistantMessage,
-          input.context,
-          input.config.afterToolCall,
-          input.signal,
-          hookMs,
-        );
-      } catch (error) {
-        return failed(error);
-      }
-      if (isPromiseLike<ExecutedToolCall>(final)) final.then(finished, failed);
-      else finished(final);
-    });
-  } catch (error) {
-    failed(error);
-  }
-}
-
 function start(
   input: ExecuteToolCallsInput,
   toolCall: ToolCall,
@@ -165,17 +117,6 @@ function isSequential(input: ExecuteToolCallsInput): boolean {
     if (input.tools.get(call.name)?.executionMode === "sequential") return true;
   }
   return false;
-}
-
-/**
- * How many calls of a parallel batch may run at once.
- *
- * @param config The loop's config.
- * @returns `maxConcurrency` when it is set (at least 1), else no limit.
- */
-function concurrencyOf(config: LoopConfig): number {
-  const cap = config.maxConcurrency;
-  return cap === undefined || !(cap >= 1) ? Infinity : Math.floor(cap);
 }
 
 /**
@@ -241,45 +182,12 @@ async function executeSequential(
   return settled;
 }
 
-/**
- * Runs the prepared calls of a parallel batch in up to `maxConcurrency` lanes: as a call
- * settles, its lane takes the next waiting call, in call order. The calls report through
- * callbacks, so the batch waits once (for the last of them), not once per call.
- */
-function runAll(
-  input: ExecuteToolCallsInput,
-  ready: { index: number; call: PreparedToolCall }[],
-  settled: Settled[],
-  watch: CallWatch,
-): Promise<void> {
-  return new Promise((allSettled, broken) => {
-    let next = 0;
-    let open = ready.length;
-    const startNext = () => {
-      if (next === ready.length) return; // another lane took the last waiting call
-      const { index, call } = ready[next++];
-      runCall(input, call, watch, (finished) => {
-        try {
-          settled[index] = settle(input, finished);
-        } catch (error) {
-          return broken(error); // a host bug (an event listener threw): the run rejects
-        }
-        if (--open === 0) allSettled();
-        // A microtask later, so that a run of synchronous calls does not nest.
-        else if (next < ready.length) queueMicrotask(startNext);
-      });
-    };
-    const lanes = Math.min(ready.length, concurrencyOf(input.config));
-    for (let lane = 0; lane < lanes; lane++) startNext();
-  });
-}
-
 async function executeParallel(
   input: ExecuteToolCallsInput,
   watch: CallWatch,
 ): Promise<Settled[]> {
   const settled: Settled[] = new Array(input.toolCalls.length);
-  const ready: { index: number; call: PreparedToolCall }[] = [];
+  const ready: ReadyCall[] = [];
   for (let i = 0; i < input.toolCalls.length; i++) {
     let preparation = start(input, input.toolCalls[i]);
     if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;

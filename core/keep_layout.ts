@@ -10,6 +10,12 @@
  * quarter of a 200-turn run (docs/bench.md). One instance kept for the process's life keeps the
  * layout.
  *
+ * Closures have the same weakness: V8 keeps the code it optimized for a function made inside
+ * another only while some function made at that place is alive, and a full GC that finds
+ * none throws it away. So the hot path keeps its per-run and per-call work in module
+ * functions and in methods of kept classes (the loop's `Run`, a batch's `Lanes`, a
+ * `RunningCall`), with one-line closures around them where an API wants a function.
+ *
  * @module
  */
 

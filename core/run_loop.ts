@@ -10,6 +10,7 @@ import { CallWatch } from "./call_watch.ts";
 import { executeToolCalls } from "./execute_tool_calls.ts";
 import { type Interruption, toPendingToolCall } from "./interruption.ts";
 import { boundHook } from "./bound_hook.ts";
+import { keepLayout } from "./keep_layout.ts";
 import {
   DEFAULT_MAX_TURNS,
   DEFAULT_TOOL_TIMEOUT_MS,
@@ -154,95 +155,132 @@ export async function runLoop(input: RunLoopInput): Promise<Message[]> {
   }
 }
 
-async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
-  const { state, config, signal, emit } = input;
-  let indexed = { tools: state.tools, index: input.toolIndex ?? indexTools(state.tools) };
-  const indexFor = (tools: readonly AgentTool[]): ToolIndex => {
-    if (tools !== indexed.tools) indexed = { tools, index: indexTools(tools) };
-    return indexed.index;
-  };
-  const maxTurns = config.maxTurns ?? DEFAULT_MAX_TURNS;
-  const newMessages: Message[] = [];
-  const append = (message: Message) => {
-    state.messages.push(message);
-    newMessages.push(message);
-  };
-  const inject = (messages: readonly Message[]) => {
-    for (const message of messages) {
-      emit({ type: "message_start", message });
-      emit({ type: "message_end", message });
-      append(message);
-    }
-  };
-  // An assistant message the loop makes itself (aborted, turn cap, failed turn) ends its turn.
-  const closeTurnWith = (message: AssistantMessage) => {
-    inject([message]);
-    emit({ type: "turn_end", message, toolResults: [] });
-  };
-  const end = () => {
-    emit({ type: "agent_end", messages: newMessages });
-    return newMessages;
-  };
+/**
+ * One run of the loop: its input and watch, and the messages it added. Its methods would be
+ * closures inside `loop`, but V8 drops the code it optimized for a closure at a full GC that
+ * finds none alive, and every run after it would pay to optimize them again (see
+ * keep_layout.ts).
+ */
+class Run {
+  static {
+    const state = { systemPrompt: "", messages: [], tools: [] };
+    const input = { state, prompts: [], config: {}, signal: undefined, emit: () => {} };
+    keepLayout(new Run(input as unknown as RunLoopInput, undefined!));
+  }
+  readonly input: RunLoopInput;
+  readonly watch: CallWatch;
+  readonly newMessages: Message[] = [];
+  /** Steering or follow-up messages to inject before the next model call. */
+  queued: readonly Message[] = [];
+  #indexed: { tools: readonly AgentTool[]; index: ToolIndex };
 
-  // Steering or follow-up messages to inject before the next model call.
-  let queued: readonly Message[] = [];
-  // Runs the message's calls that have no result yet and ends the turn: "more" when the
-  // model should see the results, "stop" when it should not, "end" to end the run.
-  const finishTurn = async (
-    message: AssistantMessage,
-    done: ToolResultMessage[],
-    turn: Turn,
-    resolved?: ReadonlyMap<string, ToolCallPreparation>,
-  ): Promise<"more" | "stop" | "end"> => {
-    const toolCalls = toolCallsOf(message);
-    const open = toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
-    let toolResults = [...done];
-    let more = toolCalls.length > 0;
-    if (open.length > 0) {
-      const batch = await executeToolCalls({
-        assistantMessage: message,
-        toolCalls: open,
-        tools: turn.tools,
-        context: turn.context,
-        config: turn.config,
-        signal,
-        emit,
-        watch,
-        resolved,
-      });
-      // A loop, not a spread: spreading 200,000 results into push() overflowed the stack.
-      for (const message of batch.messages) toolResults.push(message);
-      // Results kept from before a resume, merged with the batch's own in call order.
-      if (done.length > 0) toolResults = inCallOrder(toolCalls, toolResults);
-      // The batch gave an aborted run's deferred calls their results; those it returns wait.
-      if (batch.deferred.length > 0) {
-        state.interrupted = {
-          results: toolResults,
-          pending: batch.deferred.map(toPendingToolCall),
-        };
-        if (state.turnTools) state.interrupted.tools = state.turnTools;
-        emit({ type: "turn_end", message, toolResults });
-        return "end";
-      }
-      // Every result asks to stop, those from before an interruption too, or the run goes on.
-      more = !(batch.terminate && done.every((result) => result.terminate === true));
+  constructor(input: RunLoopInput, watch: CallWatch) {
+    this.input = input;
+    this.watch = watch;
+    const { tools } = input.state;
+    this.#indexed = { tools, index: input.toolIndex ?? indexTools(tools) };
+  }
+
+  /** `tools` by name; the index of the last list asked for is kept. */
+  indexFor(tools: readonly AgentTool[]): ToolIndex {
+    if (tools !== this.#indexed.tools) this.#indexed = { tools, index: indexTools(tools) };
+    return this.#indexed.index;
+  }
+
+  append(message: Message): void {
+    this.input.state.messages.push(message);
+    this.newMessages.push(message);
+  }
+
+  inject(messages: readonly Message[]): void {
+    for (const message of messages) {
+      this.input.emit({ type: "message_start", message });
+      this.input.emit({ type: "message_end", message });
+      this.append(message);
     }
-    for (const result of toolResults) append(result);
-    emit({ type: "turn_end", message, toolResults });
-    if (signal.aborted) {
-      // The run ends as pi's does (its next model call answers "aborted"), without that call.
-      emit({ type: "turn_start" });
-      closeTurnWith(createAssistantErrorMessage(config, "aborted", "The run was aborted"));
+  }
+
+  /** Ends the turn with an assistant message the loop makes itself (aborted, turn cap, failed turn). */
+  closeTurnWith(message: AssistantMessage): void {
+    this.inject([message]);
+    this.input.emit({ type: "turn_end", message, toolResults: [] });
+  }
+
+  end(): Message[] {
+    this.input.emit({ type: "agent_end", messages: this.newMessages });
+    return this.newMessages;
+  }
+}
+
+/**
+ * Runs the message's calls that have no result yet and ends the turn: "more" when the model
+ * should see the results, "stop" when it should not, "end" to end the run.
+ */
+async function finishTurn(
+  run: Run,
+  message: AssistantMessage,
+  done: ToolResultMessage[],
+  turn: Turn,
+  resolved?: ReadonlyMap<string, ToolCallPreparation>,
+): Promise<"more" | "stop" | "end"> {
+  const { input } = run;
+  const { state, config, signal, emit } = input;
+  const toolCalls = toolCallsOf(message);
+  const open = toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
+  let toolResults = [...done];
+  let more = toolCalls.length > 0;
+  if (open.length > 0) {
+    const batch = await executeToolCalls({
+      assistantMessage: message,
+      toolCalls: open,
+      tools: turn.tools,
+      context: turn.context,
+      config: turn.config,
+      signal,
+      emit,
+      watch: run.watch,
+      resolved,
+    });
+    // A loop, not a spread: spreading 200,000 results into push() overflowed the stack.
+    for (const message of batch.messages) toolResults.push(message);
+    // Results kept from before a resume, merged with the batch's own in call order.
+    if (done.length > 0) toolResults = inCallOrder(toolCalls, toolResults);
+    // The batch gave an aborted run's deferred calls their results; those it returns wait.
+    if (batch.deferred.length > 0) {
+      state.interrupted = {
+        results: toolResults,
+        pending: batch.deferred.map(toPendingToolCall),
+      };
+      if (state.turnTools) state.interrupted.tools = state.turnTools;
+      emit({ type: "turn_end", message, toolResults });
       return "end";
     }
-    if (
-      config.shouldStopAfterTurn && await stopAfterTurn(input, message, toolResults, newMessages)
-    ) {
-      return "end";
-    }
-    queued = config.getSteeringMessages?.() ?? [];
-    return more ? "more" : "stop";
-  };
+    // Every result asks to stop, those from before an interruption too, or the run goes on.
+    more = !(batch.terminate && done.every((result) => result.terminate === true));
+  }
+  for (const result of toolResults) run.append(result);
+  emit({ type: "turn_end", message, toolResults });
+  if (signal.aborted) {
+    // The run ends as pi's does (its next model call answers "aborted"), without that call.
+    emit({ type: "turn_start" });
+    run.closeTurnWith(createAssistantErrorMessage(config, "aborted", "The run was aborted"));
+    return "end";
+  }
+  if (
+    config.shouldStopAfterTurn &&
+    await stopAfterTurn(input, message, toolResults, run.newMessages)
+  ) {
+    return "end";
+  }
+  run.queued = config.getSteeringMessages?.() ?? [];
+  return more ? "more" : "stop";
+}
+
+async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
+  const { state, config, emit } = input;
+  const run = new Run(input, watch);
+  const indexFor = (tools: readonly AgentTool[]) => run.indexFor(tools);
+  const maxTurns = config.maxTurns ?? DEFAULT_MAX_TURNS;
 
   // Bugs of the caller's, thrown before the run starts (no agent_start without agent_end).
   if (input.resume && input.prompts.length > 0) {
@@ -253,7 +291,7 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
   }
   emit(input.resume ? { type: "agent_start", resumed: true } : { type: "agent_start" });
   emit({ type: "turn_start" });
-  inject(input.prompts);
+  run.inject(input.prompts);
   let firstTurn = true;
   let turns = 0;
   let moreToolCalls = true;
@@ -268,21 +306,21 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
     const tools = offered ? state.tools.filter((tool) => offered.has(tool.name)) : state.tools;
     const turn = { context: state, tools: indexFor(tools), config };
     state.turnTools = interrupted?.tools;
-    const step = await finishTurn(message, interrupted?.results ?? [], turn, input.resume);
-    if (step === "end") return end();
+    const step = await finishTurn(run, message, interrupted?.results ?? [], turn, input.resume);
+    if (step === "end") return run.end();
     moreToolCalls = step === "more";
-  } else queued = config.getSteeringMessages?.() ?? [];
+  } else run.queued = config.getSteeringMessages?.() ?? [];
 
   while (true) {
-    while (moreToolCalls || queued.length > 0) {
+    while (moreToolCalls || run.queued.length > 0) {
       if (!firstTurn) emit({ type: "turn_start" });
       firstTurn = false;
-      inject(queued);
-      queued = [];
+      run.inject(run.queued);
+      run.queued = [];
 
       if (turns >= maxTurns) {
-        closeTurnWith(createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns)));
-        return end();
+        run.closeTurnWith(createAssistantErrorMessage(config, "error", maxTurnsMessage(maxTurns)));
+        return run.end();
       }
       turns++;
 
@@ -291,22 +329,22 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
         ? undefined
         : [...turn.tools.keys()];
       if ("failed" in turn) {
-        closeTurnWith(turn.failed);
-        return end();
+        run.closeTurnWith(turn.failed);
+        return run.end();
       }
       const message = await streamAssistantResponse(input, turn);
-      append(message);
+      run.append(message);
       if (message.stopReason === "error" || message.stopReason === "aborted") {
         emit({ type: "turn_end", message, toolResults: [] });
-        return end();
+        return run.end();
       }
 
-      const step = await finishTurn(message, [], turn);
-      if (step === "end") return end();
+      const step = await finishTurn(run, message, [], turn);
+      if (step === "end") return run.end();
       moreToolCalls = step === "more";
     }
     const followUps = config.getFollowUpMessages?.() ?? [];
-    if (followUps.length === 0) return end();
-    queued = followUps;
+    if (followUps.length === 0) return run.end();
+    run.queued = followUps;
   }
 }

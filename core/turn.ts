@@ -11,6 +11,7 @@ import type { AssistantMessageEvent } from "./assistant_message_event.ts";
 import { AssistantMessageStream } from "./assistant_message_stream.ts";
 import { boundHook } from "./bound_hook.ts";
 import type { AgentContext } from "./hooks.ts";
+import { keepLayout } from "./keep_layout.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop_config.ts";
 import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
@@ -63,6 +64,41 @@ export interface Turn {
 }
 
 /**
+ * Relays a model's events as the loop's message events. A class rather than a closure made
+ * per turn, so that V8 keeps the code it optimized for it across full GCs (keep_layout.ts).
+ */
+class Relay {
+  static {
+    keepLayout(new Relay(() => {}));
+  }
+  #started = false;
+  readonly #emit: AgentEventSink;
+
+  constructor(emit: AgentEventSink) {
+    this.#emit = emit;
+  }
+
+  /** Whether `message_start` was emitted. */
+  get started(): boolean {
+    return this.#started;
+  }
+
+  /** Relays one event; returns the final message when the event ends the stream. */
+  take(event: AssistantMessageEvent): AssistantMessage | undefined {
+    if (event.type === "done") return event.message;
+    if (event.type === "error") return event.error;
+    if (!this.#started) {
+      this.#started = true;
+      this.#emit({ type: "message_start", message: event.partial });
+    }
+    if (event.type !== "start") {
+      this.#emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
+    }
+    return undefined;
+  }
+}
+
+/**
  * Streams one assistant message: `message_start`, `message_update`s, `message_end`. A
  * failing or throwing model becomes an assistant message with `stopReason` `"error"` (or
  * `"aborted"`), never a rejection.
@@ -77,21 +113,8 @@ export async function streamAssistantResponse(
 ): Promise<AssistantMessage> {
   const { config, signal, emit } = input;
   const { context } = turn;
-  let started = false;
+  const relay = new Relay(emit);
   let final: AssistantMessage | undefined;
-  const take = (event: AssistantMessageEvent) => {
-    if (event.type === "done") final = event.message;
-    else if (event.type === "error") final = event.error;
-    else {
-      if (!started) {
-        started = true;
-        emit({ type: "message_start", message: event.partial });
-      }
-      if (event.type !== "start") {
-        emit({ type: "message_update", message: event.partial, assistantMessageEvent: event });
-      }
-    }
-  };
   let messages = context.messages;
   if (config.transformContext) {
     try {
@@ -112,13 +135,13 @@ export async function streamAssistantResponse(
         // Our own stream: take what is buffered synchronously, and wait only when it is empty.
         while (final === undefined) {
           const event = stream.shift();
-          if (event !== undefined) take(event);
+          if (event !== undefined) final = relay.take(event);
           else if (stream.ended) break;
           else await stream.ready();
         }
       } else {
         for await (const event of stream) {
-          take(event);
+          final = relay.take(event);
           if (final !== undefined) break;
         }
       }
@@ -141,7 +164,7 @@ export async function streamAssistantResponse(
       }`,
     );
   }
-  if (!started) emit({ type: "message_start", message: final });
+  if (!relay.started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });
   return final;
 }

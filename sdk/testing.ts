@@ -182,6 +182,76 @@ function streamTurn(
   }
 }
 
+/** A scripted model's script, options and record. */
+interface Script {
+  readonly script: readonly ScriptStep[];
+  readonly options: ScriptedModelOptions;
+  readonly id: string;
+  readonly requests: RecordedRequest[];
+}
+
+// The model's turn is played by module functions, not closures made per model: V8 drops the
+// code it optimized for a closure at a full GC that finds none alive (core/keep_layout.ts).
+
+function scripted(
+  model: Script,
+  stopReason: StopReason,
+  content: ScriptedBlock[],
+  errorMessage?: string,
+): AssistantMessage {
+  const message: AssistantMessage = {
+    role: "assistant",
+    content,
+    stopReason,
+    usage: emptyUsage(),
+    provider: "scripted",
+    model: model.id,
+    timestamp: Date.now(),
+  };
+  if (errorMessage !== undefined) message.errorMessage = errorMessage;
+  return message;
+}
+
+function aborted(model: Script): AssistantMessage {
+  return scripted(model, "aborted", [], "The request was aborted");
+}
+
+async function play(
+  model: Script,
+  request: ModelRequest,
+  signal: AbortSignal | undefined,
+  stream: AssistantMessageStream,
+): Promise<void> {
+  const { script, options, requests } = model;
+  const turn = requests.length;
+  requests.push(record(request));
+  if (options.delayMs) await wait(options.delayMs, signal);
+  if (signal?.aborted) return streamTurn(stream, aborted(model), []);
+  const step = script[turn];
+  if (step === undefined) {
+    const message = `Scripted model has no step for turn ${
+      turn + 1
+    } (the script has ${script.length})`;
+    return streamTurn(stream, scripted(model, "error", [], message), []);
+  }
+  let outcome: ScriptedBlock[] | ScriptedTurn;
+  try {
+    outcome = typeof step === "function" ? await step(request) : step;
+  } catch (error) {
+    const message = `Scripted step ${turn + 1} threw: ${
+      error instanceof Error ? error.message : error
+    }`;
+    return streamTurn(stream, scripted(model, "error", [], message), []);
+  }
+  const turnSpec: ScriptedTurn = Array.isArray(outcome) ? { content: outcome } : outcome;
+  if (turnSpec.delayMs) await wait(turnSpec.delayMs, signal);
+  if (signal?.aborted) return streamTurn(stream, aborted(model), []);
+  const content = turnSpec.content ?? [];
+  const stopReason = turnSpec.stopReason ??
+    (content.some((block) => block.type === "toolCall") ? "toolUse" : "stop");
+  streamTurn(stream, scripted(model, stopReason, content, turnSpec.errorMessage), content);
+}
+
 /**
  * A model that plays a script, one step per turn, streaming each step's blocks as the
  * real providers do. The stop reason follows from the blocks (`toolUse` when there are
@@ -208,69 +278,15 @@ export function scriptedModel(
   script: readonly ScriptStep[],
   options: ScriptedModelOptions = {},
 ): ScriptedModel {
-  const id = options.id ?? "scripted";
-  const requests: RecordedRequest[] = [];
-  const base = (
-    stopReason: StopReason,
-    content: ScriptedBlock[],
-    errorMessage?: string,
-  ): AssistantMessage => {
-    const message: AssistantMessage = {
-      role: "assistant",
-      content,
-      stopReason,
-      usage: emptyUsage(),
-      provider: "scripted",
-      model: id,
-      timestamp: Date.now(),
-    };
-    if (errorMessage !== undefined) message.errorMessage = errorMessage;
-    return message;
-  };
-  const aborted = () => base("aborted", [], "The request was aborted");
-
-  async function play(
-    request: ModelRequest,
-    signal: AbortSignal | undefined,
-    stream: AssistantMessageStream,
-  ) {
-    const turn = requests.length;
-    requests.push(record(request));
-    if (options.delayMs) await wait(options.delayMs, signal);
-    if (signal?.aborted) return streamTurn(stream, aborted(), []);
-    const step = script[turn];
-    if (step === undefined) {
-      const message = `Scripted model has no step for turn ${
-        turn + 1
-      } (the script has ${script.length})`;
-      return streamTurn(stream, base("error", [], message), []);
-    }
-    let outcome: ScriptedBlock[] | ScriptedTurn;
-    try {
-      outcome = typeof step === "function" ? await step(request) : step;
-    } catch (error) {
-      const message = `Scripted step ${turn + 1} threw: ${
-        error instanceof Error ? error.message : error
-      }`;
-      return streamTurn(stream, base("error", [], message), []);
-    }
-    const turnSpec: ScriptedTurn = Array.isArray(outcome) ? { content: outcome } : outcome;
-    if (turnSpec.delayMs) await wait(turnSpec.delayMs, signal);
-    if (signal?.aborted) return streamTurn(stream, aborted(), []);
-    const content = turnSpec.content ?? [];
-    const stopReason = turnSpec.stopReason ??
-      (content.some((block) => block.type === "toolCall") ? "toolUse" : "stop");
-    streamTurn(stream, base(stopReason, content, turnSpec.errorMessage), content);
-  }
-
+  const model: Script = { script, options, id: options.id ?? "scripted", requests: [] };
   return {
     provider: "scripted",
-    id,
-    requests,
+    id: model.id,
+    requests: model.requests,
     stream(request: ModelRequest, streamOptions: StreamOptions) {
       const stream = new AssistantMessageStream();
-      play(request, streamOptions.signal, stream).catch((error) => {
-        if (!stream.ended) streamTurn(stream, base("error", [], String(error)), []);
+      play(model, request, streamOptions.signal, stream).catch((error) => {
+        if (!stream.ended) streamTurn(stream, scripted(model, "error", [], String(error)), []);
       });
       return stream;
     },
