@@ -73,6 +73,45 @@ for (const api of ["chat", "responses"] as const) {
       sentBack: ["call_1", "call_2"],
     });
   });
+
+  Deno.test(`${api}: ids generated in a later turn are none of an earlier turn's`, async () => {
+    // A server that sends no ids, two tool turns. Before, each turn's calls got call_1 and
+    // call_2: the transcript held two results per id, and so did the request sent back.
+    await using server = await startFakeOpenAI({
+      turns: [{ toolCalls: calls("", "") }, { toolCalls: calls("", "") }, { text: "done" }],
+    });
+    const agent = createAgent({
+      model: openai({ model: "m", baseURL: server.baseURL, apiKey: "k", api }),
+      tools: [echoTool([])],
+    });
+    await agent.prompt("go");
+    const ids = agent.messages.map((m) =>
+      m.role === "assistant"
+        ? m.content.flatMap((b) => b.type === "toolCall" ? [b.id] : [])
+        : m.role === "toolResult"
+        ? m.toolCallId
+        : []
+    );
+    // deno-lint-ignore no-explicit-any
+    const last = server.requests[2] as any;
+    const sentBack: string[] = api === "chat"
+      // deno-lint-ignore no-explicit-any
+      ? last.messages.filter((m: any) => m.role === "tool").map((m: any) => m.tool_call_id)
+      // deno-lint-ignore no-explicit-any
+      : last.input.filter((i: any) => i.type === "function_call_output").map((i: any) => i.call_id);
+    await agent.dispose();
+    deepEqual(ids, [
+      [],
+      ["call_1", "call_2"],
+      "call_1",
+      "call_2",
+      ["call_3", "call_4"],
+      "call_3",
+      "call_4",
+      [],
+    ]);
+    deepEqual(sentBack, ["call_1", "call_2", "call_3", "call_4"]);
+  });
 }
 
 Deno.test("chat: a generated id does not take one the server gave a later call", async () => {

@@ -230,7 +230,7 @@ export function openai(options: OpenAIOptions): Model {
     id: options.model,
     stream(request: ModelRequest, { signal }: StreamOptions = {}): AssistantMessageStream {
       const stream = new AssistantMessageStream();
-      const out = new StreamingMessage(stream, options.model, limits);
+      const out = new StreamingMessage(stream, options.model, limits, request.messages);
       run(request, signal, out).catch((error) => {
         // A bug of ours: still end the stream, as the contract demands.
         if (!stream.ended) {

@@ -9,6 +9,7 @@ import type { AssistantMessageStream } from "../../../core/assistant_message_str
 import {
   type AssistantMessage,
   emptyUsage,
+  type Message,
   type TextContent,
   type ThinkingContent,
   type ToolCall,
@@ -31,6 +32,18 @@ type OpenBlock =
     place: number;
   };
 
+/** The tool-call ids of a transcript: its calls' and its results'. */
+function idsIn(messages: readonly Message[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    if (message.role === "toolResult") ids.add(message.toolCallId);
+    else if (message.role === "assistant" && Array.isArray(message.content)) {
+      for (const block of message.content) if (block.type === "toolCall") ids.add(block.id);
+    }
+  }
+  return ids;
+}
+
 /** Token counts as the APIs report them: whatever JSON the server put there. */
 export interface ReportedUsage {
   /** Prompt tokens, cached ones included. */
@@ -48,7 +61,9 @@ export interface ReportedUsage {
  * A delta or tool call past its {@linkcode ResponseLimits} throws
  * {@linkcode ResponseTooLargeError}, for the caller to stop reading and fail the message.
  * Tool-call ids are unique in the message: a call without one, or with one an earlier
- * call has, gets `call_<n>` (its place among the tool calls).
+ * call has, gets `call_<n>` (its place among the tool calls, moved on past the ids in use
+ * in this message and in the transcript the request sent, so a generated id never repeats
+ * one of an earlier turn).
  *
  * @example Text, then a tool call whose arguments stream
  * ```ts
@@ -81,6 +96,10 @@ export class StreamingMessage {
   #toolCalls = 0;
   /** The tool-call ids given out in this message, each once. */
   readonly #ids = new Set<string>();
+  /** The transcript the request sent, whose ids a generated one avoids. */
+  readonly #history: readonly Message[];
+  /** Its tool-call ids, collected when an id is first generated. */
+  #earlier: Set<string> | undefined;
   #started = false;
   #ended = false;
 
@@ -90,10 +109,17 @@ export class StreamingMessage {
    * @param stream The stream to push events into.
    * @param model The model id to record.
    * @param limits How much the message may hold (default {@linkcode RESPONSE_LIMITS}).
+   * @param history The transcript the request sent: a generated id is none of its ids.
    */
-  constructor(stream: AssistantMessageStream, model: string, limits = RESPONSE_LIMITS) {
+  constructor(
+    stream: AssistantMessageStream,
+    model: string,
+    limits: ResponseLimits = RESPONSE_LIMITS,
+    history: readonly Message[] = [],
+  ) {
     this.#stream = stream;
     this.#limits = limits;
+    this.#history = history;
     this.message = {
       role: "assistant",
       content: [],
@@ -126,15 +152,18 @@ export class StreamingMessage {
   /**
    * The id a tool call keeps: the server's, unless it is empty or another call of this
    * message has it (results go back by id, approvals are kept by id); then `call_<n>`, `n`
-   * the call's place among the message's tool calls (counting on past ids in use).
+   * the call's place among the message's tool calls, counting on past the ids in use in
+   * this message and in the transcript (a server that sends no ids would otherwise get
+   * `call_1` every turn: results of two turns with one id).
    */
   #uniqueId(id: string, place: number): string {
     if (id !== "" && !this.#ids.has(id)) {
       this.#ids.add(id);
       return id;
     }
+    const earlier = this.#earlier ??= idsIn(this.#history);
     let n = place;
-    while (this.#ids.has(`call_${n}`)) n++;
+    while (this.#ids.has(`call_${n}`) || earlier.has(`call_${n}`)) n++;
     this.#ids.add(`call_${n}`);
     return `call_${n}`;
   }
