@@ -12,6 +12,7 @@ import { AssistantMessageStream } from "./assistant_message_stream.ts";
 import { boundHook } from "./bound_hook.ts";
 import type { AgentContext } from "./hooks.ts";
 import { keepLayout } from "./keep_layout.ts";
+import { withUniqueToolCallIds } from "./unique_tool_call_ids.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop_config.ts";
 import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
@@ -101,7 +102,8 @@ class Relay {
 /**
  * Streams one assistant message: `message_start`, `message_update`s, `message_end`. A
  * failing or throwing model becomes an assistant message with `stopReason` `"error"` (or
- * `"aborted"`), never a rejection.
+ * `"aborted"`), never a rejection. Its tool calls' ids are made unique within it
+ * ({@linkcode withUniqueToolCallIds}): results, events and approvals are matched by id.
  *
  * @param input The run's config, signal and event sink.
  * @param turn The context and tools of this model call.
@@ -163,7 +165,7 @@ export async function streamAssistantResponse(
         typeof said === "string" && said !== "" ? `: ${said}` : ""
       }`,
     );
-  }
+  } else final = withUniqueToolCallIds(final);
   if (!relay.started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });
   return final;

@@ -1,0 +1,66 @@
+/**
+ * One id per tool call in a message, since results, events, approvals and traces are all
+ * matched to their call by id.
+ *
+ * @module
+ */
+
+import type { AssistantMessage, ToolCall } from "./messages.ts";
+
+/**
+ * The message with every tool call's id unique within it and not empty. A call with no id
+ * gets `call_<n>`; a call with an id an earlier call of the message has gets `<id>_<n>`;
+ * `n` is the first number from 1 (from 2 for a repeated id) that no call of the message
+ * has. The OpenAI provider already sends unique ids; a custom model or a script may not.
+ *
+ * @param message A model's final message.
+ * @returns The message itself when its ids are unique (the usual case), else a copy with
+ *   the repeated and empty ids replaced.
+ *
+ * @example Two calls that came with one id
+ * ```ts
+ * import { withUniqueToolCallIds } from "./unique_tool_call_ids.ts";
+ * import { type AssistantMessage, emptyUsage } from "./messages.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const call = (id: string) => ({ type: "toolCall" as const, id, name: "ls", arguments: {} });
+ * const message: AssistantMessage = {
+ *   role: "assistant", content: [call("a"), call("a"), call("")], stopReason: "toolUse",
+ *   usage: emptyUsage(), provider: "custom", model: "m", timestamp: 0,
+ * };
+ * const unique = withUniqueToolCallIds(message);
+ * deepEqual(unique.content.map((block) => block.type === "toolCall" && block.id), [
+ *   "a", "a_2", "call_1",
+ * ]);
+ * ```
+ */
+export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessage {
+  const seen = new Set<string>();
+  let repeated = false;
+  for (const block of message.content) {
+    if (block.type !== "toolCall") continue;
+    if (block.id === "" || seen.has(block.id)) repeated = true;
+    seen.add(block.id);
+  }
+  if (!repeated) return message;
+  const taken = new Set<string>();
+  const content = message.content.map((block) => {
+    if (block.type !== "toolCall") return block;
+    if (block.id !== "" && !taken.has(block.id)) {
+      taken.add(block.id);
+      return block;
+    }
+    const id = freeId(block, taken, seen);
+    taken.add(id);
+    return { ...block, id };
+  });
+  return { ...message, content };
+}
+
+function freeId(call: ToolCall, taken: Set<string>, given: Set<string>): string {
+  const base = call.id === "" ? "call" : call.id;
+  for (let n = call.id === "" ? 1 : 2;; n++) {
+    const id = `${base}_${n}`;
+    if (!taken.has(id) && !given.has(id)) return id;
+  }
+}
