@@ -4,20 +4,10 @@
  * and duration.
  */
 
-import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import { createAgent, definePlugin, scriptedModel, text, toolCall } from "@tack/agent";
 import { audit, type AuditEntry, type AuditIntent } from "@tack/agent/plugins/audit";
-import { Type } from "typebox";
 import { deepEqual, ok } from "node:assert/strict";
-
-const sleep = defineTool({
-  name: "sleep",
-  description: "Sleeps",
-  parameters: Type.Object({ ms: Type.Number() }),
-  async execute({ ms }) {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return { content: [{ type: "text", text: `slept ${ms}` }] };
-  },
-});
+import { sleepTool as sleep } from "../support/agent_harness.ts";
 
 Deno.test("audit: calls sharing one id each get their own end line, arguments and duration", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tack_audit_" });

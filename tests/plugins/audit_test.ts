@@ -22,16 +22,7 @@ import { rules } from "@tack/agent/plugins/rules";
 import { confirm } from "@tack/agent/plugins/confirm";
 import { Type } from "typebox";
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
-
-const sleepTool: Tool = defineTool({
-  name: "sleep",
-  description: "Sleeps",
-  parameters: Type.Object({ ms: Type.Number() }),
-  async execute({ ms }) {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return { content: [{ type: "text", text: `slept ${ms}` }] };
-  },
-});
+import { sleepTool } from "../support/agent_harness.ts";
 
 const failTool: Tool = defineTool({
   name: "fail",

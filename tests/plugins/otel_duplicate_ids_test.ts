@@ -4,7 +4,7 @@
  * its own steps and outcome.
  */
 
-import { createAgent, definePlugin, defineTool, scriptedModel, text, toolCall } from "@tack/agent";
+import { createAgent, definePlugin, scriptedModel, text, toolCall } from "@tack/agent";
 import { otelTracer } from "@tack/agent/plugins/otel";
 import {
   BasicTracerProvider,
@@ -12,18 +12,8 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { Type } from "typebox";
 import { deepEqual, ok } from "node:assert/strict";
-
-const sleep = defineTool({
-  name: "sleep",
-  description: "Sleeps",
-  parameters: Type.Object({ ms: Type.Number() }),
-  async execute({ ms }) {
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return { content: [{ type: "text", text: `slept ${ms}` }] };
-  },
-});
+import { sleepTool as sleep } from "../support/agent_harness.ts";
 
 /** Blocks `ms: 2` in its gates; observes every stage, so each call has a span per stage. */
 const policy = definePlugin({
@@ -82,7 +72,14 @@ Deno.test("otel: calls sharing one id each get their own closed span, steps and 
   const gates = ["beforeToolCall policy", "verifyToolCall policy"];
   deepEqual(seen, [
     { args: '{"ms":1}', id: "dup_2", outcome: "ok", result: "slept 1", steps: ran, gates },
-    { args: '{"ms":2}', id: "dup_3", outcome: "blocked", result: "not 2", steps: ["prepare"], gates },
+    {
+      args: '{"ms":2}',
+      id: "dup_3",
+      outcome: "blocked",
+      result: "not 2",
+      steps: ["prepare"],
+      gates,
+    },
     { args: '{"ms":60}', id: "dup", outcome: "ok", result: "slept 60", steps: ran, gates },
   ]);
   // Each span times its own call: the long one holds its 60 ms execute and ends last.

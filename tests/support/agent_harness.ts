@@ -48,6 +48,17 @@ export function echoTool(name = "echo"): Tool {
   });
 }
 
+/** A tool that sleeps `ms` and says so ("slept <ms>"). */
+export const sleepTool: Tool = defineTool({
+  name: "sleep",
+  description: "Sleeps",
+  parameters: Type.Object({ ms: Type.Number() }),
+  async execute({ ms }) {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { content: [{ type: "text", text: `slept ${ms}` }] };
+  },
+});
+
 /** A tool whose calls wait on a gate the test opens, recording start and end order. */
 export function gatedTool(
   name: string,
