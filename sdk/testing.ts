@@ -15,6 +15,7 @@ import {
   type ToolCall,
 } from "../core/messages.ts";
 import type { Model, ModelRequest, StreamOptions } from "../core/model.ts";
+import { sleep } from "./sleep.ts";
 
 /** A content block of a scripted turn. */
 export type ScriptedBlock = TextContent | ThinkingContent | ToolCall;
@@ -121,18 +122,6 @@ export function thinking(thinking: string): ThinkingContent {
   return { type: "thinking", thinking };
 }
 
-function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 function record(request: ModelRequest): RecordedRequest {
   const source = request.messages;
   const length = source.length;
@@ -225,7 +214,7 @@ async function play(
   const { script, options, requests } = model;
   const turn = requests.length;
   requests.push(record(request));
-  if (options.delayMs) await wait(options.delayMs, signal);
+  if (options.delayMs) await sleep(options.delayMs, signal);
   if (signal?.aborted) return streamTurn(stream, aborted(model), []);
   const step = script[turn];
   if (step === undefined) {
@@ -244,7 +233,7 @@ async function play(
     return streamTurn(stream, scripted(model, "error", [], message), []);
   }
   const turnSpec: ScriptedTurn = Array.isArray(outcome) ? { content: outcome } : outcome;
-  if (turnSpec.delayMs) await wait(turnSpec.delayMs, signal);
+  if (turnSpec.delayMs) await sleep(turnSpec.delayMs, signal);
   if (signal?.aborted) return streamTurn(stream, aborted(model), []);
   const content = turnSpec.content ?? [];
   const stopReason = turnSpec.stopReason ??

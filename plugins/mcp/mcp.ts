@@ -21,6 +21,7 @@ import { toolName } from "./tool_name.ts";
 import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
 import { promptTools } from "./prompt_tools.ts";
 import { resourceTools } from "./resource_tools.ts";
+import { settledWithin } from "../../sdk/sleep.ts";
 
 /** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
 export interface McpPlugin extends Plugin {
@@ -43,27 +44,6 @@ export interface McpPlugin extends Plugin {
 
 /** How long a model call waits for a tool list refresh under way, by default. */
 const REFRESH_WAIT_MS = 2_000;
-
-/** Whether `promise` settled within `ms` (not when `signal` aborts first). */
-async function settledWithin(
-  promise: Promise<unknown>,
-  ms: number,
-  signal: AbortSignal,
-): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const given = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    onAbort = () => resolve(false);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise.then(() => true, () => true), given]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort!);
-  }
-}
 
 function fail(message: string): never {
   throw new TypeError(`Cannot create MCP plugin: ${message}`);

@@ -12,6 +12,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { drainWithin, signalProcessGroup, spawnGroup } from "../../sdk/process_group.ts";
 import { lineSplitter } from "../../sdk/sandbox/read_lines.ts";
+import { settledWithin } from "../../sdk/sleep.ts";
 import { MAX_MESSAGE_BYTES, tooLargeError } from "./bounded_body.ts";
 
 /** The variables a server inherits from the host (the SDK's list, after sudo's). */
@@ -254,17 +255,8 @@ export class StdioTransport implements Transport {
       if (this.#exited) break;
       if (signal) signalProcessGroup(child, signal);
       if (signal === "SIGKILL") break;
-      await this.#exitWithin(this.#graceMs);
+      await settledWithin(child.status, this.#graceMs);
     }
     await this.#done;
-  }
-
-  async #exitWithin(ms: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      this.#child!.status,
-      new Promise((resolve) => timer = setTimeout(resolve, ms)),
-    ]);
-    clearTimeout(timer);
   }
 }

@@ -66,8 +66,8 @@ export {
   retryAfterMs,
   retryDelayMs,
   type RetryPolicy,
-  sleep,
 } from "./retry.ts";
+export { sleep } from "../../sleep.ts";
 export { describeError, type ErrorContext } from "./describe_error.ts";
 export {
   errorBodyOf,

@@ -126,33 +126,3 @@ export function retryDelayMs(
   const window = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
   return Math.round(window / 2 + (window / 2) * random());
 }
-
-/**
- * Waits, unless aborted first.
- *
- * @param ms How long.
- * @param signal Ends the wait early.
- * @returns `true` when the time passed, `false` when aborted.
- *
- * @example
- * ```ts
- * import { sleep } from "@tack/agent/sdk/providers/openai";
- * import { equal } from "node:assert/strict";
- *
- * equal(await sleep(1), true);
- * equal(await sleep(10_000, AbortSignal.abort()), false);
- * ```
- */
-export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const finish = (passed: boolean) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(passed);
-    };
-    const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(true), ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}

@@ -7,7 +7,8 @@
 import type { ModelRequest } from "../../../core/model.ts";
 import { describeError } from "./describe_error.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
-import { isRetryable, retryDelayMs, type RetryPolicy, sleep } from "./retry.ts";
+import { isRetryable, retryDelayMs, type RetryPolicy } from "./retry.ts";
+import { sleep } from "../../sleep.ts";
 import type { RequestSettings } from "./settings.ts";
 import { StalledStreamError } from "./stream_error.ts";
 import type { StreamingMessage } from "./streaming_message.ts";

@@ -1,0 +1,70 @@
+/**
+ * Waiting on a timer that an abort ends early: a pause between retries, or a bound on how long
+ * to wait for something else. One timer each, cleared when the wait ends.
+ *
+ * @module
+ */
+
+/**
+ * Waits, unless aborted first.
+ *
+ * @param ms How long.
+ * @param signal Ends the wait early.
+ * @returns `true` when the time passed, `false` when aborted.
+ *
+ * @example
+ * ```ts
+ * import { sleep } from "./sleep.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(await sleep(1), true);
+ * equal(await sleep(10_000, AbortSignal.abort()), false);
+ * ```
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const finish = (passed: boolean) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(passed);
+    };
+    const onAbort = () => finish(false);
+    const timer = setTimeout(() => finish(true), ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Whether a promise settles (resolves or rejects) within `ms`, unless `signal` aborts first.
+ * The promise is not touched: its value or error is still the caller's to await, and its
+ * rejection counts as handled.
+ *
+ * @param promise What to wait for.
+ * @param ms How long to wait at most.
+ * @param signal Ends the wait early.
+ * @returns `true` when it settled in time, `false` when the time passed or `signal` aborted.
+ *
+ * @example A promise that settles in time, one that does not, and an abort
+ * ```ts
+ * import { settledWithin } from "./sleep.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(await settledWithin(Promise.reject(new Error("no")), 1_000), true);
+ * equal(await settledWithin(new Promise(() => {}), 10), false);
+ * equal(await settledWithin(new Promise(() => {}), 10_000, AbortSignal.abort()), false);
+ * ```
+ */
+export async function settledWithin(
+  promise: Promise<unknown>,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  const done = new AbortController();
+  const timer = sleep(ms, signal ? AbortSignal.any([signal, done.signal]) : done.signal);
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timer.then(() => false)]);
+  } finally {
+    done.abort();
+  }
+}
