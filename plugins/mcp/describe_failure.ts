@@ -1,4 +1,5 @@
 import { InvalidResponseError } from "./invalid_response.ts";
+import { NotAnAnswerError } from "./not_an_answer.ts";
 import { isUnanswered } from "./unanswered_stream.ts";
 import { pageText } from "../../sdk/page_text.ts";
 
@@ -15,7 +16,8 @@ const REQUEST_TIMEOUT = -32001;
 /**
  * Says why a call to an MCP tool failed, naming the server and the tool: the server
  * closed the connection (it is restarted on the next call) or an HTTP response stream
- * without answering, it sent an invalid response, it did not answer in time,
+ * without answering, it answered an HTTP request with a body that is not the request's JSON-RPC
+ * answer, it sent an invalid response, it did not answer in time,
  * it could not be reached, or it answered with a protocol error.
  *
  * @param server The server's name.
@@ -50,6 +52,9 @@ export function describeFailure(
   const message = (error instanceof Error ? error.message : String(error))
     .replace(/^(MCP error -?\d+: )\1+/, "$1");
   const code = (error as { code?: unknown } | undefined)?.code;
+  if (error instanceof NotAnAnswerError) {
+    return `MCP server "${server}" answered ${what} with ${error.reply}`;
+  }
   if (error instanceof InvalidResponseError) {
     return `MCP server "${server}" sent an invalid response to ${what}: ${error.message}`;
   }

@@ -110,6 +110,28 @@ export function issuesText(error: unknown): string {
 }
 
 /**
+ * Why a response (a message with an id and no method) is not a valid JSON-RPC response, in one
+ * line (see {@linkcode issuesText}); `undefined` when it is one.
+ *
+ * @param response The response, parsed.
+ * @returns The reason, or `undefined`.
+ *
+ * @example `result: null`, and a valid error answer
+ * ```ts
+ * import { responseIssues } from "./invalid_response.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(responseIssues({ jsonrpc: "2.0", id: 3, result: null }), "result: Invalid input: expected object, received null");
+ * equal(responseIssues({ jsonrpc: "2.0", id: 3, error: { code: -32601, message: "no" } }), undefined);
+ * ```
+ */
+export function responseIssues(response: object): string | undefined {
+  const schema = "error" in response ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
+  const checked = schema.safeParse(response);
+  return checked.success ? undefined : issuesText(checked.error);
+}
+
+/**
  * For a line a server sent that is not a valid JSON-RPC message: when it has the id of a
  * response (and no method), an error answer with that id, saying why in one line, which fails
  * the request waiting for it at once (see {@linkcode invalidResponseOf}); else `undefined`.
@@ -138,9 +160,7 @@ export function invalidAnswer(line: string): JSONRPCMessage | undefined {
   }
   const id = (raw as { id?: unknown }).id;
   if (typeof id !== "string" && typeof id !== "number") return undefined;
-  const schema = "error" in raw ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
-  const checked = schema.safeParse(raw);
-  const reason = checked.success ? "not a JSON-RPC response" : issuesText(checked.error);
+  const reason = responseIssues(raw) ?? "not a JSON-RPC response";
   return {
     jsonrpc: "2.0",
     id,
@@ -150,8 +170,9 @@ export function invalidAnswer(line: string): JSONRPCMessage | undefined {
 
 /**
  * What a request failed with, as an {@linkcode InvalidResponseError} when the server's answer
- * was refused (an answer made by {@linkcode invalidAnswer}, or a result that did not fit the
- * request's schema); else `undefined`.
+ * was refused (an answer made by {@linkcode invalidAnswer}, a result that did not fit the
+ * request's schema, or an `InvalidResponseError` already: an HTTP body refused before the SDK
+ * read it); else `undefined`.
  *
  * @param error What the SDK threw.
  * @returns The error, or `undefined`.
@@ -169,6 +190,7 @@ export function invalidAnswer(line: string): JSONRPCMessage | undefined {
  * ```
  */
 export function invalidResponseOf(error: unknown): InvalidResponseError | undefined {
+  if (error instanceof InvalidResponseError) return error;
   if (error instanceof McpError && (error as McpError).data === MADE_HERE) {
     return new InvalidResponseError((error as McpError).message.replace(/^MCP error -?\d+: /, ""));
   }

@@ -11,6 +11,7 @@ import type { McpServerConfig } from "./options.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { boundedFetch, MAX_MESSAGE_BYTES } from "./bounded_body.ts";
 import { answeringFetch } from "./unanswered_stream.ts";
+import { answerCheckingFetch } from "./not_an_answer.ts";
 import { hostMay, netHostOf } from "../../sdk/sandbox/host_may.ts";
 
 /** What Tack tells servers about itself in `initialize`. */
@@ -32,7 +33,8 @@ export interface Live {
  * plugin needs no `env` permission. Either calls `onTooLarge` when the server sends a
  * message over `MAX_MESSAGE_BYTES` (a stdio server is then ended; an HTTP body is dropped).
  * A POST's event stream that ends without answering (and without an event id, so the SDK
- * cannot resume it) fails its request at once (see `answeringFetch`).
+ * cannot resume it) fails its request at once (see `answeringFetch`), and so does a body that
+ * is not its JSON-RPC answer (see `answerCheckingFetch`).
  */
 export async function makeTransport(
   config: McpServerConfig,
@@ -52,9 +54,12 @@ export async function makeTransport(
     );
     return new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
-      // The bound is outermost: the answer put at the end of a stream is read within it, and a
-      // body over the limit is an error, not a stream ending without answering.
-      fetch: boundedFetch((error) => onTooLarge?.(error), MAX_MESSAGE_BYTES, answeringFetch()),
+      // The bound is outside the stream's answer: that answer is read within it, and a body
+      // over the limit is an error, not a stream ending without answering. A body that is not
+      // an answer is read within the bound too.
+      fetch: answerCheckingFetch(
+        boundedFetch((error) => onTooLarge?.(error), MAX_MESSAGE_BYTES, answeringFetch()),
+      ),
     });
   }
   if (!hostMay({ name: "run", command: config.command })) {

@@ -66,8 +66,22 @@ function idWatch(): { seen: () => boolean; feed: (chunk: Uint8Array) => void } {
   };
 }
 
-/** The ids of the requests a POST body carries (one message or a batch). */
-function requestIds(body: unknown): unknown[] {
+/**
+ * The ids of the requests a POST body carries (one message or a batch).
+ *
+ * @param body The body the SDK sent (its JSON).
+ * @returns The ids, none when it carried no request (or is not a string).
+ *
+ * @example
+ * ```ts
+ * import { requestIds } from "./unanswered_stream.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(requestIds('{"jsonrpc":"2.0","id":4,"method":"tools/call"}'), [4]);
+ * deepEqual(requestIds('{"jsonrpc":"2.0","method":"notifications/initialized"}'), []);
+ * ```
+ */
+export function requestIds(body: unknown): unknown[] {
   if (typeof body !== "string") return [];
   const messages = [JSON.parse(body)].flat() as { method?: unknown; id?: unknown }[];
   return messages.flatMap((message) =>

@@ -2,6 +2,7 @@ import { toolCall } from "@tack/agent";
 import mcp from "@tack/agent/plugins/mcp";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { startHttpServer } from "../fixtures/mcp/http_server.ts";
+import { startOneToolServer } from "../fixtures/mcp/one_tool_http_server.ts";
 import { firstText, run, STDIO_SERVER } from "./mcp_fixture.ts";
 
 Deno.test("mcp over streamable HTTP: tools listed and called, headers sent", async () => {
@@ -119,36 +120,6 @@ Deno.test("mcp over HTTP (SSE): progress notifications become updates too (own t
 });
 
 /**
- * A minimal streamable-HTTP MCP server listing one tool, `name`; `onCall` answers its calls.
- *
- * @param name The tool's name.
- * @param onCall The answer to a `tools/call` request.
- * @returns The server.
- */
-function startOneToolServer(name: string, onCall: () => Response) {
-  const json = (id: unknown, result: unknown) =>
-    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
-  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    if (request.method !== "POST") return new Response(null, { status: 405 });
-    const message = await request.json();
-    if (message.method === "initialize") {
-      return json(message.id, {
-        protocolVersion: message.params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: "one-tool", version: "1" },
-      });
-    }
-    if (message.method === "tools/list") {
-      return json(message.id, {
-        tools: [{ name, description: name, inputSchema: { type: "object" } }],
-      });
-    }
-    if (message.method !== "tools/call") return new Response(null, { status: 202 });
-    return onCall();
-  });
-}
-
-/**
  * A minimal streamable-HTTP MCP server whose one tool, `wait`, answers with an event stream
  * that is resumable (a priming event with an id) and never answers; `die()` breaks that
  * stream and stops the server, as a server killed mid-call.
@@ -215,6 +186,53 @@ Deno.test("mcp over HTTP: a gateway's 502 page is read as its text, one short li
     );
     match(text, /… \(\d+ more characters\)/);
     equal(text.length < 700, true, `${text.length} characters`);
+  } finally {
+    await plugin.dispose();
+    await server.shutdown();
+  }
+});
+
+Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it at once, quoting what came back; the connection stays", async () => {
+  const replies: Record<string, (id: number | string) => Response> = {
+    plain: () => new Response("hello", { headers: { "content-type": "text/plain" } }),
+    object: () => Response.json({ hello: 1 }),
+    other: () => Response.json({ jsonrpc: "2.0", id: 999, result: { content: [] } }),
+    none: () => Response.json([]),
+    nullresult: (id) => Response.json({ jsonrpc: "2.0", id, result: null }),
+    good: (id) =>
+      Response.json({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "fine" }] } }),
+  };
+  const server = startOneToolServer(
+    "echo",
+    ({ id, params }) => replies[String(params.arguments?.reply)](id),
+  );
+  const plugin = await mcp({ name: "web", url: `http://127.0.0.1:${server.addr.port}/mcp` });
+  try {
+    // One call at a time, each alone. Before: "other" and "none" waited for the call's timeout
+    // (`… timed out after 5000 ms`), "plain" and "object" failed without saying what came back
+    // (`Unexpected content type: text/plain`, `Invalid input`), and "plain" dropped the
+    // connection (the calls in flight with it failed too).
+    const results = [];
+    for (const reply of Object.keys(replies)) {
+      const ran = await run(plugin, [toolCall("web_echo", { reply })], { toolTimeoutMs: 5_000 });
+      results.push(...ran.results);
+    }
+    const answered = 'MCP server "web" answered tool "echo" with HTTP 200';
+    deepEqual(results.map((result) => [result.isError, firstText(result)]), [
+      [true, `${answered} (text/plain), not a JSON-RPC answer: hello`],
+      [true, `${answered} (application/json), not a JSON-RPC answer: {"hello":1}`],
+      [
+        true,
+        `${answered} (application/json), not a JSON-RPC answer: {"jsonrpc":"2.0","id":999,"result":{"content":[]}}`,
+      ],
+      [true, `${answered} (application/json), not a JSON-RPC answer: []`],
+      [
+        true,
+        'MCP server "web" sent an invalid response to tool "echo": result: Invalid input: expected object, received null',
+      ],
+      [false, "fine"],
+    ]);
+    equal(plugin.servers.get("web")!.starts, 1);
   } finally {
     await plugin.dispose();
     await server.shutdown();
