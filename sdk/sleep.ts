@@ -5,10 +5,13 @@
  * @module
  */
 
+/** The longest delay `setTimeout` takes (~24.8 days); a longer one would fire at once. */
+const MAX_DELAY_MS = 2_147_483_647;
+
 /**
  * Waits, unless aborted first.
  *
- * @param ms How long.
+ * @param ms How long (past ~24.8 days, `Infinity` too, that long).
  * @param signal Ends the wait early.
  * @returns `true` when the time passed, `false` when aborted.
  *
@@ -30,7 +33,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
       resolve(passed);
     };
     const onAbort = () => finish(false);
-    const timer = setTimeout(() => finish(true), ms);
+    const timer = setTimeout(() => finish(true), Math.min(ms, MAX_DELAY_MS));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
@@ -53,6 +56,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
  * equal(await settledWithin(Promise.reject(new Error("no")), 1_000), true);
  * equal(await settledWithin(new Promise(() => {}), 10), false);
  * equal(await settledWithin(new Promise(() => {}), 10_000, AbortSignal.abort()), false);
+ * equal(await settledWithin(Promise.resolve(), Infinity), true); // Infinity: no bound
  * ```
  */
 export async function settledWithin(

@@ -18,6 +18,12 @@ export interface ListToolsOptions {
    * (`#<index>` on its page when it has none) and why, in one line.
    */
   onInvalid?: (tool: string, why: string) => void;
+  /**
+   * When the listing's time (the connect timeout) started, a `performance.now()` time: waiting
+   * for the connection (a restart) then counts toward it, as for a refresh, which has one
+   * deadline. By default the time starts once connected, and connecting has a timeout of its own.
+   */
+  since?: number;
 }
 
 /** A `tools/list` page whose tools are checked later, one by one. */

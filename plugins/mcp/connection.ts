@@ -188,10 +188,11 @@ export class McpConnection {
 
   /**
    * Lists every tool the server offers, following pagination; the whole listing may take
-   * the connect timeout. A tool that does not fit MCP's schema (an `inputSchema` whose type is
-   * not `object`, no name) is left out, and `onInvalid` told why.
+   * the connect timeout (from `since`, connecting included, when given). A tool that does not
+   * fit MCP's schema (an `inputSchema` whose type is not `object`, no name) is left out, and
+   * `onInvalid` told why.
    *
-   * @param options Who hears of the tools left out.
+   * @param options Who hears of the tools left out; when the listing's time started.
    * @returns The server's tools.
    * @throws {Error} When connecting or listing fails, or the listing is not done in time
    * (`Cannot list the tools of MCP server "<name>": it did not list them all within <ms> ms`).
@@ -207,7 +208,7 @@ export class McpConnection {
       const tools = checkedTools(page.tools, options.onInvalid);
       cacheToolMetadata(client, tools);
       return { items: tools, next: page.nextCursor };
-    });
+    }, { since: options.since });
   }
 
   /**
@@ -288,7 +289,8 @@ export class McpConnection {
   /**
    * Every page of a listing (`listPages`), the whole listing bounded by one deadline (the
    * options' timeout, default the connect timeout): a server that answers each page slowly,
-   * with always another cursor, cannot hold the listing for a timeout per page.
+   * with always another cursor, cannot hold the listing for a timeout per page. The deadline
+   * starts once connected, or at `since`, waiting for the connection included.
    */
   async #pages<T>(
     what: string,
@@ -298,11 +300,13 @@ export class McpConnection {
       params: { cursor: string } | undefined,
       options: RequestOptions,
     ) => Promise<ListPage<T>>,
-    options: CallOptions = {},
+    options: CallOptions & { since?: number } = {},
   ): Promise<T[]> {
-    // Connected first: the deadline is the listing's alone.
-    await this.#maintenance.idle();
-    await this.connect();
+    if (options.since === undefined) {
+      // Connected first: the deadline is the listing's alone.
+      await this.#maintenance.idle();
+      await this.connect();
+    }
     return listPages(
       what,
       this.server,
@@ -313,6 +317,7 @@ export class McpConnection {
           (client, request) => page(client, params, request),
         ),
       options.timeoutMs ?? this.#connectTimeoutMs,
+      options.since,
     );
   }
 

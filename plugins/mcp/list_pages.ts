@@ -6,6 +6,8 @@
  * @module
  */
 
+import { settledWithin } from "../../sdk/sleep.ts";
+
 /** The most tools a server may list (a sandboxed plugin's manifest has the same bound): each becomes a tool the model is sent on every call. */
 export const MAX_LISTED_TOOLS = 1000;
 /** The most resources, resource templates or prompts a server may list. */
@@ -29,12 +31,15 @@ export interface ListPage<T> {
  * @param server The server's name, for errors.
  * @param most How many items it may list in all.
  * @param page Gets one page: the cursor's params (none for the first page), and the ms left
- * before the deadline, which bounds the page's request.
+ * before the deadline, which bounds the page's request. A page not done by the deadline (its
+ * request, or what it waited for before, such as a connection) is not waited for.
  * @param withinMs How long the whole listing may take (default no bound).
+ * @param since When the deadline started (a `performance.now()` time, default now): earlier
+ * for a listing whose time started before it was asked for.
  * @returns Every item.
  * @throws {Error} `Cannot list the <what> of MCP server "<server>": it lists more than
  * <most>` (or `it sent more than 1000 pages`, or `it did not list them all within <ms> ms`
- * when a page timed out at the deadline), and whatever `page` throws.
+ * when a page was not done by the deadline), and whatever `page` throws.
  *
  * @example A listing of two pages
  * ```ts
@@ -57,6 +62,19 @@ export interface ListPage<T> {
  *   message: 'Cannot list the numbers of MCP server "s": it did not list them all within 50 ms',
  * });
  * ```
+ *
+ * @example A page that never ends, in a listing whose time started 40 ms ago
+ * ```ts
+ * import { listPages } from "./list_pages.ts";
+ * import { ok, rejects } from "node:assert/strict";
+ *
+ * const never = () => new Promise<{ items: number[] }>(() => {});
+ * const started = performance.now();
+ * await rejects(listPages("numbers", "s", 10, never, 50, started - 40), {
+ *   message: 'Cannot list the numbers of MCP server "s": it did not list them all within 50 ms',
+ * });
+ * ok(performance.now() - started < 40);
+ * ```
  */
 export async function listPages<T>(
   what: string,
@@ -64,10 +82,11 @@ export async function listPages<T>(
   most: number,
   page: (params: { cursor: string } | undefined, leftMs: number) => Promise<ListPage<T>>,
   withinMs = Infinity,
+  since: number = performance.now(),
 ): Promise<T[]> {
   const refuse = (why: string) =>
     new Error(`Cannot list the ${what} of MCP server "${server}": it ${why}`);
-  const deadline = performance.now() + withinMs;
+  const deadline = since + withinMs;
   const late = () => refuse(`did not list them all within ${withinMs} ms`);
   const items: T[] = [];
   let cursor: string | undefined;
@@ -75,9 +94,11 @@ export async function listPages<T>(
     if (pages > MAX_LIST_PAGES) throw refuse(`sent more than ${MAX_LIST_PAGES} pages`);
     const leftMs = deadline - performance.now();
     if (leftMs <= 0) throw late();
+    const asked = page(cursor === undefined ? undefined : { cursor }, leftMs);
+    if (!(await settledWithin(asked, leftMs))) throw late();
     let result: ListPage<T>;
     try {
-      result = await page(cursor === undefined ? undefined : { cursor }, leftMs);
+      result = await asked;
     } catch (error) {
       // The page's request timed out at the deadline.
       const code = (error as { code?: unknown } | undefined)?.code;

@@ -36,6 +36,7 @@ export interface McpPlugin extends Plugin {
   /**
    * Lists the servers' tools again and gives the new list to every agent the plugin is in
    * (done on each `notifications/tools/list_changed`; a failed refresh keeps the old list).
+   * A refresh, connecting again included, takes at most `connectTimeoutMs`.
    */
   refreshTools(): Promise<void>;
   /** Closes every connection and ends the server processes; idempotent. */
@@ -113,12 +114,14 @@ async function listedTools(
   connection: McpConnection,
   strict: boolean,
   warn: (message: string) => void,
+  since?: number,
 ): Promise<Tool[]> {
   let listed: Tool[];
   try {
     listed = await connection.listTools({
       onInvalid: (tool, why) =>
         warn(`MCP server "${server}" listed tool "${tool}", which is left out: ${why}`),
+      since,
     });
   } catch (error) {
     // Connecting and the listing's bounds say which server; the rest is said here.
@@ -198,21 +201,22 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   const build = async (strict: boolean) => {
     const taken = new Set<string>();
     const tools: AgentTool<Record<string, unknown>, McpCallDetails>[] = [];
-    const listed = await Promise.all(
-      servers.map(([server, config]) =>
-        listedTools(server, config, connections.get(server)!, strict, warn)
-      ),
-    );
-    const capabilities = await Promise.all(
-      servers.map(([server]) => connections.get(server)!.capabilities()),
-    );
+    // A refresh has one deadline, the connect timeout from when it starts, connecting again
+    // (a restart) included; at load, connecting has its own.
+    const since = strict ? undefined : performance.now();
+    const found = await Promise.all(servers.map(async ([server, config]) => {
+      const connection = connections.get(server)!;
+      const listed = await listedTools(server, config, connection, strict, warn, since);
+      // Connected: the listing just ended on this connection (no second connect to wait for).
+      return { listed, offers: await connection.capabilities() };
+    }));
     // Names are given in server order, after listing, so they never depend on timing.
     for (const [index, [server, config]] of servers.entries()) {
       const connection = connections.get(server)!;
       // One server's schemas are held to the limits together: it cannot spend a second of
       // the host's time on each of a thousand tools.
       const schemaTally = newSchemaTally();
-      for (const tool of listed[index]) {
+      for (const tool of found[index].listed) {
         tools.push(toTackTool(connection, tool, {
           name: toolName(config.toolPrefix ?? server, tool.name, taken),
           // Own keys only: a tool named `constructor` or `toString` must not get the
@@ -225,7 +229,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
           schemaTally,
         }));
       }
-      const offers = capabilities[index];
+      const { offers } = found[index];
       const serverTools = {
         prefix: config.toolPrefix ?? server,
         taken,
@@ -249,7 +253,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   }
   // Runtime tool changes: each agent's handle, and one refresh at a time. A refresh that has
   // not started yet lists after every change announced so far, so a burst of announcements
-  // waits for one refresh, not one each. Each listing is bounded (the connect timeout).
+  // waits for one refresh, not one each. Each refresh is bounded (the connect timeout).
   const hosts: PluginHost[] = [];
   let refreshing: Promise<void> = Promise.resolve();
   let waiting: Promise<void> | undefined;

@@ -64,7 +64,8 @@ export type McpServerConfig = McpStdioServer | McpHttpServer;
 export interface McpLimits {
   /**
    * How long starting a server may take, in ms (default 30 000), and so may listing its tools
-   * (all pages together).
+   * (all pages together); a refresh of the tools takes at most this long, connecting again
+   * included.
    */
   connectTimeoutMs?: number;
   /**

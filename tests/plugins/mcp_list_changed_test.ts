@@ -1,6 +1,6 @@
 import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
 import { mcp } from "@tack/agent/plugins/mcp";
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { fixtureServer } from "./mcp_fixture.ts";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
@@ -49,5 +49,65 @@ Deno.test("a burst of list_changed notifications lists the tools again once or t
     equal(count >= 2 && count <= 3, true, `the tools were listed ${count} times`);
   } finally {
     await plugin.dispose();
+  }
+});
+
+/**
+ * A streamable-HTTP MCP server listing one tool, `drop`, whose call answers 404 (the session is
+ * gone: the client connects again). Its first `initialize` and `tools/list` answer at once;
+ * each later `initialize` after `initializeMs`, each later `tools/list` after `pageMs` with
+ * another cursor, for ever.
+ */
+function startSlowAgainServer(initializeMs: number, pageMs: number) {
+  let initializes = 0;
+  let lists = 0;
+  const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const json = (id: unknown, result: unknown) =>
+    Response.json({ jsonrpc: "2.0", id, result }, { headers: { "mcp-session-id": "s1" } });
+  const tools = [{ name: "drop", inputSchema: { type: "object" } }];
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    if (request.method !== "POST") return new Response(null, { status: 405 });
+    const message = await request.json();
+    if (message.method === "initialize") {
+      if (++initializes > 1) await later(initializeMs);
+      return json(message.id, {
+        protocolVersion: message.params.protocolVersion,
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: "slow-again", version: "1" },
+      });
+    }
+    if (message.method === "tools/list") {
+      if (++lists === 1) return json(message.id, { tools });
+      await later(pageMs);
+      return json(message.id, { tools, nextCursor: `${lists}` });
+    }
+    if (message.method === "tools/call") return new Response("no such session", { status: 404 });
+    return new Response(null, { status: 202 });
+  });
+}
+
+Deno.test("a tools refresh is bounded by one deadline, connecting again included, not the connect timeout twice", async () => {
+  const server = startSlowAgainServer(1_200, 500);
+  const plugin = await mcp({
+    name: "web",
+    url: `http://127.0.0.1:${server.addr.port}/mcp`,
+    connectTimeoutMs: 2_000,
+  });
+  try {
+    const connection = plugin.servers.get("web")!;
+    await connection.callTool("drop", {}).catch(() => {}); // the session is gone
+    while (connection.connected) await new Promise((resolve) => setTimeout(resolve, 10));
+    const started = performance.now();
+    // Connecting again takes 1.2 s, then each page 0.5 s, for ever. Before: the listing's 2 s
+    // started once connected, and the refresh failed after ~3.2 s.
+    await rejects(plugin.refreshTools(), {
+      message: 'Cannot list the tools of MCP server "web": it did not list them all within 2000 ms',
+    });
+    const tookMs = performance.now() - started;
+    ok(tookMs >= 1_950 && tookMs < 2_700, `the refresh took ${tookMs} ms`);
+    deepEqual(plugin.tools.map((tool) => tool.name), ["web_drop"]);
+  } finally {
+    await plugin.dispose();
+    await server.shutdown();
   }
 });
