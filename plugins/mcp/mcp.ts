@@ -22,6 +22,7 @@ import { type McpCallDetails, toTackTool } from "./to_tack_tool.ts";
 import { promptTools } from "./prompt_tools.ts";
 import { resourceTools } from "./resource_tools.ts";
 import { settledWithin } from "../../sdk/sleep.ts";
+import { listingWarnings } from "./listing_warnings.ts";
 
 /** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
 export interface McpPlugin extends Plugin {
@@ -113,14 +114,15 @@ async function listedTools(
   config: McpServerConfig,
   connection: McpConnection,
   strict: boolean,
-  warn: (message: string) => void,
+  warnings: (warnings: ReadonlySet<string>) => void,
   since?: number,
 ): Promise<Tool[]> {
   let listed: Tool[];
+  const leftOut = new Set<string>();
   try {
     listed = await connection.listTools({
       onInvalid: (tool, why) =>
-        warn(`MCP server "${server}" listed tool "${tool}", which is left out: ${why}`),
+        leftOut.add(`MCP server "${server}" listed tool "${tool}", which is left out: ${why}`),
       since,
     });
   } catch (error) {
@@ -130,6 +132,8 @@ async function listedTools(
       cause: error,
     });
   }
+  // Told once the listing is whole, each problem once while it lasts (not at every refresh).
+  warnings(leftOut);
   const names = new Set(listed.map((tool) => tool.name));
   // On a refresh, a configured tool the server dropped is simply gone.
   for (
@@ -195,6 +199,7 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     servers.map(([server, config]) => [server, new McpConnection(server, config, options)]),
   );
   const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
+  const warnings = new Map(servers.map(([server]) => [server, listingWarnings(warn)]));
   const dispose = async (): Promise<void> => {
     await Promise.all([...connections.values()].map((connection) => connection.close()));
   };
@@ -206,7 +211,14 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     const since = strict ? undefined : performance.now();
     const found = await Promise.all(servers.map(async ([server, config]) => {
       const connection = connections.get(server)!;
-      const listed = await listedTools(server, config, connection, strict, warn, since);
+      const listed = await listedTools(
+        server,
+        config,
+        connection,
+        strict,
+        warnings.get(server)!,
+        since,
+      );
       // Connected: the listing just ended on this connection (no second connect to wait for).
       return { listed, offers: await connection.capabilities() };
     }));

@@ -104,7 +104,8 @@ export interface McpLimits {
 export interface McpReporting {
   /**
    * Receives what the plugin could not do without failing a call (a tool list refresh that
-   * failed, a listed tool left out), one line each; default `console.warn`, after `Tack: `.
+   * failed, a listed tool left out: once, not at every refresh that leaves it out for the same
+   * reason), one line each; default `console.warn`, after `Tack: `.
    */
   onWarning?: (message: string) => void;
 }

@@ -141,3 +141,36 @@ Deno.test("mcp: a listed tool that does not fit MCP's schema is left out, with a
     await plugin.dispose();
   }
 });
+
+Deno.test("mcp: a listed tool left out is reported once, not at every refresh; again when its reason changes, or it comes back after being fixed", async () => {
+  const warnings: string[] = [];
+  const plugin = await mcp({
+    name: "h",
+    ...malformed("relist"),
+    onWarning: (message) => warnings.push(message),
+  });
+  try {
+    const connection = plugin.servers.get("h")!;
+    const seen = [[plugin.tools.map((tool) => tool.name), [...warnings]]];
+    for (let stage = 1; stage <= 4; stage++) {
+      // `next` announces a change before it answers, which starts a refresh; one more is
+      // awaited here (it runs after that one): two listings of each stage.
+      await connection.callTool("next", {});
+      await plugin.refreshTools();
+      seen.push([plugin.tools.map((tool) => tool.name), [...warnings]]);
+    }
+    const leftOut = (why: string) => `MCP server "h" listed tool "bad", which is left out: ${why}`;
+    const array = leftOut('inputSchema.type: Invalid input: expected "object"');
+    const none = leftOut("inputSchema: Invalid input: expected object, received undefined");
+    // Before: a warning at every listing, seven by the end (three after the first stage).
+    deepEqual(seen, [
+      [["h_good", "h_next"], [array]],
+      [["h_good", "h_next"], [array]],
+      [["h_good", "h_next"], [array, none]],
+      [["h_good", "h_next", "h_bad"], [array, none]],
+      [["h_good", "h_next"], [array, none, array]],
+    ]);
+  } finally {
+    await plugin.dispose();
+  }
+});
