@@ -56,7 +56,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
  * equal(await settledWithin(Promise.reject(new Error("no")), 1_000), true);
  * equal(await settledWithin(new Promise(() => {}), 10), false);
  * equal(await settledWithin(new Promise(() => {}), 10_000, AbortSignal.abort()), false);
- * equal(await settledWithin(Promise.resolve(), Infinity), true); // Infinity: no bound
+ * const soon = new Promise((resolve) => setTimeout(resolve, 20));
+ * equal(await settledWithin(soon, Infinity), true); // Infinity: no bound
  * ```
  */
 export async function settledWithin(
