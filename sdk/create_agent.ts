@@ -33,6 +33,7 @@ import type { AgentTracer } from "./telemetry/agent_tracer.ts";
 import { traceHooks, traceTool } from "./telemetry/trace_steps.ts";
 import { isSandboxedTool, ownToolClaims, sandboxOf } from "./sandboxed_tool.ts";
 import { type ToolOwner, ToolRegistry } from "./tool_registry.ts";
+import { toolWithLayout } from "./tool_layout.ts";
 
 /** What `createAgent` takes. Only `model` is required. */
 export interface AgentOptions {
@@ -112,11 +113,10 @@ function sandboxLimits(
     const larger = budget !== undefined && maxResultChars !== undefined &&
       !(maxResultChars >= 0 && maxResultChars <= budget);
     if (!longer && !larger) return tool;
-    return {
-      ...tool,
+    return toolWithLayout(tool, {
       ...(longer ? { timeoutMs: cap } : {}),
       ...(larger ? { maxResultChars: budget } : {}),
-    };
+    });
   };
 }
 

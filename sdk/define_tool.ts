@@ -19,6 +19,7 @@ import {
   type StandardSchemaV1,
   standardValidator,
 } from "./standard_schema.ts";
+import { toolWithLayout } from "./tool_layout.ts";
 
 /** The pattern tool names must match (what OpenAI-compatible APIs accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -141,12 +142,15 @@ export function defineTool<S extends ToolParameters, D = unknown>(
   if (isStandardSchema(parameters)) {
     // The Standard Schema validates; its JSON Schema is what the model sees and coercion reads.
     const jsonSchema = standardJsonSchema(parameters, name);
-    return Object.freeze({
-      ...definition,
+    return Object.freeze(toolWithLayout(definition as unknown as AgentTool, {
       description: definition.description ?? "",
       parameters: jsonSchema,
       validateArguments: standardValidator(parameters),
-    }) as unknown as Tool<S, D>;
+    })) as unknown as Tool<S, D>;
   }
-  return Object.freeze({ ...definition, description: definition.description ?? "" }) as Tool<S, D>;
+  return Object.freeze(
+    toolWithLayout(definition as unknown as AgentTool, {
+      description: definition.description ?? "",
+    }),
+  ) as unknown as Tool<S, D>;
 }

@@ -7,6 +7,7 @@
 
 import type { AgentTool } from "../core/tool.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
+import { toolWithLayout } from "./tool_layout.ts";
 
 /** Who registered a set of tools: a plugin's name, or `undefined` for the agent's own. */
 export type ToolOwner = string | undefined;
@@ -33,7 +34,7 @@ function label(owner: ToolOwner): string {
 /** The tool tagged with its plugin: a copy for plain objects, a child object for class instances (their methods stay reachable). */
 function ownedBy(tool: AgentTool, owner: string): AgentTool {
   const proto = Object.getPrototypeOf(tool);
-  if (proto === Object.prototype || proto === null) return { ...tool, plugin: owner };
+  if (proto === Object.prototype || proto === null) return toolWithLayout(tool, { plugin: owner });
   // A child of the instance, with the methods the loop calls bound to the instance itself
   // (so private fields and `this` keep working).
   const owned: PropertyDescriptorMap = {

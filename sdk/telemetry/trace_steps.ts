@@ -14,6 +14,7 @@ import { isPromiseLike } from "../../core/maybe_promise.ts";
 import type { AgentTool, ToolExecuteContext } from "../../core/tool.ts";
 import type { TaggedHook } from "../compose_hooks.ts";
 import type { AgentTracer, EndStep, HookStage, StepOutcome } from "./agent_tracer.ts";
+import { toolWithLayout } from "../tool_layout.ts";
 
 /** The hooks a tracer times, one step per plugin. */
 export type ToolHook = BeforeToolCallHook | VerifyToolCallHook | AfterToolCallHook;
@@ -133,7 +134,9 @@ export function traceTool(tool: AgentTool, tracer: AgentTracer): AgentTool {
     return timed(end, () => execute(params, context), () => ({}));
   };
   const proto = Object.getPrototypeOf(tool);
-  if (proto === Object.prototype || proto === null) return { ...tool, execute: traced };
+  if (proto === Object.prototype || proto === null) {
+    return toolWithLayout(tool, { execute: traced });
+  }
   const child: PropertyDescriptorMap = { execute: { value: traced, enumerable: true } };
   if (tool.prepareArguments) {
     child.prepareArguments = { value: tool.prepareArguments.bind(tool), enumerable: true };
