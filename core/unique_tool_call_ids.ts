@@ -35,14 +35,9 @@ import type { AssistantMessage, ToolCall } from "./messages.ts";
  * ```
  */
 export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessage {
-  const seen = new Set<string>();
-  let repeated = false;
-  for (const block of message.content) {
-    if (block.type !== "toolCall") continue;
-    if (block.id === "" || seen.has(block.id)) repeated = true;
-    seen.add(block.id);
-  }
-  if (!repeated) return message;
+  if (!hasRepeatedIds(message.content)) return message;
+  const given = new Set<string>();
+  for (const block of message.content) if (block.type === "toolCall") given.add(block.id);
   const taken = new Set<string>();
   const content = message.content.map((block) => {
     if (block.type !== "toolCall") return block;
@@ -50,11 +45,38 @@ export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessa
       taken.add(block.id);
       return block;
     }
-    const id = freeId(block, taken, seen);
+    const id = freeId(block, taken, given);
     taken.add(id);
     return { ...block, id };
   });
   return { ...message, content };
+}
+
+/**
+ * Whether a tool call has no id or an earlier one's. Checked pair by pair, with no allocation,
+ * for the few calls of a usual message (this runs every turn: a Set here made a 2,000-turn run
+ * of 8 calls a turn ~20% slower, by hand); through a Set for a long one.
+ */
+function hasRepeatedIds(content: AssistantMessage["content"]): boolean {
+  if (content.length > 32) {
+    const seen = new Set<string>();
+    for (const block of content) {
+      if (block.type !== "toolCall") continue;
+      if (block.id === "" || seen.has(block.id)) return true;
+      seen.add(block.id);
+    }
+    return false;
+  }
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i];
+    if (block.type !== "toolCall") continue;
+    if (block.id === "") return true;
+    for (let j = 0; j < i; j++) {
+      const earlier = content[j];
+      if (earlier.type === "toolCall" && earlier.id === block.id) return true;
+    }
+  }
+  return false;
 }
 
 function freeId(call: ToolCall, taken: Set<string>, given: Set<string>): string {

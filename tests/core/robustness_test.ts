@@ -386,47 +386,59 @@ Deno.test("tool calls that came with one id, or none, get unique ids: in the tra
     name: "echo",
     arguments: { n },
   });
-  let turn = 0;
-  const model: Model = {
-    provider: "custom",
-    id: "custom",
-    stream: () => {
-      const stream = new AssistantMessageStream();
-      const content = turn++ === 0
-        // "a_2" is the model's own: the second "a" must not take it.
-        ? [call("a", 1), call("a", 2), call("", 3), call("a_2", 4), call("", 5), call("a", 6)]
-        : [text("done")];
-      const reason = content.length > 1 ? "toolUse" : "stop";
-      const message: AssistantMessage = {
-        role: "assistant",
-        content,
-        stopReason: reason,
-        usage: emptyUsage(),
-        provider: "custom",
-        model: "custom",
-        timestamp: Date.now(),
-      };
-      stream.push({ type: "done", reason, message });
-      return stream;
-    },
-  };
-  const agent = createAgent({ model, tools: [echo] });
-  const events = recordEvents(agent);
-  await agent.prompt("go");
-  const ids = ["a", "a_3", "call_1", "a_2", "call_2", "a_4"];
-  const asked = agent.messages[1];
-  deepEqual(
-    asked.role === "assistant" && asked.content.map((b) => b.type === "toolCall" && b.id),
-    ids,
-  );
-  deepEqual(
-    resultsOf(agent.messages).map((r) => [r.toolCallId, textOf(r)]),
-    ids.map((id, i) => [id, `n=${i + 1}`]),
-  );
-  const started = events.flatMap((e) => e.type === "tool_execution_start" ? [e.toolCallId] : []);
-  deepEqual(started, ids);
-  const ended = events.flatMap((e) => e.type === "tool_execution_end" ? [e.toolCallId] : []);
-  deepEqual(ended.sort(), [...ids].sort());
-  const end = events.find((e) => e.type === "message_end" && e.message.role === "assistant");
-  equal(end?.type === "message_end" && end.message, asked);
+  // Small messages are checked pair by pair, long ones (over 32 blocks) through a Set.
+  for (const padding of [0, 40]) {
+    let turn = 0;
+    const model: Model = {
+      provider: "custom",
+      id: "custom",
+      stream: () => {
+        const stream = new AssistantMessageStream();
+        const content = turn++ === 0
+          // "a_2" is the model's own: the second "a" must not take it.
+          ? [
+            call("a", 1),
+            call("a", 2),
+            call("", 3),
+            call("a_2", 4),
+            call("", 5),
+            call("a", 6),
+            ...Array.from({ length: padding }, () => text("")),
+          ]
+          : [text("done")];
+        const reason = content.length > 1 ? "toolUse" : "stop";
+        const message: AssistantMessage = {
+          role: "assistant",
+          content,
+          stopReason: reason,
+          usage: emptyUsage(),
+          provider: "custom",
+          model: "custom",
+          timestamp: Date.now(),
+        };
+        stream.push({ type: "done", reason, message });
+        return stream;
+      },
+    };
+    const agent = createAgent({ model, tools: [echo] });
+    const events = recordEvents(agent);
+    await agent.prompt("go");
+    const ids = ["a", "a_3", "call_1", "a_2", "call_2", "a_4"];
+    const asked = agent.messages[1];
+    deepEqual(
+      asked.role === "assistant" &&
+        asked.content.flatMap((b) => b.type === "toolCall" ? [b.id] : []),
+      ids,
+    );
+    deepEqual(
+      resultsOf(agent.messages).map((r) => [r.toolCallId, textOf(r)]),
+      ids.map((id, i) => [id, `n=${i + 1}`]),
+    );
+    const started = events.flatMap((e) => e.type === "tool_execution_start" ? [e.toolCallId] : []);
+    deepEqual(started, ids);
+    const ended = events.flatMap((e) => e.type === "tool_execution_end" ? [e.toolCallId] : []);
+    deepEqual(ended.sort(), [...ids].sort());
+    const end = events.find((e) => e.type === "message_end" && e.message.role === "assistant");
+    equal(end?.type === "message_end" && end.message, asked);
+  }
 });
