@@ -325,9 +325,12 @@ async function loop(input: RunLoopInput, watch: CallWatch): Promise<Message[]> {
       turns++;
 
       const turn = await buildTurn(input, turns, indexFor);
-      state.turnTools = "failed" in turn || turn.tools === indexFor(state.tools)
+      const turnTools = "failed" in turn || turn.tools === indexFor(state.tools)
         ? undefined
         : [...turn.tools.keys()];
+      // Written only when it changes: adding the field to a state that lacks it every turn
+      // gave the caller's state a layout a full GC could throw away (see keep_layout.ts).
+      if (state.turnTools !== turnTools) state.turnTools = turnTools;
       if ("failed" in turn) {
         run.closeTurnWith(turn.failed);
         return run.end();

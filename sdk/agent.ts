@@ -90,14 +90,27 @@ export class Agent {
     });
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
+    const config = init.config;
+    // Every field named, not spread: one layout for every agent's config, which the kept
+    // agent keeps (see keepLayout); a spread gave each shape of config a layout of its own.
     this.#config = {
-      ...init.config,
+      model: config.model,
+      toolExecution: config.toolExecution,
+      maxConcurrency: config.maxConcurrency,
+      toolTimeoutMs: config.toolTimeoutMs,
+      hookTimeoutMs: config.hookTimeoutMs,
+      maxResultChars: config.maxResultChars,
+      maxTurns: config.maxTurns,
+      transformContext: config.transformContext,
+      prepareTurn: config.prepareTurn,
       // A sticky "always" turns a hook's defer into a pass.
-      beforeToolCall: withSticky(init.config.beforeToolCall, () => this.#sticky),
-      verifyToolCall: withSticky(init.config.verifyToolCall, () => this.#sticky),
+      beforeToolCall: withSticky(config.beforeToolCall, () => this.#sticky),
+      verifyToolCall: withSticky(config.verifyToolCall, () => this.#sticky),
+      afterToolCall: config.afterToolCall,
+      shouldStopAfterTurn: config.shouldStopAfterTurn,
       getSteeringMessages: () => drain(this.#steering, steeringMode),
       getFollowUpMessages: () => drain(this.#followUps, followUpMode),
-    };
+    } satisfies Record<keyof LoopConfig, unknown>;
     const restore = init.restore;
     if (restore) this.#sticky = structuredClone(restore.sticky);
     // Only a transcript ending in tool calls has an open batch to go on with.
