@@ -244,7 +244,14 @@ class RunningCall {
   }
 
   answered(value: unknown): void {
-    this.settle(checkResult(this.#prepared.tool.name, value));
+    let outcome: ExecutedToolCall;
+    try {
+      outcome = checkResult(this.#prepared.tool.name, value);
+    } catch (error) {
+      // A result whose content getter throws: an error result like any other.
+      outcome = { result: errorToToolResult(error), isError: true };
+    }
+    this.settle(outcome);
   }
 
   threw(error: unknown): void {

@@ -73,11 +73,8 @@ export function truncatedCallMessage(toolName: string): string {
 }
 
 /**
- * Runs one prepared call to its outcome and hands it to `done`, exactly once: execute
- * (bounded by its timeout and the run's abort), then `afterToolCall` if there is one. A
- * synchronous tool without an asynchronous hook finishes before this returns. The caller
- * settles the outcome (events, result message): a throw there is a host bug, and must
- * reach the caller's promise, not a tool's callback.
+ * Starts a call: its `tool_execution_start`, then its preparation (the four gates), or the
+ * decision a resumed batch brought, or an error result for a call cut off at the token limit.
  */
 function start(
   input: ExecuteToolCallsInput,

@@ -20,7 +20,9 @@ import type { Finished } from "./settle_call.ts";
 /**
  * Runs a prepared call: its tool, bounded by its timeout and the run's abort, then
  * `afterToolCall`; hands `done` the outcome, once, whatever happens. A call of an aborted
- * run does not start.
+ * run does not start. A synchronous tool without an asynchronous hook finishes before this
+ * returns. The caller settles the outcome (events, result message): a throw there is a host
+ * bug, and must reach the caller's promise, not a tool's callback.
  *
  * @param input The batch: its message, context, config, signal and event sink.
  * @param prepared The call, its tool and validated arguments.

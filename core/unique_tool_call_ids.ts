@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AssistantMessage, ToolCall } from "./messages.ts";
+import type { AssistantMessage } from "./messages.ts";
 
 /**
  * The message with every tool call's id unique within it and not empty. A call with no id
@@ -39,13 +39,20 @@ export function withUniqueToolCallIds(message: AssistantMessage): AssistantMessa
   const given = new Set<string>();
   for (const block of message.content) if (block.type === "toolCall") given.add(block.id);
   const taken = new Set<string>();
+  // Where the search for each base's next free number goes on, so that many calls sharing
+  // one id (or none) cost linear time, not quadratic.
+  const next = new Map<string, number>();
   const content = message.content.map((block) => {
     if (block.type !== "toolCall") return block;
     if (block.id !== "" && !taken.has(block.id)) {
       taken.add(block.id);
       return block;
     }
-    const id = freeId(block, taken, given);
+    const base = block.id === "" ? "call" : block.id;
+    let n = next.get(block.id) ?? (block.id === "" ? 1 : 2);
+    while (taken.has(`${base}_${n}`) || given.has(`${base}_${n}`)) n++;
+    next.set(block.id, n + 1);
+    const id = `${base}_${n}`;
     taken.add(id);
     return { ...block, id };
   });
@@ -77,12 +84,4 @@ function hasRepeatedIds(content: AssistantMessage["content"]): boolean {
     }
   }
   return false;
-}
-
-function freeId(call: ToolCall, taken: Set<string>, given: Set<string>): string {
-  const base = call.id === "" ? "call" : call.id;
-  for (let n = call.id === "" ? 1 : 2;; n++) {
-    const id = `${base}_${n}`;
-    if (!taken.has(id) && !given.has(id)) return id;
-  }
 }

@@ -57,7 +57,7 @@ export function toolWithLayout(
   };
   // Fields beyond AgentTool's (a plugin's own metadata) are kept, as a spread keeps them.
   for (const key of Reflect.ownKeys(source)) {
-    if (!(key in tool) && Object.prototype.propertyIsEnumerable.call(source, key)) {
+    if (!Object.hasOwn(tool, key) && Object.prototype.propertyIsEnumerable.call(source, key)) {
       (tool as unknown as Record<PropertyKey, unknown>)[key] =
         (source as unknown as Record<PropertyKey, unknown>)[key];
     }

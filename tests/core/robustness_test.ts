@@ -442,3 +442,23 @@ Deno.test("tool calls that came with one id, or none, get unique ids: in the tra
     equal(end?.type === "message_end" && end.message, asked);
   }
 });
+
+Deno.test("30,000 calls that came with one id get a, a_2, … a_30000: the ids are found in linear time (the first version took minutes)", async () => {
+  const count = 30_000;
+  const calls = Array.from({ length: count }, () => toolCall("echo", {}, "a"));
+  const agent = createAgent({
+    model: scriptedModel([calls, [text("done")]]),
+    tools: [defineTool({
+      name: "echo",
+      description: "",
+      parameters: Type.Object({}),
+      execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+    })],
+  });
+  await agent.prompt("go");
+  const ids = resultsOf(agent.messages).map((result) => result.toolCallId);
+  equal(ids.length, count);
+  equal(new Set(ids).size, count);
+  deepEqual(ids.slice(0, 3), ["a", "a_2", "a_3"]);
+  equal(ids.at(-1), `a_${count}`);
+});
