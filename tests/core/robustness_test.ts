@@ -462,3 +462,40 @@ Deno.test("30,000 calls that came with one id get a, a_2, … a_30000: the ids a
   deepEqual(ids.slice(0, 3), ["a", "a_2", "a_3"]);
   equal(ids.at(-1), `a_${count}`);
 });
+
+Deno.test("a tool result whose content getter throws is an error result (sync and async tools); the run goes on", async () => {
+  const hostile = () => ({
+    get content(): never {
+      throw new Error("content exploded");
+    },
+  });
+  const tools = [
+    defineTool({
+      name: "sync_bad",
+      description: "",
+      parameters: Type.Object({}),
+      execute: () => hostile() as unknown as ToolResult,
+    }),
+    defineTool({
+      name: "async_bad",
+      description: "",
+      parameters: Type.Object({}),
+      execute: () => Promise.resolve(hostile() as unknown as ToolResult),
+    }),
+  ];
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("sync_bad", {}), toolCall("async_bad", {})],
+      [text("done")],
+    ]),
+    tools,
+    toolTimeoutMs: 60_000,
+  });
+  await agent.prompt("go");
+  deepEqual(
+    resultsOf(agent.messages).map((r) => [r.toolName, r.isError, textOf(r)]),
+    [["sync_bad", true, "content exploded"], ["async_bad", true, "content exploded"]],
+  );
+  const last = agent.messages.at(-1);
+  equal(last?.role === "assistant" && textOf(last), "done");
+});
