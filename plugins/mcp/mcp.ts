@@ -114,11 +114,10 @@ async function listedTools(
   config: McpServerConfig,
   connection: McpConnection,
   strict: boolean,
-  warnings: (warnings: ReadonlySet<string>) => void,
+  leftOut: Set<string>,
   since?: number,
 ): Promise<Tool[]> {
   let listed: Tool[];
-  const leftOut = new Set<string>();
   try {
     listed = await connection.listTools({
       onInvalid: (tool, why) =>
@@ -132,8 +131,6 @@ async function listedTools(
       cause: error,
     });
   }
-  // Told once the listing is whole, each problem once while it lasts (not at every refresh).
-  warnings(leftOut);
   const names = new Set(listed.map((tool) => tool.name));
   // On a refresh, a configured tool the server dropped is simply gone.
   for (
@@ -211,16 +208,10 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     const since = strict ? undefined : performance.now();
     const found = await Promise.all(servers.map(async ([server, config]) => {
       const connection = connections.get(server)!;
-      const listed = await listedTools(
-        server,
-        config,
-        connection,
-        strict,
-        warnings.get(server)!,
-        since,
-      );
+      const leftOut = new Set<string>();
+      const listed = await listedTools(server, config, connection, strict, leftOut, since);
       // Connected: the listing just ended on this connection (no second connect to wait for).
-      return { listed, offers: await connection.capabilities() };
+      return { listed, leftOut, offers: await connection.capabilities() };
     }));
     // Names are given in server order, after listing, so they never depend on timing.
     for (const [index, [server, config]] of servers.entries()) {
@@ -254,6 +245,9 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
         tools.push(...promptTools(connection, serverTools));
       }
     }
+    // Told once the whole listing holds (a refresh that fails keeps the tools it had, and says
+    // nothing of them), each problem once while it lasts (not at every refresh).
+    for (const [index, [server]] of servers.entries()) warnings.get(server)!(found[index].leftOut);
     return tools;
   };
   let tools: AgentTool<Record<string, unknown>, McpCallDetails>[];

@@ -174,3 +174,39 @@ Deno.test("mcp: a listed tool left out is reported once, not at every refresh; a
     await plugin.dispose();
   }
 });
+
+Deno.test("mcp: a refresh that fails on one server says nothing of another's left-out tools (its tools stay as they were); the next refresh that holds says it", async () => {
+  const warnings: string[] = [];
+  const plugin = await mcp({
+    servers: { h: malformed("relist"), f: malformed("listfail") },
+    onWarning: (message) => warnings.push(message),
+  });
+  try {
+    const h = plugin.servers.get("h")!;
+    const f = plugin.servers.get("f")!;
+    const names = () =>
+      plugin.tools.map((tool) => tool.name).filter((name) => name.startsWith("h_"));
+    // The failed refreshes are told too ("Cannot refresh …"): only the left-out ones count here.
+    const leftOut = () => warnings.filter((message) => message.includes("left out"));
+    // Stage 3: `bad` is valid and offered.
+    for (let stage = 1; stage <= 3; stage++) await h.callTool("next", {});
+    await plugin.refreshTools();
+    deepEqual(names(), ["h_good", "h_next", "h_bad"]);
+    const before = leftOut().length;
+    // f refuses listings; h's `bad` turns invalid (stage 4): the refresh fails, `bad` stays.
+    await f.callTool("fail", {});
+    await h.callTool("next", {});
+    await plugin.refreshTools().catch(() => {});
+    deepEqual(names(), ["h_good", "h_next", "h_bad"]);
+    // Before: told here, while h_bad was still offered, and never again once it was gone.
+    deepEqual(leftOut().slice(before), []);
+    await f.callTool("heal", {});
+    await plugin.refreshTools();
+    deepEqual(names(), ["h_good", "h_next"]);
+    deepEqual(leftOut().slice(before), [
+      `MCP server "h" listed tool "bad", which is left out: inputSchema.type: Invalid input: expected "object"`,
+    ]);
+  } finally {
+    await plugin.dispose();
+  }
+});
