@@ -251,17 +251,17 @@ class RunningCall {
       // A result whose content getter throws: an error result like any other.
       outcome = { result: errorToToolResult(error), isError: true };
     }
-    this.settle(outcome);
+    this.#settle(outcome);
   }
 
   threw(error: unknown): void {
-    this.settle({ result: errorToToolResult(error), isError: true });
+    this.#settle({ result: errorToToolResult(error), isError: true });
   }
 
   /** Ends the call for its timeout or the abort, and aborts the signal its tool was given. */
   stop(why: StopReason): void {
     const name = this.#prepared.tool.name;
-    this.settle(stoppedResult(name, why, this.#timeoutMs));
+    this.#settle(stoppedResult(name, why, this.#timeoutMs));
     this.context.stop(
       why === "timeout"
         ? new DOMException(`Tool ${name} timed out`, "TimeoutError")
@@ -269,7 +269,7 @@ class RunningCall {
     );
   }
 
-  settle(outcome: ExecutedToolCall): void {
+  #settle(outcome: ExecutedToolCall): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#unwatch?.();

@@ -26,6 +26,27 @@ import { openai } from "@tack/agent/sdk/providers/openai";
 import { redactEventStream } from "../../sdk/replay/redact_event_stream.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 
+/**
+ * An agent answered from `cassette` alone: the provider's replies and the tools' results, with
+ * another key and a closed port, so nothing reaches a server.
+ */
+function replayedAgent(
+  cassette: string,
+  model: string,
+  tools: Parameters<typeof replayTools>[1],
+) {
+  return createAgent({
+    model: openai({
+      model,
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-other",
+      fetch: replayFetch(cassette),
+      maxRetries: 0,
+    }),
+    tools: replayTools(cassette, tools),
+  });
+}
+
 Deno.test("examples/replay.ts: a recorded run replays offline, model side and provider side", async () => {
   const cassette = await record();
   equal(await replayModelSide(cassette), "It is sunny in Paris.");
@@ -258,16 +279,7 @@ Deno.test("recording at the provider level: a password argument and keys streame
     equal(streamed.includes(secret), false, secret);
   }
   match(streamed, /"password":"\[redacted\]"/);
-  const replayed = createAgent({
-    model: openai({
-      model: "gpt-test",
-      baseURL: "http://127.0.0.1:9/v1",
-      apiKey: "sk-other",
-      fetch: replayFetch(cassette),
-      maxRetries: 0,
-    }),
-    tools: replayTools(cassette, [login]),
-  });
+  const replayed = replayedAgent(cassette, "gpt-test", [login]);
   const added = await replayed.prompt("log in");
   const last = added.at(-1);
   equal(
@@ -321,16 +333,7 @@ Deno.test("recording at the provider level: a JSON reply with no secret is kept 
     cassette = await recorder.toJsonl();
   }
   equal(cassette.includes("hunter2PW"), false);
-  const replayed = createAgent({
-    model: openai({
-      model: "m",
-      baseURL: "http://127.0.0.1:9/v1",
-      apiKey: "sk-o",
-      fetch: replayFetch(cassette),
-      maxRetries: 0,
-    }),
-    tools: replayTools(cassette, [t]),
-  });
+  const replayed = replayedAgent(cassette, "m", [t]);
   const first = await replayed.prompt("go");
   const second = await replayed.prompt("again");
   const said = (messages: readonly { role: string }[]) =>
