@@ -3,9 +3,10 @@
  *
  * V8 optimizes the loop's reads of a tool (`name`, `execute`, `timeoutMs`, …) for the layouts
  * (hidden classes) it has seen. A tool copied with a spread gets a layout of its own for each
- * shape of definition, so an agent with tools of several shapes made the loop's reads
- * polymorphic, and a full GC that found none of a run's tools alive threw that layout away
- * with the code optimized for it: the next run paid to optimize again (core/keep_layout.ts).
+ * shape of definition: an agent's tools of several shapes make the loop's reads of them
+ * polymorphic (how V8 works; not measured here), and a full GC that found none of a run's tools
+ * alive threw that layout away with the code optimized for it, so the next run paid to optimize
+ * again (core/keep_layout.ts; measured: docs/bench.md).
  * Built here, every tool has the same fields in the same order (absent ones `undefined`):
  * one layout, kept for the process's life.
  *
