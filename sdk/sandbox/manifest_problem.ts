@@ -31,6 +31,8 @@ export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }>
  * compile.
  *
  * @param manifest What the sandbox reported.
+ * @param options `schemas: false` leaves the schemas out (names and counts only), for a
+ * caller that checks them later with {@linkcode untrustedSchemaProblem}.
  * @returns The problem (after `plugin "<name>" is refused: `), or `undefined`.
  *
  * @example A tool name with a terminal escape
@@ -57,7 +59,10 @@ export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }>
  * );
  * ```
  */
-export function manifestProblem(manifest: PluginManifest): string | undefined {
+export function manifestProblem(
+  manifest: PluginManifest,
+  options: { schemas?: boolean } = {},
+): string | undefined {
   const name = manifest.name;
   const problem = pluginNameProblem(name);
   if (problem !== undefined) return problem;
@@ -76,5 +81,5 @@ export function manifestProblem(manifest: PluginManifest): string | undefined {
       } must have a name matching ${TOOL_NAME_PATTERN.source}`;
     }
   }
-  return untrustedSchemaProblem(manifest.tools);
+  return options.schemas === false ? undefined : untrustedSchemaProblem(manifest.tools);
 }
