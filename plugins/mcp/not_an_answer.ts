@@ -85,8 +85,8 @@ function refusal(response: Response, body: string, ids: unknown[]): Error | unde
 
 /**
  * A `fetch` for the SDK's HTTP transport that reads the reply to a POST carrying requests, when
- * it is a body (not an event stream, not `202 Accepted`), and throws unless it holds a valid
- * JSON-RPC answer to each: the SDK then fails those requests at once with that error (a
+ * it is a body (not an event stream), and throws unless it holds a valid JSON-RPC answer to
+ * each (a `202 Accepted` never does): the SDK then fails those requests at once with that error (a
  * {@linkcode NotAnAnswerError}, or an `InvalidResponseError` for an answer that is not valid
  * JSON-RPC, as from a stdio server), and the connection stays. Other replies pass unchanged;
  * a body that answers passes as it came.
@@ -115,14 +115,17 @@ export function answerCheckingFetch(inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
     const contentType = essence(response.headers.get("content-type") ?? "");
-    if (
-      init?.method !== "POST" || !response.ok || response.status === 202 ||
-      contentType === "text/event-stream"
-    ) return response;
+    if (init?.method !== "POST" || !response.ok || contentType === "text/event-stream") {
+      return response;
+    }
     const ids = requestIds(init.body);
     if (ids.length === 0) return response;
     const body = await response.text();
-    const refused = refusal(response, body, ids);
+    // `202 Accepted` answers nothing: the transport specification allows it only for a POST of
+    // notifications or responses (the SDK would leave the request to its timeout).
+    const refused = response.status === 202
+      ? new NotAnAnswerError(response.status, contentType, body)
+      : refusal(response, body, ids);
     if (refused) throw refused;
     return new Response(body, {
       status: response.status,

@@ -198,6 +198,7 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
     object: () => Response.json({ hello: 1 }),
     other: () => Response.json({ jsonrpc: "2.0", id: 999, result: { content: [] } }),
     none: () => Response.json([]),
+    accepted: () => new Response(null, { status: 202 }),
     nullresult: (id) => Response.json({ jsonrpc: "2.0", id, result: null }),
     good: (id) =>
       Response.json({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "fine" }] } }),
@@ -208,7 +209,7 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
   );
   const plugin = await mcp({ name: "web", url: `http://127.0.0.1:${server.addr.port}/mcp` });
   try {
-    // One call at a time, each alone. Before: "other" and "none" waited for the call's timeout
+    // One call at a time, each alone. Before: "other", "none" and "accepted" waited for the call's timeout
     // (`… timed out after 5000 ms`), "plain" and "object" failed without saying what came back
     // (`Unexpected content type: text/plain`, `Invalid input`), and "plain" dropped the
     // connection (the calls in flight with it failed too).
@@ -226,6 +227,10 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
         `${answered} (application/json), not a JSON-RPC answer: {"jsonrpc":"2.0","id":999,"result":{"content":[]}}`,
       ],
       [true, `${answered} (application/json), not a JSON-RPC answer: []`],
+      [
+        true,
+        'MCP server "web" answered tool "echo" with HTTP 202 (no content type), not a JSON-RPC answer: (no body)',
+      ],
       [
         true,
         'MCP server "web" sent an invalid response to tool "echo": result: Invalid input: expected object, received null',
