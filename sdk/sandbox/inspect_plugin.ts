@@ -21,6 +21,7 @@ import {
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
 import { manifestProblem } from "./manifest_problem.ts";
+import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
 import { NOT_CONFINED_WARNING, prepareSandbox, type SandboxOptions } from "./prepare_sandbox.ts";
 import { SandboxConnection } from "./sandbox_connection.ts";
@@ -181,13 +182,8 @@ export async function inspectPlugin(
       );
     }
     if (!prepared.confined) warnings.push(NOT_CONFINED_WARNING);
-    if (prepared.dataFiles.length > 0) {
-      warnings.push(
-        `it imports data files (JSON, text or bytes), readable to it without a read grant: ${
-          prepared.dataFiles.join(", ")
-        }`,
-      );
-    }
+    const ungranted = ungrantedDataFiles(prepared.dataFiles, grants.read);
+    if (ungranted.length > 0) warnings.push(`it ${dataFilesWarning(ungranted)}`);
     const hooks = hookCapabilities(manifest.hooks, scope);
     if (scope === "all" && hooks.length > 0) {
       warnings.push(

@@ -17,6 +17,7 @@ import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { untrustedSchemaProblem } from "../untrusted_schemas.ts";
+import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -373,6 +374,8 @@ export async function loadPlugin(
         );
       }
     }
+    const ungranted = ungrantedDataFiles(prepared.dataFiles, grants.read);
+    if (ungranted.length > 0) warn(`plugin "${name}": ${dataFilesWarning(ungranted)}`);
     const capabilities = hookCapabilities(live.manifest.hooks, scope);
     const broad = broadHooksWarning(name, capabilities);
     if (broad !== undefined) warn(broad);

@@ -42,11 +42,61 @@ export default { name: "textimp", tools: [${tool("env")}] };`,
       deepEqual(report.warnings, [
         `it imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`,
       ]);
-      // What inspect warns about is what happens: it is part of its graph.
-      const loaded = await loadPlugin(plugin, { sandbox: true, root, stderr: "capture" });
+      // What inspect warns about is what happens: it is part of its graph. A load warns too
+      // (before, only inspect did).
+      const warnings: string[] = [];
+      const loaded = await loadPlugin(plugin, {
+        sandbox: true,
+        root,
+        stderr: "capture",
+        onWarning: (warning) => warnings.push(warning),
+      });
       try {
+        deepEqual(warnings, [
+          `plugin "textimp": imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`,
+        ]);
         const result = await loaded.tools![0].execute({}, call);
         deepEqual(result.content, [{ type: "text", text: "leaked: API_KEY=sk-folder-secret\n" }]);
+      } finally {
+        await loaded.dispose?.();
+      }
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a static data import its read grant covers is not warned about, by inspect or load; the others are",
+  ignore: skipWithoutBwrap("granted data import"),
+  async fn() {
+    const { root, plugin } = await folder(
+      `import env from "./.env" with { type: "text" };
+import notes from "./notes.json" with { type: "json" };
+export default { name: "granted", permissions: { read: ["plugin/notes.json"] },
+  tools: [${tool('notes.secret + " " + env')}] };`,
+    );
+    try {
+      const expected =
+        `imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`;
+      const report = await inspectPlugin(plugin, { root, stderr: "capture" });
+      deepEqual(report.permissions, { read: [`${root}/plugin/notes.json`] });
+      deepEqual(report.dataFiles, [`${root}/plugin/.env`, `${root}/plugin/notes.json`]);
+      deepEqual(report.warnings, [`it ${expected}`]);
+      const warnings: string[] = [];
+      const loaded = await loadPlugin(plugin, {
+        sandbox: true,
+        root,
+        stderr: "capture",
+        onWarning: (warning) => warnings.push(warning),
+      });
+      try {
+        deepEqual(warnings, [`plugin "granted": ${expected}`]);
+        const result = await loaded.tools![0].execute({}, call);
+        deepEqual(result.content, [
+          { type: "text", text: "leaked: json-secret API_KEY=sk-folder-secret\n" },
+        ]);
       } finally {
         await loaded.dispose?.();
       }

@@ -1,0 +1,60 @@
+/**
+ * Data files (JSON, text, bytes: any module that is not JavaScript, TypeScript or Wasm) that a
+ * sandboxed plugin imports statically are part of its module graph: mounted, and read at load
+ * without a read grant (Deno's read permission does not gate module loading). Both
+ * `inspectPlugin` and `loadPlugin` warn about the ones its read grant does not cover.
+ *
+ * @module
+ */
+
+function within(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
+}
+
+/**
+ * The data files a plugin imports statically that its read grant does not cover, in order.
+ *
+ * @param dataFiles The absolute paths of the data files in its graph.
+ * @param read Its resolved read grant (`true`: everything; paths: those and what is under them).
+ * @returns The files it reads without a grant.
+ *
+ * @example A JSON file granted, a `.env` not
+ * ```ts
+ * import { ungrantedDataFiles } from "./data_files.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(ungrantedDataFiles(["/p/settings.json", "/p/.env"], ["/p/settings.json"]), ["/p/.env"]);
+ * deepEqual(ungrantedDataFiles(["/p/.env"], true), []);
+ * ```
+ */
+export function ungrantedDataFiles(
+  dataFiles: readonly string[],
+  read: boolean | readonly string[],
+): string[] {
+  if (read === true) return [];
+  const granted = Array.isArray(read) ? read : [];
+  return dataFiles.filter((file) => !granted.some((root) => within(file, root)));
+}
+
+/**
+ * The warning about data files read without a grant, after its subject (`it …`, `plugin "x": …`).
+ *
+ * @param files The files ({@linkcode ungrantedDataFiles}).
+ * @returns The warning's text.
+ *
+ * @example
+ * ```ts
+ * import { dataFilesWarning } from "./data_files.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   dataFilesWarning(["/p/.env"]),
+ *   "imports data files (JSON, text or bytes), readable to it without a read grant: /p/.env",
+ * );
+ * ```
+ */
+export function dataFilesWarning(files: readonly string[]): string {
+  return `imports data files (JSON, text or bytes), readable to it without a read grant: ${
+    files.join(", ")
+  }`;
+}
