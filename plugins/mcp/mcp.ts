@@ -314,6 +314,9 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     permissions: permissionsOf(servers),
     servers: connections,
     prepareTurn,
+    // Its one hook waits at most refreshWaitMs: bounded by that, not by the agent's
+    // toolTimeoutMs, which may be shorter (its turn would fail instead of going on).
+    hookTimeoutMs: refreshWaitMs + 1_000,
     attach: (host) => void hosts.push(host),
     refreshTools,
     dispose,

@@ -1,7 +1,7 @@
 import { createAgent, scriptedModel, text, toolCall } from "@tack/agent";
 import { mcp } from "@tack/agent/plugins/mcp";
 import readOnly from "@tack/agent/plugins/read_only";
-import { deepEqual, ok } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { firstText, fixtureServer, run } from "./mcp_fixture.ts";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
@@ -66,6 +66,31 @@ Deno.test("mcp: a refresh that lists slowly for ever neither holds the model cal
       'Cannot refresh the tools of MCP plugin "h"; it keeps the tools listed before: Cannot list the tools of MCP server "h": it did not list them all within 2500 ms',
     ]);
     deepEqual(plugin.tools.map((tool) => tool.name), ["h_echo"]);
+  } finally {
+    await plugin.dispose();
+  }
+});
+
+Deno.test("mcp: a refresh under way does not fail a turn when the agent's toolTimeoutMs is shorter than refreshWaitMs", async () => {
+  const plugin = await mcp({
+    name: "h",
+    ...malformed("slowlist"),
+    connectTimeoutMs: 2_500,
+    refreshWaitMs: 300,
+    onWarning: () => {},
+  });
+  try {
+    // The server announces a change 300 ms after the first listing; the refresh starts then.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const model = scriptedModel([[toolCall("h_echo", { text: "a" }, "1")], [text("done")]]);
+    // Before: the first turn failed, "Cannot start turn 1: prepareTurn did not answer within
+    // 150 ms" (the agent's toolTimeoutMs bounded the plugin's wait of up to 300 ms).
+    const agent = createAgent({ model, plugins: [plugin], toolTimeoutMs: 150 });
+    const messages = await agent.prompt("go");
+    deepEqual(resultsOf(messages).map(textOf), ['echo:{"text":"a"}']);
+    const last = messages.at(-1)!;
+    equal(last.role === "assistant" ? last.stopReason : last.role, "stop");
+    equal(plugin.hookTimeoutMs, 1_300);
   } finally {
     await plugin.dispose();
   }
