@@ -4,7 +4,12 @@
 // is never mounted: under bubblewrap that is a read denial.
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 import { deepEqual, rejects } from "node:assert/strict";
-import { inspectPlugin, loadPlugin, NOT_CONFINED_WARNING } from "../../sdk/sandbox/mod.ts";
+import {
+  inspectPlugin,
+  loadPlugin,
+  type LoadPluginOptions,
+  NOT_CONFINED_WARNING,
+} from "../../sdk/sandbox/mod.ts";
 
 const call = { toolCallId: "1", signal: new AbortController().signal };
 
@@ -19,6 +24,18 @@ async function folder(pluginSource: string): Promise<{ root: string; plugin: str
   const plugin = `${root}/plugin/p.js`;
   await Deno.writeTextFile(plugin, pluginSource);
   return { root, plugin };
+}
+
+/** Loads `plugin` in a sandbox, keeping its warnings. */
+async function loadWarned(plugin: string, options: LoadPluginOptions) {
+  const warnings: string[] = [];
+  const loaded = await loadPlugin(plugin, {
+    sandbox: true,
+    stderr: "capture",
+    onWarning: (warning) => warnings.push(warning),
+    ...options,
+  });
+  return { loaded, warnings };
 }
 
 const tool = (body: string) =>
@@ -44,13 +61,7 @@ export default { name: "textimp", tools: [${tool("env")}] };`,
       ]);
       // What inspect warns about is what happens: it is part of its graph. A load warns too
       // (before, only inspect did).
-      const warnings: string[] = [];
-      const loaded = await loadPlugin(plugin, {
-        sandbox: true,
-        root,
-        stderr: "capture",
-        onWarning: (warning) => warnings.push(warning),
-      });
+      const { loaded, warnings } = await loadWarned(plugin, { root });
       try {
         deepEqual(warnings, [
           `plugin "textimp": imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`,
@@ -84,13 +95,7 @@ export default { name: "granted", permissions: { read: ["plugin/notes.json"] },
       deepEqual(report.permissions, { read: [`${root}/plugin/notes.json`] });
       deepEqual(report.dataFiles, [`${root}/plugin/.env`, `${root}/plugin/notes.json`]);
       deepEqual(report.warnings, [`it ${expected}`]);
-      const warnings: string[] = [];
-      const loaded = await loadPlugin(plugin, {
-        sandbox: true,
-        root,
-        stderr: "capture",
-        onWarning: (warning) => warnings.push(warning),
-      });
+      const { loaded, warnings } = await loadWarned(plugin, { root });
       try {
         deepEqual(warnings, [`plugin "granted": ${expected}`]);
         const result = await loaded.tools![0].execute({}, call);
@@ -120,13 +125,7 @@ Deno.test({
       },
 ] };`,
     );
-    const warnings: string[] = [];
-    const loaded = await loadPlugin(plugin, {
-      sandbox: true,
-      root,
-      stderr: "capture",
-      onWarning: (warning) => warnings.push(warning),
-    });
+    const { loaded, warnings } = await loadWarned(plugin, { root });
     try {
       deepEqual(warnings, []);
       for (const [index, file] of [[0, ".env"], [1, "notes.json"]] as const) {
@@ -155,14 +154,7 @@ Deno.test("without the OS layer a text import reads any file the process may rea
         .replace('"leak"', '"leak_computed"')
     }] };`,
   );
-  const warnings: string[] = [];
-  const loaded = await loadPlugin(plugin, {
-    sandbox: true,
-    root,
-    confine: false,
-    stderr: "capture",
-    onWarning: (warning) => warnings.push(warning),
-  });
+  const { loaded, warnings } = await loadWarned(plugin, { root, confine: false });
   try {
     deepEqual(warnings, [`plugin "textanywhere": ${NOT_CONFINED_WARNING}`]);
     const result = await loaded.tools![0].execute({}, call);
