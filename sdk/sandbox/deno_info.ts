@@ -80,6 +80,7 @@ function hasErrors(info: DenoInfo): boolean {
  *
  * @param specifier The module.
  * @param cwd Where Deno resolves it from (its config and lock).
+ * @param foreign For a plugin's own project: less of the host's environment (see `runDeno`).
  * @returns The description.
  * @throws {Error} `Cannot prepare plugin: deno cache failed: …` when the graph cannot be
  * resolved or fetched.
@@ -93,17 +94,21 @@ function hasErrors(info: DenoInfo): boolean {
  * equal(info.modules.some((module) => module.specifier.endsWith("/run_deno.ts")), true);
  * ```
  */
-export async function denoInfo(specifier: string, cwd: string): Promise<DenoInfo> {
+export async function denoInfo(
+  specifier: string,
+  cwd: string,
+  foreign?: { denoDir: string },
+): Promise<DenoInfo> {
   const describe = async () =>
-    JSON.parse(await runDeno(["info", "--json", specifier], cwd)) as DenoInfo;
+    JSON.parse(await runDeno(["info", "--json", specifier], cwd, foreign)) as DenoInfo;
   let info: DenoInfo;
   try {
     info = await describe();
   } catch (error) {
-    await runDeno(["cache", "--quiet", specifier], cwd);
+    await runDeno(["cache", "--quiet", specifier], cwd, foreign);
     throw error;
   }
   if (!hasErrors(info)) return info;
-  await runDeno(["cache", "--quiet", specifier], cwd);
+  await runDeno(["cache", "--quiet", specifier], cwd, foreign);
   return await describe();
 }

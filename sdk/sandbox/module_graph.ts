@@ -277,9 +277,13 @@ async function describeModuleGraph(
   const own = specifier.startsWith("file:")
     ? findConfig(dirname(fileURLToPath(specifier)), project)
     : undefined;
-  const config = own ?? findConfig(cwd, project);
+  const hosts = findConfig(cwd, project);
+  const config = own ?? hosts;
   if (own !== undefined) cwd = own.dir;
-  const info = await denoInfo(specifier, cwd);
+  // Another project's config (its `.npmrc` too) is the plugin's: Deno runs there with less of
+  // the host's environment (PREPARATION_ENV).
+  const foreign = own !== undefined && own.dir !== hosts?.dir ? { denoDir } : undefined;
+  const info = await denoInfo(specifier, cwd, foreign);
   const redirects = info.redirects ?? {};
   const follow = (url: string) => redirects[url] ?? url;
   const modules = new Map(info.modules.map((module) => [module.specifier, module]));
