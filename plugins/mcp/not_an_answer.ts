@@ -115,17 +115,20 @@ export function answerCheckingFetch(inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
     const contentType = essence(response.headers.get("content-type") ?? "");
-    if (init?.method !== "POST" || !response.ok || contentType === "text/event-stream") {
-      return response;
+    if (init?.method !== "POST" || !response.ok) return response;
+    // `202 Accepted` answers nothing, whatever its content type (the SDK checks for 202 before
+    // it looks at one): the transport specification allows it only for a POST of notifications
+    // or responses (the SDK would leave the request to its timeout). Its body is not waited for.
+    if (response.status === 202) {
+      if (requestIds(init.body).length === 0) return response;
+      await response.body?.cancel().catch(() => {});
+      throw new NotAnAnswerError(response.status, contentType, "");
     }
+    if (contentType === "text/event-stream") return response;
     const ids = requestIds(init.body);
     if (ids.length === 0) return response;
     const body = await response.text();
-    // `202 Accepted` answers nothing: the transport specification allows it only for a POST of
-    // notifications or responses (the SDK would leave the request to its timeout).
-    const refused = response.status === 202
-      ? new NotAnAnswerError(response.status, contentType, body)
-      : refusal(response, body, ids);
+    const refused = refusal(response, body, ids);
     if (refused) throw refused;
     return new Response(body, {
       status: response.status,

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { hostRealPath } from "./host_may.ts";
+
 function within(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
 }
@@ -33,7 +35,15 @@ export function ungrantedDataFiles(
 ): string[] {
   if (read === true) return [];
   const granted = Array.isArray(read) ? read : [];
-  return dataFiles.filter((file) => !granted.some((root) => within(file, root)));
+  if (granted.length === 0) return [...dataFiles];
+  // A grant and the graph may name one file by different paths (a root reached through a
+  // symlink, the plugin by its real path): compared by real paths too, as the sandbox mounts.
+  const real = granted.map((root) => hostRealPath(root) ?? root);
+  return dataFiles.filter((file) => {
+    if (granted.some((root) => within(file, root))) return false;
+    const realFile = hostRealPath(file) ?? file;
+    return !real.some((root) => within(realFile, root));
+  });
 }
 
 /**

@@ -169,3 +169,27 @@ Deno.test("without the OS layer a text import reads any file the process may rea
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "review: a data import its read grant covers is not warned about when the root is reached through a symlink",
+  async fn() {
+    const { root, plugin } = await folder(
+      `import notes from "./notes.json" with { type: "json" };
+export default { name: "granted", permissions: { read: ["plugin/notes.json"] },
+  tools: [${tool("notes.secret")}] };`,
+    );
+    const link = `${root}-link`;
+    await Deno.symlink(root, link);
+    try {
+      // The root by its link, the plugin by its real path (say a workspace under a symlinked home).
+      const report = await inspectPlugin(plugin, { root: link, stderr: "capture" });
+      deepEqual(report.permissions, { read: [`${link}/plugin/notes.json`] });
+      deepEqual(report.dataFiles, [`${root}/plugin/notes.json`]);
+      deepEqual(report.warnings.filter((w) => w.includes("data files")), []);
+    } finally {
+      await Deno.remove(link);
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
