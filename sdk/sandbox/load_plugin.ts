@@ -16,7 +16,6 @@ import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
-import { untrustedSchemaProblem } from "../untrusted_schemas.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
@@ -262,9 +261,9 @@ export async function loadPlugin(
   let live: Awaited<ReturnType<typeof start>> | undefined;
   // What a manifest decides, before its plugin runs with anything: refused (names, schemas,
   // the pinned hash, grants it may not have), or the grants and limits it runs with.
-  const decide = async (manifest: PluginManifest, schemas = true) => {
+  const decide = async (manifest: PluginManifest) => {
     const name = manifest.name;
-    const problem = manifestProblem(manifest, { schemas });
+    const problem = manifestProblem(manifest);
     if (problem !== undefined) {
       throw refuse(`plugin ${JSON.stringify(name)} is refused: ${problem}`);
     }
@@ -297,14 +296,9 @@ export async function loadPlugin(
     const known = prepared.knownManifest;
     if (known !== undefined) {
       try {
-        decided = await decide(known, false);
+        decided = await decide(known);
         pinned = canonicalManifest(known);
-        // Its schemas passed before; the host compiles them (it validates with them) while
-        // the child starts, instead of before (~3 ms of a ~45 ms start in a new process).
-        const starting = launch(decided.grants, decided.limits);
-        const schemaProblem = untrustedSchemaProblem(known.tools);
-        live = await starting;
-        if (schemaProblem !== undefined) throw new Error(schemaProblem);
+        live = await launch(decided.grants, decided.limits);
       } catch {
         decided = undefined;
         pinned = undefined;

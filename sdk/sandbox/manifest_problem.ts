@@ -31,8 +31,6 @@ export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }>
  * compile.
  *
  * @param manifest What the sandbox reported.
- * @param options `schemas: false` leaves the schemas out (names and counts only), for a
- * caller that checks them later with {@linkcode untrustedSchemaProblem}.
  * @returns The problem (after `plugin "<name>" is refused: `), or `undefined`.
  *
  * @example A tool name with a terminal escape
@@ -59,10 +57,7 @@ export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }>
  * );
  * ```
  */
-export function manifestProblem(
-  manifest: PluginManifest,
-  options: { schemas?: boolean } = {},
-): string | undefined {
+export function manifestProblem(manifest: PluginManifest): string | undefined {
   const name = manifest.name;
   const problem = pluginNameProblem(name);
   if (problem !== undefined) return problem;
@@ -81,5 +76,5 @@ export function manifestProblem(
       } must have a name matching ${TOOL_NAME_PATTERN.source}`;
     }
   }
-  return options.schemas === false ? undefined : untrustedSchemaProblem(manifest.tools);
+  return untrustedSchemaProblem(manifest.tools);
 }
