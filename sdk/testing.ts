@@ -16,7 +16,6 @@ import {
 } from "../core/messages.ts";
 import type { Model, ModelRequest, StreamOptions } from "../core/model.ts";
 import { sleep } from "./sleep.ts";
-import { keepLayout } from "../core/keep_layout.ts";
 
 /** A content block of a scripted turn. */
 export type ScriptedBlock = TextContent | ThinkingContent | ToolCall;
@@ -45,10 +44,7 @@ export type ScriptStep =
 export interface RecordedRequest {
   /** The system prompt. */
   readonly systemPrompt: string;
-  /**
-   * The transcript as it was on that turn (a getter: the copy is made when it is first read, so
-   * a spread or `Object.keys` of a request leaves it out; `JSON.stringify` writes it).
-   */
+  /** The transcript as it was on that turn. */
   readonly messages: readonly ModelRequest["messages"][number][];
   /** The tools offered. */
   readonly tools: ModelRequest["tools"];
@@ -126,37 +122,17 @@ export function thinking(thinking: string): ThinkingContent {
   return { type: "thinking", thinking };
 }
 
-/**
- * A request as it was on its turn: the transcript is copied only when it is read. A class, not
- * an object literal with a getter, which made a closure and an accessor per turn (by hand, the
- * 2,000-turn agent row with the GC left to V8 ran 4–7% faster without in separate processes,
- * and the same alternating in one process).
- */
-class Recorded implements RecordedRequest {
-  static {
-    keepLayout(new Recorded({ systemPrompt: "", messages: [], tools: [] }));
-  }
-  readonly systemPrompt: string;
-  readonly tools: ModelRequest["tools"];
-  readonly #source: ModelRequest["messages"];
-  readonly #length: number;
-  #snapshot: readonly ModelRequest["messages"][number][] | undefined;
-
-  constructor(request: ModelRequest) {
-    this.systemPrompt = request.systemPrompt;
-    this.tools = request.tools;
-    this.#source = request.messages;
-    this.#length = request.messages.length;
-  }
-
-  get messages(): readonly ModelRequest["messages"][number][] {
-    return this.#snapshot ??= this.#source.slice(0, this.#length);
-  }
-
-  /** `JSON.stringify` writes all three fields, `messages` too. */
-  toJSON(): RecordedRequest {
-    return { systemPrompt: this.systemPrompt, messages: this.messages, tools: this.tools };
-  }
+function record(request: ModelRequest): RecordedRequest {
+  const source = request.messages;
+  const length = source.length;
+  let snapshot: readonly ModelRequest["messages"][number][] | undefined;
+  return {
+    systemPrompt: request.systemPrompt,
+    tools: request.tools,
+    get messages() {
+      return snapshot ??= source.slice(0, length);
+    },
+  };
 }
 
 function streamTurn(
@@ -237,7 +213,7 @@ async function play(
 ): Promise<void> {
   const { script, options, requests } = model;
   const turn = requests.length;
-  requests.push(new Recorded(request));
+  requests.push(record(request));
   if (options.delayMs) await sleep(options.delayMs, signal);
   if (signal?.aborted) return streamTurn(stream, aborted(model), []);
   const step = script[turn];

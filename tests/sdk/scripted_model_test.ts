@@ -3,7 +3,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { createAgent, defineTool, scriptedModel, text, toolCall, Type } from "../../mod.ts";
 
-Deno.test("scriptedModel: each recorded request holds the transcript of its turn, read after the run, and JSON.stringify writes it", async () => {
+Deno.test("scriptedModel: each recorded request holds the transcript of its turn, read after the run, and it is a plain object (keys, spread, JSON)", async () => {
   const echo = defineTool({
     name: "echo",
     description: "Echoes",
@@ -18,8 +18,12 @@ Deno.test("scriptedModel: each recorded request holds the transcript of its turn
     ["user"],
     ["user", "assistant", "toolResult"],
   ]);
-  const written = JSON.parse(JSON.stringify(model.requests[0]));
-  deepEqual(Object.keys(written), ["systemPrompt", "messages", "tools"]);
+  // A plain object: a deep comparison, its keys, a spread and JSON see all three fields.
+  const [first] = model.requests;
+  deepEqual(first, { systemPrompt: "be brief", tools: first.tools, messages: [agent.messages[0]] });
+  deepEqual(Object.keys({ ...first }).sort(), ["messages", "systemPrompt", "tools"]);
+  const written = JSON.parse(JSON.stringify(first));
+  deepEqual(Object.keys(written).sort(), ["messages", "systemPrompt", "tools"]);
   equal(written.systemPrompt, "be brief");
   deepEqual(written.messages.map((m: { role: string }) => m.role), ["user"]);
   deepEqual(written.tools.map((tool: { name: string }) => tool.name), ["echo"]);
