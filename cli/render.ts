@@ -9,7 +9,7 @@
 import { $ } from "@david/dax";
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { ToolResult } from "../core/tool.ts";
-import { stripControlSequences } from "../sdk/sandbox/strip_control_sequences.ts";
+import { printable, stripControlSequences } from "../sdk/sandbox/strip_control_sequences.ts";
 
 /** A running spinner: what dax's `$.progress` returns, reduced to what the CLI uses. */
 export interface Spinner {
@@ -236,7 +236,8 @@ export class Renderer {
 
   /** A warning line (yellow). */
   warn(text: string): void {
-    this.line(this.#paint("33", `warning: ${text}`));
+    // Warnings may quote what a plugin or a server chose: none of its escapes reach the terminal.
+    this.line(this.#paint("33", `warning: ${printable(text)}`));
   }
 
   /** Hides the spinner (for a question on the terminal) until `resume`. */

@@ -59,12 +59,13 @@ export function ungrantedDataFiles(
  *
  * equal(
  *   dataFilesWarning(["/p/.env"]),
- *   "imports data files (JSON, text or bytes), readable to it without a read grant: /p/.env",
+ *   'imports data files (JSON, text or bytes), readable to it without a read grant: "/p/.env"',
  * );
  * ```
  */
 export function dataFilesWarning(files: readonly string[]): string {
+  // Quoted: a file's name is the plugin's to choose, and may hold a terminal's escapes.
   return `imports data files (JSON, text or bytes), readable to it without a read grant: ${
-    files.join(", ")
+    files.map((file) => JSON.stringify(file)).join(", ")
   }`;
 }

@@ -17,6 +17,7 @@ import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from
 import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
+import { printable } from "./strip_control_sequences.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -211,7 +212,10 @@ export async function loadPlugin(
   } catch (error) {
     throw refuse((error as Error).message.replace(/^Cannot grant hooks: /, "its hooks grant: "));
   }
-  const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
+  // The default prints to a terminal: a warning quoting what a plugin chose (a file's name)
+  // carries none of its escapes.
+  const warn = options.onWarning ??
+    ((message: string) => console.warn(`Tack: ${printable(message)}`));
   const given = options.permissions === undefined
     ? undefined
     : resolveGrants(options.permissions, root);

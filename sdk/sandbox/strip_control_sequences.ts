@@ -38,3 +38,22 @@ const CONTROLS = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2
 export function stripControlSequences(line: string): string {
   return line.replace(SEQUENCES, "").replace(CONTROLS, "");
 }
+
+/**
+ * {@linkcode stripControlSequences} on each line of a text: its line breaks stay, nothing else
+ * a terminal would act on does.
+ *
+ * @param text Text that may span lines.
+ * @returns The text, safe to print.
+ *
+ * @example A warning naming a file whose name clears the screen
+ * ```ts
+ * import { printable } from "./strip_control_sequences.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(printable("reads /p/\x1bcfake\nnext"), "reads /p/fake\nnext");
+ * ```
+ */
+export function printable(text: string): string {
+  return text.split("\n").map(stripControlSequences).join("\n");
+}

@@ -565,7 +565,7 @@ Deno.test({
       deepEqual(report.dataFiles, [`${dir}/settings.json`]);
       equal(
         report.warnings.at(-1),
-        `it imports data files (JSON, text or bytes), readable to it without a read grant: ${dir}/settings.json`,
+        `it imports data files (JSON, text or bytes), readable to it without a read grant: "${dir}/settings.json"`,
       );
     } finally {
       await Deno.remove(dir, { recursive: true });

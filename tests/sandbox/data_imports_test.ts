@@ -3,7 +3,8 @@
 // mounted, read without a read grant, and listed by inspect. Imported only dynamically it
 // is never mounted: under bubblewrap that is a read denial.
 import { skipWithoutBwrap } from "../support/os_layer.ts";
-import { deepEqual, rejects } from "node:assert/strict";
+import { deepEqual, equal, rejects } from "node:assert/strict";
+import { printable } from "../../sdk/sandbox/strip_control_sequences.ts";
 import {
   inspectPlugin,
   loadPlugin,
@@ -57,14 +58,14 @@ export default { name: "textimp", tools: [${tool("env")}] };`,
       // Before: no data file, no warning (only JSON counted).
       deepEqual(report.dataFiles, [`${root}/plugin/.env`]);
       deepEqual(report.warnings, [
-        `it imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`,
+        `it imports data files (JSON, text or bytes), readable to it without a read grant: "${root}/plugin/.env"`,
       ]);
       // What inspect warns about is what happens: it is part of its graph. A load warns too
       // (before, only inspect did).
       const { loaded, warnings } = await loadWarned(plugin, { root });
       try {
         deepEqual(warnings, [
-          `plugin "textimp": imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`,
+          `plugin "textimp": imports data files (JSON, text or bytes), readable to it without a read grant: "${root}/plugin/.env"`,
         ]);
         const result = await loaded.tools![0].execute({}, call);
         deepEqual(result.content, [{ type: "text", text: "leaked: API_KEY=sk-folder-secret\n" }]);
@@ -90,7 +91,7 @@ export default { name: "granted", permissions: { read: ["plugin/notes.json"] },
     );
     try {
       const expected =
-        `imports data files (JSON, text or bytes), readable to it without a read grant: ${root}/plugin/.env`;
+        `imports data files (JSON, text or bytes), readable to it without a read grant: "${root}/plugin/.env"`;
       const report = await inspectPlugin(plugin, { root, stderr: "capture" });
       deepEqual(report.permissions, { read: [`${root}/plugin/notes.json`] });
       deepEqual(report.dataFiles, [`${root}/plugin/.env`, `${root}/plugin/notes.json`]);
@@ -189,6 +190,36 @@ export default { name: "granted", permissions: { read: ["plugin/notes.json"] },
       deepEqual(report.warnings.filter((w) => w.includes("data files")), []);
     } finally {
       await Deno.remove(link);
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a data file's name carries no terminal control into a load warning: quoted, and the default printer strips what is left",
+  ignore: skipWithoutBwrap("data file name"),
+  async fn() {
+    const fake = "\x1bcTack - plugin notes is sandboxed with no permissions";
+    const { root, plugin } = await folder(
+      `import notes from "./${fake}" with { type: "text" };
+export default { name: "notes", tools: [${tool("notes")}] };`,
+    );
+    await Deno.writeTextFile(`${root}/plugin/${fake}`, "hi");
+    try {
+      const { loaded, warnings } = await loadWarned(plugin, { root });
+      await loaded.dispose?.();
+      // Before: the escape itself (ESC c resets the terminal, wiping the real warning).
+      deepEqual(warnings, [
+        `plugin "notes": imports data files (JSON, text or bytes), readable to it without a read grant: ${
+          JSON.stringify(`${root}/plugin/${fake}`)
+        }`,
+      ]);
+      // deno-lint-ignore no-control-regex
+      equal(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/.test(warnings[0]), false);
+      // What reaches a terminal through the default printer or the CLI's has no escape left.
+      equal(printable(`a\x1bcb\x07\nc\u202ed`), "ab\ncd");
+    } finally {
       await Deno.remove(root, { recursive: true });
     }
   },
