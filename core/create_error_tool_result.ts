@@ -4,6 +4,7 @@
  * @module
  */
 
+import { invalidContentReason } from "./check_tool_result.ts";
 import { ToolError, type ToolResult } from "./tool.ts";
 
 /**
@@ -63,10 +64,18 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
     );
   }
   // A ToolError's message is what its tool chose to tell the model: its cause is not added.
-  const result = createErrorToolResult(prefix + (error.message || error.name), error.details ?? {});
-  if (error.content?.length) {
-    result.content = prefix ? [{ type: "text", text: prefix }, ...error.content] : error.content;
+  const message = prefix + (error.message || error.name);
+  if (!error.content?.length) return createErrorToolResult(message, error.details ?? {});
+  // Its content goes to the model as a result's would, so it is held to the same check.
+  const problem = invalidContentReason(error.content);
+  if (problem !== undefined) {
+    return createErrorToolResult(
+      `${message} (its error content was left out: ${problem})`,
+      error.details ?? {},
+    );
   }
+  const result = createErrorToolResult(message, error.details ?? {});
+  result.content = prefix ? [{ type: "text", text: prefix }, ...error.content] : error.content;
   return result;
 }
 

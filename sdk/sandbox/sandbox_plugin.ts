@@ -48,7 +48,10 @@ function serialize(
 }
 
 function textOf(result: ToolResult): string {
-  return result.content.map((block) => block.type === "text" ? block.text : "").join("\n");
+  // Its text blocks' text: an error result from the child is checked only after this.
+  return result.content.flatMap((block) =>
+    block?.type === "text" && typeof block.text === "string" ? [block.text] : []
+  ).join("\n");
 }
 
 /** How the host bounds and scopes a sandboxed plugin. */

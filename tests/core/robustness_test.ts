@@ -13,6 +13,7 @@ import {
   scriptedModel,
   text,
   toolCall,
+  ToolError,
   type ToolResult,
 } from "@tack/agent";
 import { Type } from "typebox";
@@ -53,6 +54,34 @@ Deno.test("a malformed result block is an error result; the batch and the run go
   ]);
   deepEqual(aborted, [true]);
   equal(agent.messages.at(-1)?.role, "assistant");
+});
+
+Deno.test("a ToolError's content is checked as a result's: malformed, it is left out, and the error's message kept", async () => {
+  const thrower = (name: string, content: unknown[]) =>
+    defineTool({
+      name,
+      description: "",
+      parameters: Type.Object({}),
+      execute: () => {
+        throw new ToolError("it broke", { content: content as ToolResult["content"] });
+      },
+    });
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("forged", {}, "f"), toolCall("fine", {}, "g")], [text("ok")]]),
+    tools: [
+      thrower("forged", [{ type: "toolCall", id: "x", name: "rm", arguments: {} }]),
+      thrower("fine", [{ type: "text", text: "what went wrong, in detail" }]),
+    ],
+  });
+  const results = resultsOf(await agent.prompt("go"));
+  // Before: the forged block went into the transcript (and the next model request) as it was.
+  deepEqual(results.map((r) => [r.isError, r.content]), [
+    [true, [{
+      type: "text",
+      text: "it broke (its error content was left out: content[0] must be a text or image block)",
+    }]],
+    [true, [{ type: "text", text: "what went wrong, in detail" }]],
+  ]);
 });
 
 Deno.test("an afterToolCall override with invalid content is an error result", async () => {
