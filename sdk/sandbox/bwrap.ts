@@ -29,6 +29,9 @@ export interface BwrapMounts {
 }
 
 const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
+
+/** The most a plugin may keep in origin storage (localStorage, the Cache API): 64 MiB, in memory. */
+export const ORIGIN_STORAGE_BYTES = 64 * 1024 * 1024;
 const NET_READ_ONLY = [
   "/etc/ssl",
   "/etc/ca-certificates",
@@ -175,7 +178,16 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
   if (mounts.shareNet) args.push("--share-net");
   const system = mounts.shareNet ? [...SYSTEM_READ_ONLY, ...NET_READ_ONLY] : SYSTEM_READ_ONLY;
   for (const path of system) args.push("--ro-bind-try", path, path);
-  if (mounts.underlay) args.push("--bind", mounts.underlay.source, mounts.underlay.target);
+  if (mounts.underlay) {
+    args.push("--bind", mounts.underlay.source, mounts.underlay.target);
+    // Deno keeps origin storage (localStorage, the Cache API) in the cache folder, and needs
+    // no permission to write it: a tmpfs there, so what a plugin stores neither outlives its
+    // sandbox nor fills the host's disk.
+    if (mounts.tmpBytes !== undefined) {
+      args.push("--size", String(Math.min(mounts.tmpBytes, ORIGIN_STORAGE_BYTES)));
+    }
+    args.push("--tmpfs", `${mounts.underlay.target}/location_data`);
+  }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);
   for (const path of mounts.readWrite) args.push("--bind-try", path, path);

@@ -1,0 +1,62 @@
+// Deno keeps origin storage (localStorage, the Cache API) in its cache folder and asks for no
+// permission to write it. Under bubblewrap the child's own cache folder is on the host's disk,
+// so a plugin with no permissions could store as much as it liked there, and keep it: that
+// folder's `location_data` is a capped tmpfs in the sandbox.
+import { deepEqual, equal } from "node:assert/strict";
+import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
+import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
+
+const STORER = `export default { name: "storer", tools: [{
+  name: "store", description: "Stores MiB in the Cache API", parameters: { type: "object" },
+  async execute({ mib }) {
+    localStorage.setItem("k", "v");
+    const cache = await caches.open("c");
+    try {
+      for (let i = 0; i < mib; i++) {
+        await cache.put("https://x/" + i, new Response("x".repeat(1 << 20)));
+      }
+      return { content: [{ type: "text", text: "stored " + mib + " MiB" }] };
+    } catch (error) {
+      return { content: [{ type: "text", text: "refused: " + error.name }] };
+    }
+  } }] };
+`;
+
+/** Every file under a `location_data` folder of the children's caches. */
+async function storedFiles(denoDir: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory) await walk(`${dir}/${entry.name}`);
+      else found.push(`${dir}/${entry.name}`);
+    }
+  };
+  for await (const child of Deno.readDir(`${denoDir}/tack_sandbox`)) {
+    await walk(`${denoDir}/tack_sandbox/${child.name}/location_data`).catch(() => {});
+  }
+  return found;
+}
+
+Deno.test({
+  name:
+    "a plugin with no permissions stores nothing on the host's disk through origin storage, and at most 64 MiB in memory",
+  ignore: skipWithoutBwrap("origin storage"),
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-storage-" }));
+    await Deno.writeTextFile(`${dir}/storer.js`, STORER);
+    const call = { toolCallId: "1", signal: new AbortController().signal };
+    const plugin = await loadPlugin(`${dir}/storer.js`, { sandbox: true, onWarning: () => {} });
+    try {
+      const small = await plugin.tools![0].execute({ mib: 8 }, call);
+      deepEqual(small.content, [{ type: "text", text: "stored 8 MiB" }]);
+      const big = await plugin.tools![0].execute({ mib: 100 }, call);
+      // Before: "stored 100 MiB", on the host's disk, kept after dispose.
+      equal(big.content[0].type === "text" && big.content[0].text.startsWith("refused"), true);
+    } finally {
+      await plugin.dispose?.();
+      await Deno.remove(dir, { recursive: true });
+    }
+    deepEqual(await storedFiles(await denoCacheDir()), []);
+  },
+});
