@@ -202,6 +202,39 @@ export async function workspaceRootOf(
 }
 
 /**
+ * Where a config's lockfile is, whether or not it exists: its workspace root's `lock` field
+ * (a path or `{ path }`), `deno.lock` beside that root by default; `undefined` when `lock` is
+ * `false`. Deno writes it there when it resolves something new.
+ *
+ * @param config The config's folder and file.
+ * @param project The host's project folder ({@linkcode workspaceRootOf}).
+ * @returns The workspace root and the lockfile's absolute path.
+ *
+ * @example The repository's lockfile
+ * ```ts
+ * import { findConfig, namedLockFile } from "./deno_config.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const config = findConfig(new URL(".", import.meta.url).pathname)!;
+ * equal((await namedLockFile(config))?.path.endsWith("/deno.lock"), true);
+ * ```
+ */
+export async function namedLockFile(
+  config: { dir: string; file: string },
+  project?: string,
+): Promise<{ root: { dir: string; file: string }; path: string } | undefined> {
+  const root = await workspaceRootOf(config, project);
+  const lock = (await readConfig(root.file) as { lock?: unknown } | undefined)?.lock;
+  if (lock === false) return undefined;
+  const named = typeof lock === "string"
+    ? lock
+    : typeof (lock as { path?: unknown })?.path === "string"
+    ? (lock as { path: string }).path
+    : "deno.lock";
+  return { root, path: resolve(root.dir, named) };
+}
+
+/**
  * The lockfile Deno uses for a config: its workspace root's ({@linkcode workspaceRootOf};
  * a member's own `lock` is ignored) `lock` field (a path or `{ path }`), `deno.lock` beside
  * that root by default, none when `lock` is `false` or the file does not exist.
@@ -224,15 +257,9 @@ export async function lockFileOf(
   config: { dir: string; file: string },
   project?: string,
 ): Promise<string | undefined> {
-  const root = await workspaceRootOf(config, project);
-  const lock = (await readConfig(root.file) as { lock?: unknown } | undefined)?.lock;
-  if (lock === false) return undefined;
-  const named = typeof lock === "string"
-    ? lock
-    : typeof (lock as { path?: unknown })?.path === "string"
-    ? (lock as { path: string }).path
-    : "deno.lock";
-  const path = resolve(root.dir, named);
+  const named = await namedLockFile(config, project);
+  if (named === undefined) return undefined;
+  const { root, path } = named;
   if (!hostMay({ name: "read", path })) {
     // Above the project (or for the host's own code: no project), passed over as before.
     if (project === undefined || !within(root.dir, project)) return undefined;

@@ -41,3 +41,27 @@ Deno.test("the variables passed to deno info in a plugin's own project are Deno'
   equal(PREPARATION_ENV.includes("OPENAI_API_KEY"), false);
   deepEqual(PREPARATION_ENV.filter((name) => /KEY|SECRET|PASSWORD/i.test(name)), []);
 });
+
+Deno.test("a plugin's project naming a lockfile outside it is refused before Deno writes there", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-lockpath-" }));
+  await Deno.mkdir(`${root}/plugin`);
+  await Deno.mkdir(`${root}/outside`);
+  await Deno.writeTextFile(
+    `${root}/plugin/deno.json`,
+    JSON.stringify({ lock: { path: "../outside/planted.lock" } }),
+  );
+  await Deno.writeTextFile(
+    `${root}/plugin/plugin.ts`,
+    'import { Type } from "npm:typebox@1.4.3";\nexport default { name: "innocent", tools: [] };\n',
+  );
+  try {
+    await rejects(loadPlugin(`${root}/plugin/plugin.ts`, { sandbox: true, onWarning: () => {} }), {
+      message:
+        `Cannot load plugin "${root}/plugin/plugin.ts": its project's lockfile "${root}/outside/planted.lock" (named in "${root}/plugin/deno.json") is outside that project, where Deno would write it: move it into "${root}/plugin"`,
+    });
+    // Before: the load went on, and Deno wrote the lockfile there.
+    equal(await Deno.stat(`${root}/outside/planted.lock`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
