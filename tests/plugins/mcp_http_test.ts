@@ -199,6 +199,15 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
     other: () => Response.json({ jsonrpc: "2.0", id: 999, result: { content: [] } }),
     none: () => Response.json([]),
     accepted: () => new Response(null, { status: 202 }),
+    // Labelled an event stream (the SDK drops any 202 before it looks), and one whose body
+    // never ends (it is not waited for).
+    acceptedStream: () =>
+      new Response(null, { status: 202, headers: { "content-type": "text/event-stream" } }),
+    acceptedEndless: () =>
+      new Response(
+        new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode("x")) }),
+        { status: 202, headers: { "content-type": "text/plain" } },
+      ),
     nullresult: (id) => Response.json({ jsonrpc: "2.0", id, result: null }),
     good: (id) =>
       Response.json({ jsonrpc: "2.0", id, result: { content: [{ type: "text", text: "fine" }] } }),
@@ -209,7 +218,7 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
   );
   const plugin = await mcp({ name: "web", url: `http://127.0.0.1:${server.addr.port}/mcp` });
   try {
-    // One call at a time, each alone. Before: "other", "none" and "accepted" waited for the call's timeout
+    // One call at a time, each alone. Before: "other", "none" and the 202s waited for the call's timeout
     // (`… timed out after 5000 ms`), "plain" and "object" failed without saying what came back
     // (`Unexpected content type: text/plain`, `Invalid input`), and "plain" dropped the
     // connection (the calls in flight with it failed too).
@@ -230,6 +239,14 @@ Deno.test("mcp over HTTP: a body that is not the call's JSON-RPC answer fails it
       [
         true,
         'MCP server "web" answered tool "echo" with HTTP 202 (no content type), not a JSON-RPC answer: (no body)',
+      ],
+      [
+        true,
+        'MCP server "web" answered tool "echo" with HTTP 202 (text/event-stream), not a JSON-RPC answer: (no body)',
+      ],
+      [
+        true,
+        'MCP server "web" answered tool "echo" with HTTP 202 (text/plain), not a JSON-RPC answer: (no body)',
       ],
       [
         true,

@@ -6,23 +6,10 @@
  * @module
  */
 
-const PASSED = [
-  "HOME",
-  "PATH",
-  "DENO_DIR",
-  "DENO_CERT",
-  "DENO_TLS_CA_STORE",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  "NODE_EXTRA_CA_CERTS",
-  "HTTP_PROXY",
-  "HTTPS_PROXY",
-  "NO_PROXY",
-  "http_proxy",
-  "https_proxy",
-  "no_proxy",
-  "NPM_CONFIG_REGISTRY",
-];
+import { PREPARATION_ENV } from "../../sdk/sandbox/run_deno.ts";
+
+// What the sandbox passes to `deno info` in a plugin's own project: the same needs.
+const PASSED = PREPARATION_ENV;
 
 /**
  * The child's environment: `extra` over the passed host variables that are set.
