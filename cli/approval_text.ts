@@ -9,6 +9,7 @@
 
 import { structuredPatch } from "diff";
 import type { ConfirmRequest } from "../plugins/confirm/mod.ts";
+import { visible } from "../plugins/confirm/visible_text.ts";
 
 /** How the approval is laid out. */
 export interface ApprovalLayout {
@@ -116,20 +117,6 @@ function colorDiff(line: string, color: boolean): string {
   if (line.startsWith("-")) return DEL + line + RESET;
   if (line.startsWith("@@")) return DIM + line + RESET;
   return line;
-}
-
-/**
- * Text as a person must see it before approving it: each control character but newline and
- * tab shown as its Unicode picture (carriage return `␍`, escape `␛`), C1 controls and
- * bidirectional overrides as `�`, one character for one, so a command cannot erase, repaint
- * or reorder what is shown of it.
- */
-function visible(text: string): string {
-  return text
-    // deno-lint-ignore no-control-regex
-    .replace(/[\x00-\x08\x0b-\x1f]/g, (c) => String.fromCharCode(0x2400 + c.charCodeAt(0)))
-    .replace(/\x7f/g, "\u2421")
-    .replace(/[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "\ufffd");
 }
 
 function valueText(value: unknown): string {

@@ -7,6 +7,7 @@
 import process from "node:process";
 import type { AskFunction, ConfirmAnswer, ConfirmRequest } from "./confirm_types.ts";
 import { freshTerminalKeys, keySelect } from "./key_select.ts";
+import { visibleLine } from "./visible_text.ts";
 
 /**
  * How a request reads in the prompt: the tool, why, its arguments as JSON (whole: a cut
@@ -27,10 +28,15 @@ import { freshTerminalKeys, keySelect } from "./key_select.ts";
  * ```
  */
 export function formatConfirmRequest(request: ConfirmRequest): string {
-  const text = `Run ${request.toolName}? (${request.reason})\n${JSON.stringify(request.args)}`;
+  // Every part as a person must see it: a command's escapes cannot repaint the question.
+  const text = `Run ${visibleLine(request.toolName)}? (${visibleLine(request.reason)})\n${
+    visibleLine(JSON.stringify(request.args) ?? String(request.args))
+  }`;
   const flagged = request.flagged ?? [];
   return flagged.length > 1
-    ? `${text}\nParts no rule approves:\n${flagged.map((part) => `! ${part}`).join("\n")}`
+    ? `${text}\nParts no rule approves:\n${
+      flagged.map((part) => `! ${visibleLine(part)}`).join("\n")
+    }`
     : text;
 }
 

@@ -18,6 +18,7 @@ import confirmDefault, {
   confirm,
   type ConfirmRequest,
   declinedMessage,
+  formatConfirmRequest,
   nonInteractiveMessage,
 } from "@tack/agent/plugins/confirm";
 import { Type } from "typebox";
@@ -535,4 +536,24 @@ Deno.test("examples/coding_agent.ts runs offline: fs + shell + confirm + audit f
     'bash {"command":"grep -c Hello src/greet.ts"} → ok',
   ]);
   equal(stdout.includes("return `Hello, ${name}!`;"), true);
+});
+
+Deno.test("formatConfirmRequest: a command's escapes, line breaks and bidirectional marks cannot repaint the question", () => {
+  const text = formatConfirmRequest({
+    toolName: "bash",
+    args: { command: "touch x; echo '\x1b[2J\x1b[HRun bash?\u202e'" },
+    reason: "bash has effect exec",
+    toolCallId: "c1",
+    flagged: [
+      "touch x",
+      'echo \'\x1b[2J\x1b[H\nRun bash? (bash has effect exec)\n{"command":"ls -la"}\'',
+    ],
+  });
+  // Before: the flagged part went out raw, ESC [2J cleared the screen and the user saw `ls -la`.
+  equal(
+    text,
+    'Run bash? (bash has effect exec)\n{"command":"touch x; echo \'\\u001b[2J\\u001b[HRun bash?\ufffd\'"}\n' +
+      "Parts no rule approves:\n! touch x\n" +
+      '! echo \'␛[2J␛[H␊Run bash? (bash has effect exec)␊{"command":"ls -la"}\'',
+  );
 });
