@@ -189,7 +189,7 @@ function shellScript(
     const word = words[i];
     if (word === "--" || word === "-") {
       if (command) return dynamic[i + 1] === false ? { script: words[i + 1] } : undefined;
-      return i + 1 >= words.length || stdin || words[i + 1] === "/dev/stdin" ? "stdin" : undefined;
+      return i + 1 >= words.length || stdin || isStdinPath(words[i + 1]) ? "stdin" : undefined;
     }
     if (SHELL_VALUE_OPTIONS.has(word)) i++;
     else if (/^[-+][a-zA-Z]+$/.test(word)) {
@@ -201,10 +201,16 @@ function shellScript(
       i += word.slice(1).match(/[oO]/g)?.length ?? 0;
     } else if (!word.startsWith("--")) {
       if (command) return { script: word };
-      return stdin || word === "/dev/stdin" ? "stdin" : undefined;
+      return stdin || isStdinPath(word) ? "stdin" : undefined;
     }
   }
   return command ? undefined : "stdin";
+}
+
+/** Whether a path is the caller's stdin: `/dev/stdin`, `/dev/fd/0`, `/proc/<self|pid>/fd/0`. */
+function isStdinPath(word: string | undefined): boolean {
+  return word !== undefined &&
+    /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0)$/.test(word);
 }
 
 /**
@@ -214,8 +220,10 @@ function shellScript(
 function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
   const name = dynamic[0] ? undefined : programName(words[0] ?? "");
   if (name === "eval" && words.length > 1 && !dynamic.includes(true)) {
-    return words.slice(1).join(" ");
+    // `eval -- '…'`: bash's eval takes `--` as the end of its (no) options.
+    return words.slice(words[1] === "--" ? 2 : 1).join(" ");
   }
+  if (name === "su" || name === "runuser") return suCommand(words, dynamic);
   if (name === "trap") {
     // `trap 'action' SIG…`; `trap SIG` alone resets the signal: no action.
     const at = words[1] === "--" ? 2 : 1;
@@ -258,6 +266,30 @@ function envSplitString(words: readonly string[], dynamic: readonly boolean[]): 
   return undefined;
 }
 
+/**
+ * `su [options] [user] -c '…'`, `runuser [options] user -c '…'`: the command given to `-c`
+ * (`--command`, `--session-command`), which their shell runs.
+ */
+function suCommand(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (word === "--") return undefined;
+    if (/^-[a-zA-Z]*c$/.test(word) || word === "--command" || word === "--session-command") {
+      return script(i + 1);
+    }
+    const long = /^--(?:session-)?command=(.*)$/s.exec(word);
+    if (long) return long[1];
+    if (
+      /^-[a-zA-Z]*[sgGw]$/.test(word) ||
+      /^--(?:shell|group|supp-group|whitelist-environment)$/.test(word)
+    ) {
+      i++; // its value
+    }
+  }
+  return undefined;
+}
+
 /** `flock [options] file -c '…'`: the command given to flock's own `-c`. */
 function flockCommand(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
   const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
@@ -283,7 +315,7 @@ function readsScriptFromStdin(part: ShellPart): boolean {
   for (const { words, dynamic } of shellPartViews(part)) {
     const name = dynamic[0] ? undefined : programName(words[0] ?? "");
     if (name === "xargs" || name === "find") return false;
-    if (name === "." || name === "source") return words[1] === "/dev/stdin";
+    if (name === "." || name === "source") return isStdinPath(words[1]);
     if (name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin") {
       return true;
     }

@@ -42,13 +42,16 @@ const SINGLE_DASH_LONG = new Set(["find"]);
 interface Wrapper {
   values: readonly string[];
   operands?: number;
+  /** Options may also follow the operands (`setarch x86_64 -R cmd`). */
+  optionsAfter?: boolean;
 }
 
 const WRAPPERS: Record<string, Wrapper> = {
   sudo: {
     values: ["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"]
       .concat(["--close-from", "--chdir", "--host", "--prompt", "--role", "--type"])
-      .concat(["--other-user", "--command-timeout"]),
+      .concat(["--other-user", "--command-timeout", "-R", "--chroot", "-a", "--auth-type"])
+      .concat(["-c", "--login-class"]),
   },
   doas: { values: ["-u", "-C"] },
   env: { values: ["-u", "-C", "--unset", "--chdir"] },
@@ -80,10 +83,15 @@ const WRAPPERS: Record<string, Wrapper> = {
       .concat(["--pdeathsig", "--selinux-label", "--apparmor-profile"]),
   },
   runuser: { values: ["-u", "-g", "-G", "--user", "--group", "--supp-group"] },
-  setarch: { values: [], operands: 1 },
+  setarch: { values: [], operands: 1, optionsAfter: true },
   linux32: { values: [] },
   linux64: { values: [] },
-  strace: { values: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X"] },
+  strace: {
+    values: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P", "-U"]
+      .concat(["--output", "--attach", "--string-limit", "--user", "--env", "--columns"])
+      .concat(["--trace-path", "--trace", "--signal", "--status", "--summary-columns"])
+      .concat(["--const-print-style", "--detach-on", "--seccomp-bpf", "--decode-fds"]),
+  },
   ltrace: { values: ["-o", "-e", "-p", "-s", "-u", "-a", "-n"] },
   fakeroot: { values: ["-s", "-i", "-l", "--lib", "--faked"] },
   chroot: { values: ["--userspec", "--groups"], operands: 1 },
@@ -203,18 +211,22 @@ function unwrap(words: readonly string[], dynamic: readonly boolean[]): number |
   if (!wrapper) return undefined;
   let operands = wrapper.operands ?? 0;
   let i = 1;
-  while (i < words.length) {
-    const word = words[i];
-    if (word === "--") {
-      i++;
-      break;
+  const skipOptions = () => {
+    while (i < words.length) {
+      const word = words[i];
+      if (word === "--") {
+        i++;
+        return;
+      }
+      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
+      else if (word.startsWith("-") && word !== "-") i += takesValue(wrapper, word) ? 2 : 1;
+      else return;
     }
-    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
-    else if (word.startsWith("-") && word !== "-") i += takesValue(wrapper, word) ? 2 : 1;
-    else break;
-  }
+  };
+  skipOptions();
   // Operands before the command: timeout's duration, flock's file, chroot's folder, …
   for (; operands > 0 && i < words.length; operands--) i++;
+  if (wrapper.optionsAfter) skipOptions();
   return i < words.length ? i : undefined;
 }
 
