@@ -11,6 +11,7 @@
  */
 
 import { drainWithin, killProcessGroup, spawnGroup } from "../process_group.ts";
+import { jsonValuesOver, MAX_MESSAGE_VALUES } from "./json_values.ts";
 import { childStdin, STDIN_LIMIT_FRAMES } from "./child_stdin.ts";
 import { parseChildMessage } from "./protocol.ts";
 import { readLines } from "./read_lines.ts";
@@ -134,6 +135,10 @@ export function spawnProcess(command: ProcessCommand): SpawnChild {
     };
     const stdout = readLines(process.stdout, (bytes) => {
       if (garbage || bytes.length === 0) return;
+      // Counted before it is parsed: what it would cost the host, not what it weighs.
+      if (jsonValuesOver(bytes, MAX_MESSAGE_VALUES)) {
+        return fault(`sent a message of more than ${MAX_MESSAGE_VALUES} JSON values (its limit)`);
+      }
       const line = decoder.decode(bytes);
       const message = parseChildMessage(line);
       if (message === undefined) {

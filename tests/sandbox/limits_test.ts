@@ -38,6 +38,20 @@ Deno.test("sandbox limits", async (t) => {
       equal((await instanceOf(plugin)) === before, false, "the sandbox was not restarted");
     });
 
+    await t.step(
+      "a message of more JSON values than its limit ends the call before it is parsed",
+      async () => {
+        // Before: parsed whole; a 16 MB line of `{},` cost the host ~375 MB and seconds.
+        equal(await call(plugin, "bloat", { count: 150_000 }), "bloated");
+        const before = await instanceOf(plugin);
+        equal(
+          await call(plugin, "bloat", { count: 250_000 }),
+          'error: Tool bloat failed: the sandbox of plugin "hostile" sent a message of more than 200000 JSON values (its limit) while running it; it restarts for the next call',
+        );
+        equal((await instanceOf(plugin)) === before, false, "the sandbox was not restarted");
+      },
+    );
+
     await t.step("a 60 MB line on stderr is cut, and the call goes on", async () => {
       const before = await instanceOf(plugin);
       const { value, ticks } = await ticking(() => call(plugin, "flood_stderr"));
