@@ -18,7 +18,7 @@ import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { printable } from "./strip_control_sequences.ts";
-import { symlinkedGrantProblem } from "./symlinked_grants.ts";
+import { folderOf, symlinkedGrantProblem } from "./symlinked_grants.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -285,7 +285,9 @@ export async function loadPlugin(
     try {
       grants = given ?? resolveGrants(manifest.permissions, root);
       // What it declares must be what it gets: a path through a symlink names another place.
-      const linked = given === undefined ? symlinkedGrantProblem(grants) : undefined;
+      const linked = given === undefined
+        ? symlinkedGrantProblem(grants, [root, ...folderOf(prepared.url)])
+        : undefined;
       if (linked !== undefined) throw new Error(linked);
     } catch (error) {
       throw refuse(

@@ -73,3 +73,22 @@ Deno.test("a declared read grant through a symlink is refused too; a real path a
     await Deno.remove(ws, { recursive: true });
   }
 });
+
+Deno.test("a root reached through a symlink is the machine's: the grants below it load", async () => {
+  const { ws, plugin } = await workspace('{ read: ["./plugins/linky/own"] }');
+  const link = `${ws}-link`;
+  await Deno.symlink(ws, link);
+  try {
+    const loaded = await loadPlugin(plugin, {
+      sandbox: true,
+      root: link,
+      stderr: "capture",
+      onWarning: () => {},
+    });
+    deepEqual(loaded.permissions?.read, [`${link}/plugins/linky/own`]);
+    await loaded.dispose?.();
+  } finally {
+    await Deno.remove(link);
+    await Deno.remove(ws, { recursive: true });
+  }
+});
