@@ -284,7 +284,9 @@ export class Renderer {
         this.#endLine();
         if (message.stopReason === "error") {
           this.#io.err(
-            this.#paint("31", `✗ error: ${message.errorMessage ?? "the model failed"}`) + "\n",
+            // The provider's words, often a server's: none of its escapes reach the terminal.
+            this.#paint("31", `✗ error: ${plain(message.errorMessage ?? "the model failed")}`) +
+              "\n",
           );
         } else if (message.stopReason === "aborted") {
           this.#io.err(this.#paint("33", "■ aborted") + "\n");
@@ -295,16 +297,17 @@ export class Renderer {
         }
         break;
       }
-      case "tool_execution_start":
-        this.#running.set(event.toolCallId, event.toolName);
-        this.line(
-          this.#paint("36", `→ ${event.toolName}`) + ` ${formatArgs(event.args)}`.trimEnd(),
-        );
-        this.#spin(`running ${event.toolName}`);
+      case "tool_execution_start": {
+        // A tool's name is the model's choice when no such tool exists: shown plain too.
+        const name = plain(event.toolName);
+        this.#running.set(event.toolCallId, name);
+        this.line(this.#paint("36", `→ ${name}`) + ` ${formatArgs(event.args)}`.trimEnd());
+        this.#spin(`running ${name}`);
         break;
+      }
       case "tool_execution_update": {
         const text = resultText(event.partialResult).trim().split("\n").at(-1) ?? "";
-        this.#spin(`${event.toolName}: ${clip(text, 60)}`);
+        this.#spin(`${plain(event.toolName)}: ${clip(text, 60)}`);
         break;
       }
       case "tool_execution_end": {
@@ -313,8 +316,8 @@ export class Renderer {
         const summary = summarizeResult(event.result, event.isError);
         this.line(
           event.isError
-            ? this.#paint("31", `✗ ${event.toolName}: ${summary}`)
-            : this.#paint("32", `✓ ${event.toolName}`) + `: ${summary}`,
+            ? this.#paint("31", `✗ ${plain(event.toolName)}: ${summary}`)
+            : this.#paint("32", `✓ ${plain(event.toolName)}`) + `: ${summary}`,
         );
         if (event.isError && !this.#hinted && summary.includes("(non-interactive)")) {
           this.#hinted = true;

@@ -219,3 +219,36 @@ Deno.test("a spinner never starts on a line the answer is still on", () => {
   });
   deepEqual(io.log, ["out:I'll run it.", "out:\n", "spin:preparing a tool call"]);
 });
+
+// Found by the attack helper: a hostile model endpoint chose these.
+const FORGERY = "\x1b]0;title\x1b\\\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07FORGED";
+
+Deno.test("Renderer: a tool name the model made up reaches the terminal without its escapes", async () => {
+  const { io, renderer } = recorder();
+  const agent = createAgent({
+    model: scriptedModel([[toolCall(FORGERY, {}, "c1")], [text("ok")]]),
+  });
+  agent.subscribe(renderer.listener);
+  await agent.prompt("go");
+  // Before: the title, the screen clear and the clipboard write went out as they came.
+  deepEqual(io.log.filter((line) => line.includes("\x1b")), []);
+  equal(io.err.includes("→ FORGED"), true, io.err);
+});
+
+Deno.test("Renderer: a provider's error message reaches the terminal without its escapes", () => {
+  const { io, renderer } = recorder();
+  renderer.listener({
+    type: "message_end",
+    message: {
+      role: "assistant",
+      content: [],
+      stopReason: "error",
+      errorMessage: `the server said: ${FORGERY}`,
+      provider: "p",
+      model: "m",
+      timestamp: 1,
+      usage: emptyUsage(),
+    },
+  });
+  equal(io.err, "✗ error: the server said: FORGED\n");
+});
