@@ -83,14 +83,30 @@ export function permissionFlags(
   grants: Required<PluginPermissions>,
   importHosts: readonly string[] = [],
 ): string[] {
-  return PERMISSION_NAMES.map((name) => {
+  const flags = PERMISSION_NAMES.map((name) => {
     const grant = grants[name];
     const withHosts = name === "import" && grant !== true
       ? [...new Set([...(Array.isArray(grant) ? grant : []), ...importHosts])]
       : grant;
     return allowFlag(name, withHosts) ?? `--deny-${name}`;
   });
+  // Deno checks `net` against a URL's host, not the proxy `fetch` then connects to, which it
+  // reads from these variables: a plugin that may set them reaches any address and port.
+  if (grants.env !== false) flags.push(`--deny-env=${PROXY_VARIABLES.join(",")}`);
+  return flags;
 }
+
+/** The variables Deno's `fetch` takes its proxy from: never the plugin's to set or read. */
+export const PROXY_VARIABLES: readonly string[] = [
+  "HTTP_PROXY",
+  "http_proxy",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "ALL_PROXY",
+  "all_proxy",
+  "NO_PROXY",
+  "no_proxy",
+];
 
 /** `--allow-<name>` for `true`, `--allow-<name>=<list>` for a list, nothing otherwise. */
 function allowFlag(name: string, grant: boolean | readonly string[]): string | undefined {

@@ -27,6 +27,8 @@ Deno.test("grants resolve against the root and become one flag per permission", 
     "--deny-ffi",
     "--deny-sys",
     "--allow-import=jsr.io",
+    // With any env grant: the variables fetch's proxy comes from stay denied.
+    "--deny-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy",
   ]);
   // The graph's hosts join an import grant (once each); `import: true` stays whole.
   const importing = (granted: true | string[]) =>
