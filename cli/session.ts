@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import type { Message, ToolResultMessage } from "../core/messages.ts";
 import { appendPrivateText, makePrivateDir } from "../sdk/private_files.ts";
 import { isTraceRecord, type SessionLine } from "./trace_record.ts";
+import { malformedAssistantMessage } from "../core/check_assistant_message.ts";
 
 /** Where sessions go unless the config says otherwise. */
 export const DEFAULT_SESSION_DIR: string = ".tack/sessions";
@@ -34,9 +35,20 @@ const ROLES = new Set(["user", "assistant", "toolResult"]);
 
 function isMessage(value: unknown): value is Message {
   if (typeof value !== "object" || value === null) return false;
-  const { role, content } = value as { role?: unknown; content?: unknown };
-  return typeof role === "string" && ROLES.has(role) &&
-    (typeof content === "string" || Array.isArray(content));
+  const { role, content, toolCallId } = value as {
+    role?: unknown;
+    content?: unknown;
+    toolCallId?: unknown;
+  };
+  if (typeof role !== "string" || !ROLES.has(role)) return false;
+  if (typeof content === "string") return true;
+  if (!Array.isArray(content)) return false;
+  // Its blocks too: the session is read back by code that takes each for what it says it is.
+  if (role === "assistant") return malformedAssistantMessage(value) === undefined;
+  const blocks = content.every((block) =>
+    typeof block === "object" && block !== null && typeof block.type === "string"
+  );
+  return blocks && (role !== "toolResult" || typeof toolCallId === "string");
 }
 
 /**

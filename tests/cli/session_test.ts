@@ -179,3 +179,24 @@ Deno.test("new session names sort by time and do not collide", () => {
   const b = newSessionPath("/s", new Date("2026-01-02T03:04:05.006Z"));
   equal(a === b, false);
 });
+
+Deno.test("a line whose blocks are not blocks is an error naming the line, not a crash on resume", () =>
+  withDir(async (dir) => {
+    const bad = [
+      '{"role":"assistant","content":[null],"stopReason":"toolUse","timestamp":2}',
+      '{"role":"assistant","content":[{"type":"toolCall","id":7,"name":"bash"}],"timestamp":2}',
+      '{"role":"toolResult","content":[{"type":"text","text":"x"}],"timestamp":3}',
+      '{"role":"user","content":[42],"timestamp":1}',
+    ];
+    for (const line of bad) {
+      const path = join(dir, "s.jsonl");
+      await Deno.writeTextFile(path, lines(user("a")) + line + "\n" + lines(user("b")));
+      // Before: the first was read as a message, and --resume died on a TypeError.
+      const opened = await openSession(path);
+      deepEqual(opened, {
+        kind: "error",
+        message:
+          `Cannot load session ${path}: line 2 is not a message (it needs a role and content)`,
+      });
+    }
+  }));
