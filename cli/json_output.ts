@@ -88,7 +88,13 @@ export function jsonLine(event: AgentEvent): string {
       assistantMessageEvent: compactAssistantEvent(event.assistantMessageEvent),
     });
   }
-  return JSON.stringify(event);
+  try {
+    return JSON.stringify(event);
+  } catch (error) {
+    // Something in it cannot be written (nested past the stack, a BigInt): the event still
+    // gets its line, so a reader sees every event in order.
+    return JSON.stringify({ type: event.type, unwritable: String(error) });
+  }
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import type { ImageContent, TextContent } from "@tack/agent";
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import { argumentDepthProblem } from "../../core/argument_depth.ts";
 
 /** What {@linkcode mapResult} gives: the content for the model, and whether it failed. */
 export interface MappedResult {
@@ -83,7 +84,17 @@ function mapBlock(block: ContentBlock): TextContent | ImageContent {
 export function mapResult(result: CallToolResult): MappedResult {
   const blocks = Array.isArray(result.content) ? result.content : [];
   const content = blocks.map(mapBlock);
-  const structured = result.structuredContent;
+  let structured = result.structuredContent;
+  // Kept in the result's details, which events, `--json` and session files write whole: a
+  // server's 200,000 levels overflowed the stack of every JSON.stringify after it.
+  const tooDeep = structured === undefined ? undefined : argumentDepthProblem(structured);
+  if (tooDeep !== undefined) {
+    content.push({
+      type: "text",
+      text: `(its structuredContent was left out: ${tooDeep.replace(/^they nest/, "it nests")})`,
+    });
+    structured = undefined;
+  }
   if (content.length === 0 && structured !== undefined) {
     content.push({ type: "text", text: JSON.stringify(structured) });
   }

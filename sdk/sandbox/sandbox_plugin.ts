@@ -17,6 +17,7 @@ import { ownEvent, ownMessage, ownTurn } from "./own_scope.ts";
 import type { PluginManifest } from "./protocol.ts";
 import type { SandboxConnection } from "./sandbox_connection.ts";
 import { toolSpec } from "./tool_spec.ts";
+import { argumentDepthProblem } from "../../core/argument_depth.ts";
 
 // The context's messages and tools stay objects: the connection sends only what its child
 // has not seen of them (the tools as specs).
@@ -44,6 +45,21 @@ function serialize(
     assistantMessage: ownMessage(context.assistantMessage, own),
     tool: toolSpec(context.tool),
     context: inner,
+  };
+}
+
+/**
+ * A result whose details nest too deeply to write (events, `--json` and session files write
+ * them whole, and 200,000 levels overflow the stack) keeps its content and a note instead.
+ */
+function shallowDetails(result: ToolResult): ToolResult {
+  const tooDeep = argumentDepthProblem(result.details);
+  if (tooDeep === undefined) return result;
+  const note = `(its details were left out: ${tooDeep})`;
+  return {
+    ...result,
+    details: undefined,
+    content: [...result.content, { type: "text", text: note }],
   };
 }
 
@@ -174,13 +190,9 @@ export function sandboxedPlugin(
       effects: effectiveEffects(tool.effects, permissions),
       plugin: manifest.name,
       async execute(args, { toolCallId, signal, update }): Promise<ToolResult> {
-        const { result, isError } = await connection.call(
-          tool.name,
-          toolCallId,
-          args,
-          signal,
-          update,
-        );
+        const answer = await connection.call(tool.name, toolCallId, args, signal, update);
+        const { isError } = answer;
+        const result = shallowDetails(answer.result);
         if (isError) {
           throw new ToolError(textOf(result), { details: result.details, content: result.content });
         }

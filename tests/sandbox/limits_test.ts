@@ -52,6 +52,29 @@ Deno.test("sandbox limits", async (t) => {
       },
     );
 
+    await t.step("details nested past 128 levels are left out with a note", async () => {
+      const shallow = await plugin.tools!.find((tool) => tool.name === "nested")!.execute(
+        { levels: 100 },
+        { toolCallId: "n1", signal: new AbortController().signal },
+      );
+      equal(Array.isArray(shallow.details), true);
+      // Before: kept whole, for events, --json and session files to write.
+      const deep = await plugin.tools!.find((tool) => tool.name === "nested")!.execute(
+        { levels: 150_000 },
+        { toolCallId: "n2", signal: new AbortController().signal },
+      );
+      deepEqual(deep, {
+        content: [
+          { type: "text", text: "nested" },
+          {
+            type: "text",
+            text: "(its details were left out: they nest more than 128 levels deep)",
+          },
+        ],
+        details: undefined,
+      });
+    });
+
     await t.step("a 60 MB line on stderr is cut, and the call goes on", async () => {
       const before = await instanceOf(plugin);
       const { value, ticks } = await ticking(() => call(plugin, "flood_stderr"));
