@@ -37,7 +37,8 @@ async function runBench(file: string): Promise<BenchResult[] | string> {
     return `${file} not found`;
   }
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["bench", "-A", "--unstable-worker-options", "--json", path],
+    // --no-prompt: a worker sandbox is refused where Deno could prompt on a terminal.
+    args: ["bench", "-A", "--unstable-worker-options", "--no-prompt", "--json", path],
     cwd: new URL(".", import.meta.url).pathname,
     stdout: "piped",
     stderr: "piped",
@@ -63,6 +64,7 @@ async function runInterleaved(): Promise<InterleavedRow[] | string> {
       "run",
       "-A",
       "--unstable-worker-options",
+      "--no-prompt",
       new URL("./sandbox_interleaved.ts", import.meta.url).pathname,
       "--json",
     ],

@@ -4,7 +4,7 @@
 // transcript and on one of 10,000 messages; and the cold start of a process sandbox next to
 // a bare `deno run` child answering one line.
 //
-//   cd bench && deno bench -A --unstable-worker-options sandbox_bench.ts
+//   cd bench && deno bench -A --unstable-worker-options --no-prompt sandbox_bench.ts
 //
 // Rows of `deno bench` run one after another, so load from other jobs lands on some more
 // than others: `sandbox_interleaved.ts` measures the warm rows interleaved in one process.

@@ -5,7 +5,7 @@
  * rounds, its range, and its ratio to the raw pipe floor (`pipe_floor.ts`): the median over
  * rounds of the row's time over the floor's in the same round.
  *
- *   cd bench && deno run -A --unstable-worker-options sandbox_interleaved.ts [--rounds=30] [--batch=200] [--json]
+ *   cd bench && deno run -A --unstable-worker-options --no-prompt sandbox_interleaved.ts [--rounds=30] [--batch=200] [--json]
  *
  * `--json` prints {@linkcode InterleavedRow}s instead of the table (`compare.ts` reads them).
  *

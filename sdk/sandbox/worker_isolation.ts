@@ -75,6 +75,32 @@ export function workerOptionsEnabled(): boolean {
 }
 
 /**
+ * Whether Deno may ask on this process's terminal for a permission: its stdin is a terminal
+ * and it was not started with `--no-prompt` (read from `/proc/self/cmdline` on Linux; elsewhere
+ * a terminal is enough). A worker's permissions left out are "ask", not "deny", and Deno asks
+ * the host's terminal: a plugin would be one keypress from what it was not granted.
+ *
+ * @returns Whether a prompt could appear.
+ *
+ * @example
+ * ```ts
+ * import { hostMayPrompt } from "./worker_isolation.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(typeof hostMayPrompt(), "boolean");
+ * ```
+ */
+export function hostMayPrompt(): boolean {
+  if (!Deno.stdin.isTerminal()) return false;
+  if (Deno.build.os !== "linux") return true;
+  try {
+    return !Deno.readTextFileSync("/proc/self/cmdline").split("\0").includes("--no-prompt");
+  } catch {
+    return true;
+  }
+}
+
+/**
  * A spawner of worker sandboxes for a {@linkcode SandboxConnection}.
  *
  * @param entry The entry module's URL (imports the worker runner and the plugin).
@@ -102,6 +128,11 @@ export function spawnWorker(
     if (!workerOptionsEnabled()) {
       throw new Error(
         'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options',
+      );
+    }
+    if (hostMayPrompt()) {
+      throw new Error(
+        'Cannot start worker sandbox: isolation "worker" needs the host to run with --no-prompt on a terminal (Deno would ask on it for what the plugin was not granted)',
       );
     }
     let worker: Worker;

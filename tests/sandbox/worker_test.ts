@@ -12,6 +12,7 @@ Deno.test("isolation: worker denies what the plugin was not granted and serves w
     const host = new URL("../fixtures/sandbox/worker_host.ts", import.meta.url).pathname;
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--unstable-worker-options", host, root],
+      stdin: "null", // not a terminal: a worker sandbox is refused where Deno could prompt
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -34,6 +35,7 @@ Deno.test("isolation: worker without --unstable-worker-options is a load error, 
   const host = new URL("../fixtures/sandbox/worker_host.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", host, "/nonexistent"],
+    stdin: "null", // not a terminal: a worker sandbox is refused where Deno could prompt
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -47,6 +49,7 @@ Deno.test("isolation: a worker's message without content is garbage: the call fa
   const host = new URL("../fixtures/sandbox/null_update_host.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-worker-options", host],
+    stdin: "null", // not a terminal: a worker sandbox is refused where Deno could prompt
     stdout: "piped",
     stderr: "piped",
   }).output();
@@ -62,6 +65,7 @@ Deno.test("isolation: a plugin that ends its worker (Deno.exit, close) fails the
   const host = new URL("../fixtures/sandbox/exiting_host.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-worker-options", host],
+    stdin: "null", // not a terminal: a worker sandbox is refused where Deno could prompt
     stdout: "piped",
     stderr: "piped",
   }).output();
