@@ -9,7 +9,8 @@
  */
 
 import { shellSyntax } from "./shell_syntax.ts";
-import { programName, shellPartViews, wrapperTakesValue } from "./shell_pattern.ts";
+import { programName, shellPartViews } from "./shell_pattern.ts";
+import { envSplitString, flockCommand, suCommand } from "./wrapper_scripts.ts";
 import { type Node, Reader } from "./shell_reader.ts";
 import { evaluatedAt, namedAt } from "./run_time_code.ts";
 
@@ -236,75 +237,6 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
   if (name === undefined || !SHELLS.has(name)) return undefined;
   const given = shellScript(words, dynamic);
   return typeof given === "object" ? given.script : undefined;
-}
-
-/**
- * `env -S '…'` (`-iS'…'`, `--split-string=…`, an abbreviation of it): the string env splits
- * into a command, looked for among env's own options only (getopt's reading: `-u` and `-C`
- * take the rest of their word or the next one).
- */
-function envSplitString(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
-  for (let i = 1; i < words.length && !dynamic[i]; i++) {
-    const word = words[i];
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
-    if (word === "--" || word === "-" || !word.startsWith("-")) return undefined; // the command
-    if (word.startsWith("--")) {
-      const [option, ...value] = word.split("=");
-      if (option.length > 3 && "--split-string".startsWith(option)) {
-        return value.length > 0 ? value.join("=") : next(i + 1);
-      }
-    } else {
-      // In a cluster, the first letter that takes a value takes the rest (`-uSOMEVAR`).
-      const at = [...word].findIndex((letter, k) =>
-        k > 0 && (letter === "S" || wrapperTakesValue("env", `-${letter}`))
-      );
-      if (at > 0 && word[at] === "S") return word.slice(at + 1) || next(i + 1);
-    }
-    if (wrapperTakesValue("env", word)) i++;
-  }
-  return undefined;
-}
-
-/**
- * `su [options] [user] -c '…'`, `runuser [options] user -c '…'`: the command given to `-c`
- * (`--command`, `--session-command`), which their shell runs.
- */
-function suCommand(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
-  for (let i = 1; i < words.length && !dynamic[i]; i++) {
-    const word = words[i];
-    if (word === "--") return undefined;
-    if (/^-[a-zA-Z]*c$/.test(word) || word === "--command" || word === "--session-command") {
-      return script(i + 1);
-    }
-    const long = /^--(?:session-)?command=(.*)$/s.exec(word);
-    if (long) return long[1];
-    if (
-      /^-[a-zA-Z]*[sgGw]$/.test(word) ||
-      /^--(?:shell|group|supp-group|whitelist-environment)$/.test(word)
-    ) {
-      i++; // its value
-    }
-  }
-  return undefined;
-}
-
-/** `flock [options] file -c '…'`: the command given to flock's own `-c`. */
-function flockCommand(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
-  for (let i = 1; i < words.length && !dynamic[i]; i++) {
-    const word = words[i];
-    if (word === "--command" || /^-[a-zA-Z]*c$/.test(word)) return script(i + 1);
-    if (word.startsWith("--command=")) return word.slice("--command=".length);
-    if (wrapperTakesValue("flock", word)) i++;
-    else if (!word.startsWith("-")) {
-      // The lock file: `-c` may follow it; anything else is the command itself.
-      const after = words[i + 1];
-      return after === "-c" || after === "--command" ? script(i + 2) : undefined;
-    }
-  }
-  return undefined;
 }
 
 /**

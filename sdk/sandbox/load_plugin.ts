@@ -14,11 +14,11 @@ import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limi
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
-import { hostMay } from "./host_may.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { printable } from "./strip_control_sequences.ts";
 import { folderOf, symlinkedGrantProblem } from "./symlinked_grants.ts";
+import { writeGrantProblem } from "./write_grants.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -111,41 +111,6 @@ async function start(
       : loadFailureHint(reason, moduleForCommand(prepared.url));
     throw new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}${hint}`);
   }
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Why a confined plugin cannot start with these grants: a write grant that does not exist,
- * or that the host may not read, so it cannot tell. bubblewrap mounts only what exists, and
- * an unmounted path left the plugin writing into the sandbox's own memory, its calls
- * succeeding while its files vanished. Tack does not create it: whether it names a folder
- * or a file to be is the plugin's to say.
- *
- * @returns The problem, or `undefined`.
- */
-function writeGrantProblem(grants: Required<PluginPermissions>): string | undefined {
-  if (!Array.isArray(grants.write)) return undefined;
-  for (const path of grants.write) {
-    if (!hostMay({ name: "read", path })) {
-      return `the host may not read its write grant ${
-        JSON.stringify(path)
-      }, so it cannot tell that it exists (bubblewrap mounts only what exists): add --allow-read=${path} to the host's flags`;
-    }
-    if (!exists(path)) {
-      return `its write grant ${
-        JSON.stringify(path)
-      } does not exist, and bubblewrap mounts only what exists (writes there would vanish with the sandbox): create it (a folder, or the file), or grant a folder that exists`;
-    }
-  }
-  return undefined;
 }
 
 /** The limits set above the defaults, as `memoryMb 4096 (default 512)`. */

@@ -1,0 +1,125 @@
+/**
+ * The scripts wrappers run from their own options: `env -S '…'`, `su … -c '…'`, `flock f -c '…'`.
+ * Each takes a call's words and which of them are dynamic (not known before it runs).
+ *
+ * @module
+ */
+
+import { wrapperTakesValue } from "./shell_pattern.ts";
+
+/**
+ * `env -S '…'` (`-iS'…'`, `--split-string=…`, an abbreviation of it): the string env splits
+ * into a command, looked for among env's own options only (getopt's reading: `-u` and `-C`
+ * take the rest of their word or the next one).
+ *
+ * @param words The call's words.
+ * @param dynamic Which words are not known before the call runs.
+ * @returns The script, or `undefined` when there is none or it is not known.
+ *
+ * @example
+ * ```ts
+ * import { envSplitString } from "./wrapper_scripts.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const words = ["env", "-S", "rm -rf x"];
+ * equal(envSplitString(words, words.map(() => false)), "rm -rf x");
+ * ```
+ */
+export function envSplitString(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+): string | undefined {
+  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
+    if (word === "--" || word === "-" || !word.startsWith("-")) return undefined; // the command
+    if (word.startsWith("--")) {
+      const [option, ...value] = word.split("=");
+      if (option.length > 3 && "--split-string".startsWith(option)) {
+        return value.length > 0 ? value.join("=") : next(i + 1);
+      }
+    } else {
+      // In a cluster, the first letter that takes a value takes the rest (`-uSOMEVAR`).
+      const at = [...word].findIndex((letter, k) =>
+        k > 0 && (letter === "S" || wrapperTakesValue("env", `-${letter}`))
+      );
+      if (at > 0 && word[at] === "S") return word.slice(at + 1) || next(i + 1);
+    }
+    if (wrapperTakesValue("env", word)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * `su [options] [user] -c '…'`, `runuser [options] user -c '…'`: the command given to `-c`
+ * (`--command`, `--session-command`), which their shell runs.
+ *
+ * @param words The call's words.
+ * @param dynamic Which words are not known before the call runs.
+ * @returns The script, or `undefined` when there is none or it is not known.
+ *
+ * @example
+ * ```ts
+ * import { suCommand } from "./wrapper_scripts.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const words = ["runuser", "root", "-c", "rm -rf x"];
+ * equal(suCommand(words, words.map(() => false)), "rm -rf x");
+ * ```
+ */
+export function suCommand(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+): string | undefined {
+  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (word === "--") return undefined;
+    if (/^-[a-zA-Z]*c$/.test(word) || word === "--command" || word === "--session-command") {
+      return script(i + 1);
+    }
+    const long = /^--(?:session-)?command=(.*)$/s.exec(word);
+    if (long) return long[1];
+    if (
+      /^-[a-zA-Z]*[sgGw]$/.test(word) ||
+      /^--(?:shell|group|supp-group|whitelist-environment)$/.test(word)
+    ) {
+      i++; // its value
+    }
+  }
+  return undefined;
+}
+
+/** `flock [options] file -c '…'`: the command given to flock's own `-c`. *
+ * @param words The call's words.
+ * @param dynamic Which words are not known before the call runs.
+ * @returns The script, or `undefined` when there is none or it is not known.
+ *
+ * @example
+ * ```ts
+ * import { flockCommand } from "./wrapper_scripts.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const words = ["flock", "/tmp/lock", "-c", "rm -rf x"];
+ * equal(flockCommand(words, words.map(() => false)), "rm -rf x");
+ * ```
+ */
+export function flockCommand(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+): string | undefined {
+  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+    const word = words[i];
+    if (word === "--command" || /^-[a-zA-Z]*c$/.test(word)) return script(i + 1);
+    if (word.startsWith("--command=")) return word.slice("--command=".length);
+    if (wrapperTakesValue("flock", word)) i++;
+    else if (!word.startsWith("-")) {
+      // The lock file: `-c` may follow it; anything else is the command itself.
+      const after = words[i + 1];
+      return after === "-c" || after === "--command" ? script(i + 2) : undefined;
+    }
+  }
+  return undefined;
+}
