@@ -20,7 +20,7 @@ import {
 } from "./hook_grant.ts";
 import { manifestHash } from "./manifest_pin.ts";
 import { missingPermissions } from "./permission_ceiling.ts";
-import { folderOf, symlinkedGrantProblem } from "./symlinked_grants.ts";
+import { symlinkedGrantProblem } from "./symlinked_grants.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { describeGrants, resolveGrants } from "./permission_flags.ts";
@@ -151,7 +151,7 @@ export async function inspectPlugin(
       if (grant !== false) permissions[name as keyof PluginPermissions] = grant;
     }
     const warnings: string[] = [];
-    const linked = symlinkedGrantProblem(grants, [root, ...folderOf(prepared.url)]);
+    const linked = symlinkedGrantProblem(grants, [root]);
     if (linked !== undefined) warnings.push(`it asks for ${linked}: loading it will be refused`);
     const missing = missingPermissions(grants);
     if (Object.keys(missing).length > 0) {

@@ -17,7 +17,7 @@ import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
 import { printable } from "./strip_control_sequences.ts";
-import { folderOf, symlinkedGrantProblem } from "./symlinked_grants.ts";
+import { symlinkedGrantProblem } from "./symlinked_grants.ts";
 import { writeGrantProblem } from "./write_grants.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
@@ -250,9 +250,7 @@ export async function loadPlugin(
     try {
       grants = given ?? resolveGrants(manifest.permissions, root);
       // What it declares must be what it gets: a path through a symlink names another place.
-      const linked = given === undefined
-        ? symlinkedGrantProblem(grants, [root, ...folderOf(prepared.url)])
-        : undefined;
+      const linked = given === undefined ? symlinkedGrantProblem(grants, [root]) : undefined;
       if (linked !== undefined) throw new Error(linked);
     } catch (error) {
       throw refuse(

@@ -6,22 +6,21 @@
  * @module
  */
 
+import { relative, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
-import { pluginFolder } from "./sandbox_command.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
 
 const PATH_GRANTS = ["read", "write", "ffi"] as const;
 
 /**
  * Why a plugin's resolved grants cannot be given, if they cannot: a path entry that goes
- * through a symlink inside one of `bases` (the root its grants resolve from, its own folder:
- * where it or its project could have put one), naming where it leads. Links above them (a
- * machine's `/home` or `/tmp` pointing elsewhere) are the machine's and pass; so does a path
- * that does not exist (nothing is behind it) and one the host may not read (it cannot tell,
- * and asks no prompt).
+ * through a symlink, naming where it leads. Below one of `bases` (the root its grants resolve
+ * from) only the part below it counts: a root reached through a link is the machine's. A path
+ * elsewhere must be its own real path. A path that does not exist passes (nothing is behind
+ * it), and so does one the host may not read (it cannot tell, and asks no prompt).
  *
  * @param grants Resolved grants (absolute paths).
- * @param bases Folders inside which no part of a granted path may be a symlink.
+ * @param bases Folders whose own path may go through links (the root).
  * @returns The problem (after `declares permissions that cannot be granted: `), or `undefined`.
  *
  * @example A link to another folder
@@ -40,6 +39,8 @@ const PATH_GRANTS = ["read", "write", "ffi"] as const;
  * );
  * // The root itself reached through a link: only what lies below it counts.
  * equal(symlinkedGrantProblem(resolveGrants({ read: ["./real"] }, `${dir}/link`), [`${dir}/link`]), undefined);
+ * // Outside the root, every part counts.
+ * equal(symlinkedGrantProblem(resolveGrants({ read: [`${dir}/link`] }, "/elsewhere"), ["/elsewhere"])?.startsWith("read access"), true);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
@@ -51,8 +52,10 @@ export function symlinkedGrantProblem(
     const grant = grants[name];
     if (!Array.isArray(grant)) continue;
     for (const path of grant) {
-      const within = bases.filter((base) => path === base || path.startsWith(base + "/"));
-      if (within.length === 0 || !hostMay({ name: "read", path })) continue;
+      const within = bases.filter((base) =>
+        path === base || path.startsWith(base === "/" ? "/" : base + "/")
+      );
+      if (!hostMay({ name: "read", path })) continue;
       let real: string;
       try {
         real = Deno.realPathSync(path);
@@ -60,35 +63,17 @@ export function symlinkedGrantProblem(
         if (error instanceof Deno.errors.NotFound) continue;
         throw error;
       }
-      for (const base of within) {
-        const expected = (hostRealPath(base) ?? base) + path.slice(base.length);
-        if (real !== expected) {
-          return `${name} access to ${JSON.stringify(path)}, a symlink to ${
-            JSON.stringify(real)
-          } (a grant must name the real path)`;
-        }
+      // Under a base only the part below it counts; elsewhere the whole path.
+      const base = within[0];
+      const expected = base === undefined
+        ? path
+        : resolve(hostRealPath(base) ?? base, relative(base, path));
+      if (real !== expected) {
+        return `${name} access to ${JSON.stringify(path)}, a symlink to ${
+          JSON.stringify(real)
+        } (a grant must name the real path)`;
       }
     }
   }
   return undefined;
-}
-
-/**
- * A plugin's own folder, as a list (none for a remote plugin).
- *
- * @param url The plugin module's URL.
- * @returns Its folder, or nothing.
- *
- * @example
- * ```ts
- * import { folderOf } from "./symlinked_grants.ts";
- * import { deepEqual } from "node:assert/strict";
- *
- * deepEqual(folderOf("file:///p/x/mod.ts"), ["/p/x"]);
- * deepEqual(folderOf("jsr:@a/b"), []);
- * ```
- */
-export function folderOf(url: string): string[] {
-  const folder = pluginFolder(url);
-  return folder === undefined ? [] : [folder];
 }

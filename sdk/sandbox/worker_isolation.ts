@@ -11,6 +11,7 @@ import { PERMISSION_NAMES, type PluginPermissions } from "../permissions.ts";
 import { checkChildMessage } from "./protocol.ts";
 import type { RunnerConfig } from "./serve_plugin.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_connection.ts";
+import { hostMay } from "./host_may.ts";
 
 /** A worker's message as text, for the garbage error (a cycle or a bigint cannot be JSON). */
 function shown(data: unknown): string {
@@ -75,9 +76,10 @@ export function workerOptionsEnabled(): boolean {
 }
 
 /**
- * Whether Deno may ask on this process's terminal for a permission: its stdin is a terminal
- * and it was not started with `--no-prompt` (read from `/proc/self/cmdline` on Linux; elsewhere
- * a terminal is enough). A worker's permissions left out are "ask", not "deny", and Deno asks
+ * Whether Deno may ask on this process's terminal for a permission: its stdin is a terminal,
+ * `DENO_NO_PROMPT` is not set (where the host may read it), and it was not started with
+ * `--no-prompt` (read from `/proc/self/cmdline`, which Deno lets only a host with every
+ * permission read; where it cannot be read, the answer is `true`). A worker's permissions left out are "ask", not "deny", and Deno asks
  * the host's terminal: a plugin would be one keypress from what it was not granted.
  *
  * @returns Whether a prompt could appear.
@@ -92,7 +94,11 @@ export function workerOptionsEnabled(): boolean {
  */
 export function hostMayPrompt(): boolean {
   if (!Deno.stdin.isTerminal()) return false;
-  if (Deno.build.os !== "linux") return true;
+  if (hostMay({ name: "env", variable: "DENO_NO_PROMPT" }) && Deno.env.get("DENO_NO_PROMPT")) {
+    return false;
+  }
+  // Deno lets only a host with every permission read its command line; a permission's state
+  // says "prompt" with --no-prompt too, so it cannot tell.
   try {
     return !Deno.readTextFileSync("/proc/self/cmdline").split("\0").includes("--no-prompt");
   } catch {
@@ -132,7 +138,7 @@ export function spawnWorker(
     }
     if (hostMayPrompt()) {
       throw new Error(
-        'Cannot start worker sandbox: isolation "worker" needs the host to run with --no-prompt on a terminal (Deno would ask on it for what the plugin was not granted)',
+        'Cannot start worker sandbox: isolation "worker" needs the host to run with --no-prompt on a terminal, or with DENO_NO_PROMPT=1 where it may read it (Deno would ask on the terminal for what the plugin was not granted)',
       );
     }
     let worker: Worker;

@@ -33,10 +33,38 @@ Deno.test({
     equal(asking.prompt, undefined, asking.output);
     match(
       asking.output,
-      /REFUSED Cannot load plugin "[^"]+": Cannot start worker sandbox: isolation "worker" needs the host to run with --no-prompt on a terminal \(Deno would ask on it for what the plugin was not granted\)/,
+      /REFUSED Cannot load plugin "[^"]+": Cannot start worker sandbox: isolation "worker" needs the host to run with --no-prompt on a terminal, or with DENO_NO_PROMPT=1 where it may read it \(Deno would ask on the terminal for what the plugin was not granted\)/,
     );
     // With --no-prompt what it was not granted is denied, and no prompt shows.
     const denied = await onTerminal(host, [...flags, "--no-prompt"]);
+    equal(denied.prompt, undefined, denied.output);
+    match(
+      denied.output,
+      /FAILED Permission denied: read access to "\/etc\/hostname" is not granted to plugin "asker"/,
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "worker isolation on a terminal: a host with its own grants (not -A) needs DENO_NO_PROMPT, as it cannot read its command line",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    // Deno lets only a host with every permission read /proc/self/cmdline (review).
+    const flags = [
+      `--config=${ROOT}/deno.json`,
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-run",
+      "--allow-net",
+      "--allow-sys",
+      "--unstable-worker-options",
+      "--no-prompt",
+    ];
+    const refused = await onTerminal(host, flags);
+    match(refused.output, /REFUSED [^\r\n]*or with DENO_NO_PROMPT=1 where it may read it/);
+    const denied = await onTerminal(host, flags, { DENO_NO_PROMPT: "1" });
     equal(denied.prompt, undefined, denied.output);
     match(
       denied.output,

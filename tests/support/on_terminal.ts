@@ -10,6 +10,7 @@ const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
  *
  * @param source The host script's source.
  * @param flags The `deno run` flags before the script.
+ * @param env Variables for the host (over the passed ones).
  * @returns The prompt, if one was shown, and the output.
  *
  * @example A script that reads nothing
@@ -21,12 +22,13 @@ const ROOT = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 export async function onTerminal(
   source: string,
   flags: string[],
+  env: Record<string, string> = {},
 ): Promise<{ prompt?: string; output: string }> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-on-terminal-" }));
   try {
     const script = `${dir}/host.ts`;
     await Deno.writeTextFile(script, source);
-    return await commandOnTerminal([Deno.execPath(), "run", ...flags, script], ROOT);
+    return await commandOnTerminal([Deno.execPath(), "run", ...flags, script], ROOT, env);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -38,16 +40,18 @@ export async function onTerminal(
  *
  * @param command The program and its arguments (none with spaces).
  * @param cwd Where it runs.
+ * @param env Variables for the command (over the passed ones).
  * @returns The prompt, if one was shown, and the output.
  */
 export async function commandOnTerminal(
   command: string[],
   cwd: string,
+  env: Record<string, string> = {},
 ): Promise<{ prompt?: string; output: string }> {
   const child = new Deno.Command("script", {
     args: ["-qec", command.join(" "), "/dev/null"],
     cwd,
-    env: childEnv({ NO_COLOR: "1" }),
+    env: childEnv({ NO_COLOR: "1", ...env }),
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",
