@@ -60,8 +60,8 @@ import {
   lockFileOf,
   namedLockFile,
   parseDenoConfig,
-  workspaceRootOf,
 } from "./deno_config.ts";
+import { refuseExpandingNpmrc } from "./expanding_npmrc.ts";
 import { denoInfo } from "./deno_info.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 import { cacheFilesOf } from "./cache_files.ts";
@@ -277,29 +277,6 @@ const CODE = new Set([
   "TSX",
   "Wasm",
 ]);
-
-/**
- * Refuses a plugin's own project whose `.npmrc` expands environment variables (`${…}`): Deno
- * would put what they hold (any the host passes to `deno info`, `DENO_AUTH_TOKENS`, a proxy's
- * password) into a token sent to a registry the file names.
- */
-async function refuseExpandingNpmrc(
-  own: { dir: string; file: string },
-  project: string | undefined,
-): Promise<void> {
-  const root = await workspaceRootOf(own, project);
-  for (const dir of new Set([own.dir, root.dir])) {
-    const path = `${dir === "/" ? "" : dir}/.npmrc`;
-    if (!isFile(path)) continue;
-    if ((await Deno.readTextFile(path)).includes("${")) {
-      throw new Error(
-        `its project's ${
-          JSON.stringify(path)
-        } expands environment variables (\${…}), which could send the host's to a registry it names: write the values into it, or load the plugin from the host's own project`,
-      );
-    }
-  }
-}
 
 async function describeModuleGraph(
   specifier: string,
