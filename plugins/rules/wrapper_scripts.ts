@@ -72,15 +72,11 @@ export function suCommand(
   words: readonly string[],
   dynamic: readonly boolean[],
 ): string | undefined {
-  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
   for (let i = 1; i < words.length && !dynamic[i]; i++) {
     const word = words[i];
     if (word === "--") return undefined;
-    if (/^-[a-zA-Z]*c$/.test(word) || word === "--command" || word === "--session-command") {
-      return script(i + 1);
-    }
-    const long = /^--(?:session-)?command=(.*)$/s.exec(word);
-    if (long) return long[1];
+    const given = commandOption(words, dynamic, i, ["--command", "--session-command"]);
+    if (given !== null) return given;
     if (
       /^-[a-zA-Z]*[sgGw]$/.test(word) ||
       /^--(?:shell|group|supp-group|whitelist-environment)$/.test(word)
@@ -91,7 +87,28 @@ export function suCommand(
   return undefined;
 }
 
-/** `flock [options] file -c '…'`: the command given to flock's own `-c`. *
+/**
+ * The script word `i` gives when it is a `-c` option (`-c '…'`, `-lc '…'`, a long name followed
+ * by the script or `=script`); `null` when it is not one, `undefined` when the script is not
+ * known before the call runs.
+ */
+function commandOption(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+  i: number,
+  longNames: readonly string[],
+): string | undefined | null {
+  const word = words[i];
+  if (/^-[a-zA-Z]*c$/.test(word) || longNames.includes(word)) {
+    return dynamic[i + 1] === false ? words[i + 1] : undefined;
+  }
+  const long = longNames.find((name) => word.startsWith(`${name}=`));
+  return long === undefined ? null : word.slice(long.length + 1);
+}
+
+/**
+ * `flock [options] file -c '…'`: the command given to flock's own `-c`.
+ *
  * @param words The call's words.
  * @param dynamic Which words are not known before the call runs.
  * @returns The script, or `undefined` when there is none or it is not known.
@@ -109,16 +126,17 @@ export function flockCommand(
   words: readonly string[],
   dynamic: readonly boolean[],
 ): string | undefined {
-  const script = (i: number) => (dynamic[i] === false ? words[i] : undefined);
   for (let i = 1; i < words.length && !dynamic[i]; i++) {
     const word = words[i];
-    if (word === "--command" || /^-[a-zA-Z]*c$/.test(word)) return script(i + 1);
-    if (word.startsWith("--command=")) return word.slice("--command=".length);
+    const given = commandOption(words, dynamic, i, ["--command"]);
+    if (given !== null) return given;
     if (wrapperTakesValue("flock", word)) i++;
     else if (!word.startsWith("-")) {
       // The lock file: `-c` may follow it; anything else is the command itself.
       const after = words[i + 1];
-      return after === "-c" || after === "--command" ? script(i + 2) : undefined;
+      return after === "-c" || after === "--command"
+        ? (dynamic[i + 2] === false ? words[i + 2] : undefined)
+        : undefined;
     }
   }
   return undefined;
