@@ -1,48 +1,32 @@
 /**
- * One MCP server as the plugin sees it: connected on demand, reconnected after it dies,
- * restarted when it stops answering.
+ * One MCP server as the plugin sees it: its tools, resources and prompts, over a
+ * {@linkcode ServerLink} (connected on demand, reconnected after it dies, restarted when it
+ * stops answering).
  *
  * @module
  */
 
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import {
-  type CallToolResult,
-  ErrorCode,
-  type GetPromptResult,
-  McpError,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorText } from "./describe_failure.ts";
-import { invalidResponseOf } from "./invalid_response.ts";
 import {
   cacheToolMetadata,
   checkedTools,
   type ListToolsOptions,
   LooseListToolsResultSchema,
 } from "./checked_tools.ts";
-import { type ListPage, listPages, MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
-import type { CallOptions, McpLimits, McpServerConfig } from "./options.ts";
-import { type Live, terminate } from "./make_transport.ts";
-import { openLive } from "./open_live.ts";
-import { maintenanceQueue } from "./maintenance.ts";
-import { ProgressRoutes } from "./progress_routes.ts";
-import { MAX_NON_ANSWERS_PER_SECOND } from "./server_messages.ts";
+import { MAX_LISTED_ITEMS, MAX_LISTED_TOOLS } from "./list_pages.ts";
+import type { CallOptions } from "./options.ts";
+import { ServerLink } from "./server_link.ts";
 
 export type { CallOptions } from "./options.ts";
 export type { ListToolsOptions } from "./checked_tools.ts";
-
-/** Why a connection is refused once the plugin is disposed. */
-const DISPOSED = "the plugin was disposed";
-
-/** The longest timeout `setTimeout` takes; used when the agent's own timeout governs. */
-const NO_TIMEOUT_MS = 2_147_483_647;
 
 /**
  * A connection to one MCP server. It connects on first use and again after the server
@@ -66,126 +50,7 @@ const NO_TIMEOUT_MS = 2_147_483_647;
  * await connection.close();
  * ```
  */
-export class McpConnection {
-  /** The server's name, used in every error text. */
-  readonly server: string;
-  readonly #config: McpServerConfig;
-  readonly #connectTimeoutMs: number;
-  readonly #pingTimeoutMs: number;
-  readonly #killGraceMs: number;
-  readonly #maxNonAnswersPerSecond: number;
-  readonly #progress = new ProgressRoutes();
-  readonly #toolsChanged = new Set<() => void>();
-  /** Pings and retires, one at a time and none dropped; calls and `close()` wait for them. */
-  readonly #maintenance = maintenanceQueue();
-  #live?: Live;
-  #connecting?: Promise<Live>;
-  #closed = false;
-  #starts = 0;
-
-  /**
-   * Prepares a connection; nothing starts until the first {@linkcode McpConnection.connect}.
-   *
-   * @param server The server's name.
-   * @param config How to reach it.
-   * @param limits Connect and ping timeouts, the bound on messages that answer nothing.
-   */
-  constructor(server: string, config: McpServerConfig, limits: McpLimits = {}) {
-    this.server = server;
-    this.#config = config;
-    this.#connectTimeoutMs = limits.connectTimeoutMs ?? 30_000;
-    this.#pingTimeoutMs = limits.pingTimeoutMs ?? 5_000;
-    this.#killGraceMs = limits.killGraceMs ?? 2_000;
-    this.#maxNonAnswersPerSecond = limits.maxNonAnswersPerSecond ?? MAX_NON_ANSWERS_PER_SECOND;
-  }
-
-  /** How many times the server was started (or connected to), including the first. */
-  get starts(): number {
-    return this.#starts;
-  }
-
-  /** Whether a connection is open right now. */
-  get connected(): boolean {
-    return this.#live !== undefined;
-  }
-
-  /**
-   * Connects unless connected; concurrent callers share one attempt.
-   *
-   * @returns The live client.
-   * @throws {Error} When the server cannot be started or does not complete `initialize`
-   * (`Cannot connect to MCP server "<name>": <reason>`), or the connection was closed.
-   */
-  async connect(): Promise<Client> {
-    if (this.#closed) throw this.#cannotConnect(new Error(DISPOSED));
-    // One the plugin ended (`failure`) is never used again, even before it is retired.
-    if (this.#live && !this.#live.failure) return this.#live.client;
-    this.#connecting ??= this.#open()
-      .catch((reason) => {
-        throw this.#cannotConnect(reason);
-      })
-      .finally(() => {
-        this.#connecting = undefined;
-      });
-    return (await this.#connecting).client;
-  }
-
-  #cannotConnect(reason: unknown): Error {
-    return new Error(`Cannot connect to MCP server "${this.server}": ${errorText(reason)}`, {
-      cause: reason,
-    });
-  }
-
-  /** Opens a connection (see `openLive`); throws why it could not. */
-  async #open(): Promise<Live> {
-    const live = await openLive({
-      config: this.#config,
-      killGraceMs: this.#killGraceMs,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      maxNonAnswersPerSecond: this.#maxNonAnswersPerSecond,
-      progress: this.#progress,
-      onStart: () => this.#starts++,
-      onToolsChanged: () => {
-        for (const listener of [...this.#toolsChanged]) listener();
-      },
-      onEnded: (ended) => this.#maintenance.add(() => this.#retire(ended)),
-      onClosed: (closed) => {
-        if (this.#live === closed) this.#live = undefined;
-      },
-    });
-    if (this.#closed) {
-      await live.client.close().catch(() => {});
-      throw new Error(DISPOSED);
-    }
-    this.#live = live;
-    return live;
-  }
-
-  /**
-   * What the server said it supports in `initialize` (`tools`, `resources`, `prompts`,
-   * …), connecting first if needed.
-   *
-   * @returns Its capabilities.
-   * @throws {Error} When connecting fails.
-   */
-  async capabilities(): Promise<ServerCapabilities> {
-    const client = await this.connect();
-    return client.getServerCapabilities() ?? {};
-  }
-
-  /**
-   * Subscribes to the server's `notifications/tools/list_changed`. The subscription
-   * outlives restarts: a restarted server's notifications reach it too.
-   *
-   * @param listener Called each time the server says its tool list changed.
-   * @returns A function that unsubscribes.
-   */
-  onToolsChanged(listener: () => void): () => void {
-    const entry = () => listener();
-    this.#toolsChanged.add(entry);
-    return () => this.#toolsChanged.delete(entry);
-  }
-
+export class McpConnection extends ServerLink {
   /**
    * Lists every tool the server offers, following pagination; the whole listing may take
    * the connect timeout (from `since`, connecting included, when given). A tool that does not
@@ -198,7 +63,7 @@ export class McpConnection {
    * (`Cannot list the tools of MCP server "<name>": it did not list them all within <ms> ms`).
    */
   listTools(options: ListToolsOptions = {}): Promise<Tool[]> {
-    return this.#pages("tools", MAX_LISTED_TOOLS, async (client, params, request) => {
+    return this.pages("tools", MAX_LISTED_TOOLS, async (client, params, request) => {
       // Each tool checked alone: one the SDK's schema refuses is left out, not the listing.
       const page = await client.request(
         { method: "tools/list", params },
@@ -219,7 +84,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResources(options: CallOptions = {}): Promise<Resource[]> {
-    return this.#pages("resources", MAX_LISTED_ITEMS, async (client, params, request) => {
+    return this.pages("resources", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listResources(params, request);
       return { items: page.resources, next: page.nextCursor };
     }, options);
@@ -234,7 +99,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no resources (`McpError`).
    */
   listResourceTemplates(options: CallOptions = {}): Promise<ResourceTemplate[]> {
-    return this.#pages("resource templates", MAX_LISTED_ITEMS, async (client, params, request) => {
+    return this.pages("resource templates", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listResourceTemplates(params, request);
       return { items: page.resourceTemplates, next: page.nextCursor };
     }, options);
@@ -249,7 +114,7 @@ export class McpConnection {
    * @throws {Error} `McpError` when the server rejects the URI; as for `callTool`.
    */
   readResource(uri: string, options: CallOptions = {}): Promise<ReadResourceResult> {
-    return this.#request(options, (client, request) => client.readResource({ uri }, request));
+    return this.request(options, (client, request) => client.readResource({ uri }, request));
   }
 
   /**
@@ -260,7 +125,7 @@ export class McpConnection {
    * @throws {Error} When connecting fails or the server has no prompts (`McpError`).
    */
   listPrompts(options: CallOptions = {}): Promise<Prompt[]> {
-    return this.#pages("prompts", MAX_LISTED_ITEMS, async (client, params, request) => {
+    return this.pages("prompts", MAX_LISTED_ITEMS, async (client, params, request) => {
       const page = await client.listPrompts(params, request);
       return { items: page.prompts, next: page.nextCursor };
     }, options);
@@ -280,44 +145,9 @@ export class McpConnection {
     args: Record<string, string> = {},
     options: CallOptions = {},
   ): Promise<GetPromptResult> {
-    return this.#request(
+    return this.request(
       options,
       (client, request) => client.getPrompt({ name, arguments: args }, request),
-    );
-  }
-
-  /**
-   * Every page of a listing (`listPages`), the whole listing bounded by one deadline (the
-   * options' timeout, default the connect timeout): a server that answers each page slowly,
-   * with always another cursor, cannot hold the listing for a timeout per page. The deadline
-   * starts once connected, or at `since`, waiting for the connection included.
-   */
-  async #pages<T>(
-    what: string,
-    most: number,
-    page: (
-      client: Client,
-      params: { cursor: string } | undefined,
-      options: RequestOptions,
-    ) => Promise<ListPage<T>>,
-    options: CallOptions & { since?: number } = {},
-  ): Promise<T[]> {
-    if (options.since === undefined) {
-      // Connected first: the deadline is the listing's alone.
-      await this.#maintenance.idle();
-      await this.connect();
-    }
-    return listPages(
-      what,
-      this.server,
-      most,
-      (params, leftMs) =>
-        this.#request(
-          { ...options, timeoutMs: Math.max(1, Math.ceil(leftMs)) },
-          (client, request) => page(client, params, request),
-        ),
-      options.timeoutMs ?? this.#connectTimeoutMs,
-      options.since,
     );
   }
 
@@ -340,86 +170,11 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    const token = options.onprogress ? this.#progress.add(options.onprogress) : undefined;
-    try {
-      return await this.#request(options, (client, request) =>
-        client.callTool(
-          { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
-          undefined,
-          request,
-        )) as CallToolResult;
-    } finally {
-      if (token) this.#progress.delete(token);
-    }
-  }
-
-  /**
-   * Makes one request on a live connection: connects first, and after a timeout or an
-   * abort pings the server (restarting it when the ping goes unanswered); after a
-   * transport failure starts afresh on the next request.
-   */
-  async #request<T>(
-    options: CallOptions,
-    send: (client: Client, request: RequestOptions) => Promise<T>,
-  ): Promise<T> {
-    await this.#maintenance.idle();
-    const client = await this.connect();
-    const live = this.#live!;
-    const { signal } = options;
-    // Checked at once on abort (not when the rejection arrives), so a call made right
-    // after a timed-out one waits for the verdict.
-    const onAbort = () => this.#check(live);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await send(client, { signal, timeout: options.timeoutMs ?? NO_TIMEOUT_MS });
-    } catch (error) {
-      if (live.failure) throw live.failure;
-      // An answer the SDK refused: the connection is fine, the server answered wrongly.
-      const invalid = invalidResponseOf(error);
-      if (invalid) throw invalid;
-      if (error instanceof McpError) {
-        if ((error as McpError).code === ErrorCode.RequestTimeout) this.#check(live);
-      } else if (!signal?.aborted) {
-        // A transport failure (an HTTP server that went away or lost our session, a
-        // broken pipe): start afresh on the next call.
-        this.#maintenance.add(() => this.#retire(live));
-      }
-      throw error;
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-    }
-  }
-
-  /** Pings the server (unless a ping of it is due); one that does not answer in time is restarted. */
-  #check(live: Live): void {
-    this.#maintenance.addOnce(live, async () => {
-      try {
-        await live.client.ping({ timeout: this.#pingTimeoutMs });
-      } catch {
-        await this.#retire(live);
-      }
-    });
-  }
-
-  /** Forgets a connection and ends its server; the next call connects again. */
-  async #retire(live: Live): Promise<void> {
-    if (this.#live === live) this.#live = undefined;
-    await terminate(live.transport);
-    await live.client.close().catch(() => {});
-  }
-
-  /**
-   * Closes the connection and ends the server process. Idempotent; later calls fail
-   * with an error result.
-   *
-   * @returns When the server is gone.
-   */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#connecting?.catch(() => {});
-    await this.#maintenance.idle();
-    const live = this.#live;
-    this.#live = undefined;
-    await live?.client.close().catch(() => {});
+    return await this.request(options, (client, request, token) =>
+      client.callTool(
+        { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) },
+        undefined,
+        request,
+      )) as CallToolResult;
   }
 }

@@ -20,7 +20,9 @@ const REQUEST_TIMEOUT = -32001;
 
 /** One page of a listing: its items and the cursor of the next page, if any. */
 export interface ListPage<T> {
+  /** The page's items. */
   items: T[];
+  /** The next page's cursor; none on the last page. */
   next?: string;
 }
 

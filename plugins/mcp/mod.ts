@@ -23,6 +23,8 @@ import { mcp } from "./mcp.ts";
 
 export { mcp, type McpPlugin } from "./mcp.ts";
 export { type CallOptions, type ListToolsOptions, McpConnection } from "./connection.ts";
+export { ServerLink } from "./server_link.ts";
+export type { ListPage } from "./list_pages.ts";
 export { INHERITED_ENV, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
 export { describeFailure, errorText } from "./describe_failure.ts";
 export { type MappedResult, mapResult, textOf } from "./map_result.ts";
