@@ -7,6 +7,7 @@
  */
 
 import type { AgentTool, ToolResult } from "../../core/tool.ts";
+import { invalidContentReason } from "../../core/check_tool_result.ts";
 import type { PluginManifest, ProxiedHook } from "./protocol.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
 import { toolSpec } from "./tool_spec.ts";
@@ -148,6 +149,9 @@ export class SandboxConnection {
             live.fault = `failed to load its module: ${message.message}`;
             return this.#stop(live);
           case "update":
+            // Content no result may have (a text that is not a string, an unknown block)
+            // would reach the host's listeners as it came: left out, as a result's is refused.
+            if (invalidContentReason(message.partial.content) !== undefined) return;
             return live.pending.get(message.id)?.update?.(message.partial);
           case "result": {
             if (live.cancelled.delete(message.id)) wakeIfQuiet(live);

@@ -42,6 +42,25 @@ Deno.test("sandbox faults", async (t) => {
       deepEqual(updates, [{ content: [{ type: "text", text: "echoing hello" }] }]);
     });
 
+    await t.step(
+      "an update whose content no result may have is left out; the call goes on",
+      async () => {
+        const agent = createAgent({
+          model: scriptedModel([[toolCall("odd_updates", {}, "o")], [text("done")]]),
+          plugins: [plugin],
+        });
+        const updates: unknown[] = [];
+        agent.subscribe((event) => {
+          if (event.type === "tool_execution_update") updates.push(event.partialResult);
+        });
+        await agent.prompt("go");
+        const [result] = results(agent.messages);
+        equal(result.isError, false);
+        equal(textOf(result), "done");
+        deepEqual(updates, [{ content: [{ type: "text", text: "halfway" }] }]);
+      },
+    );
+
     await t.step("a runaway call is killed at its timeout and the sandbox restarts", async () => {
       const before = await instanceOf(plugin);
       const agent = createAgent({
