@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import type { Plugin } from "../sdk/define_plugin.ts";
 import { loadPlugin } from "../sdk/sandbox/load_plugin.ts";
 import type { PluginEntry } from "./config.ts";
+import { thrownText } from "../core/thrown_text.ts";
 
 type ModuleLoader = () => Promise<Record<string, unknown>>;
 
@@ -95,7 +96,7 @@ function isPlugin(value: unknown): value is Plugin {
 }
 
 function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+  return (thrownText(error)).split("\n")[0];
 }
 
 /**

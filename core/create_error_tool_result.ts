@@ -6,6 +6,7 @@
 
 import { invalidContentReason } from "./check_tool_result.ts";
 import { ToolError, type ToolResult } from "./tool.ts";
+import { thrownText } from "./thrown_text.ts";
 
 /**
  * Builds the result of a failed call: the message as text content, with optional details.
@@ -52,6 +53,15 @@ export function createErrorToolResult(message: string, details: unknown = {}): T
  * ```
  */
 export function errorToToolResult(error: unknown, prefix = "", plugin?: string): ToolResult {
+  try {
+    return resultOfError(error, prefix, plugin);
+  } catch {
+    // An error whose message or cause throws when read (a getter, a revoked proxy).
+    return createErrorToolResult(prefix + thrownText(error));
+  }
+}
+
+function resultOfError(error: unknown, prefix: string, plugin?: string): ToolResult {
   const permission = permissionDenial(error);
   if (permission !== undefined) {
     return createErrorToolResult(prefix + permissionDeniedMessage(permission, plugin), {
@@ -60,7 +70,7 @@ export function errorToToolResult(error: unknown, prefix = "", plugin?: string):
   }
   if (!(error instanceof ToolError)) {
     return createErrorToolResult(
-      prefix + (error instanceof Error ? withCauses(error) : String(error)),
+      prefix + (error instanceof Error ? withCauses(error) : thrownText(error)),
     );
   }
   // A ToolError's message is what its tool chose to tell the model: its cause is not added.

@@ -6,6 +6,7 @@
  */
 
 import { RE2JS } from "re2js";
+import { thrownText } from "./thrown_text.ts";
 
 /**
  * The largest compiled program accepted (RE2 instructions). Matching costs at most about
@@ -53,7 +54,7 @@ export function compileRe2(source: string, flags = ""): RE2JS {
   try {
     compiled = RE2JS.compile(RE2JS.translateRegExp(source), re2Flags(flags));
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = thrownText(error);
     throw new SyntaxError(why.replace(/^error parsing regexp: /, ""));
   }
   if (compiled.programSize() > MAX_LINEAR_PROGRAM_SIZE) {

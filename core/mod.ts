@@ -101,6 +101,7 @@ export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 export { invalidContentReason } from "./check_tool_result.ts";
 export { argumentDepthProblem, MAX_ARGUMENT_DEPTH } from "./argument_depth.ts";
 export { ownerLabel } from "./owner_label.ts";
+export { thrownText } from "./thrown_text.ts";
 export { boundHook, type HookOutcome } from "./bound_hook.ts";
 export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";
 export { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";

@@ -16,6 +16,41 @@ import { withUniqueToolCallIds } from "./unique_tool_call_ids.ts";
 import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop_config.ts";
 import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
+import { thrownText } from "./thrown_text.ts";
+
+/** What a model's wait rejects with when the model did not end its turn after an abort. */
+const ABORTED = Symbol("aborted");
+
+/** The error text of a turn ended by the run's abort while its model had not ended it. */
+const ABORTED_TEXT = "The request was aborted";
+
+/**
+ * How long a model may take, once the run is aborted, to end its turn itself (a provider
+ * ends it with what it streamed so far) before the turn is ended without it.
+ */
+export const MODEL_ABORT_GRACE_MS = 500;
+
+/**
+ * `value`, or, once `signal` aborts and `value` has not settled within
+ * {@linkcode MODEL_ABORT_GRACE_MS}, a rejection with {@linkcode ABORTED}: a model that
+ * ignores the signal (a hung connection, a wedged local server) cannot hold the run.
+ */
+function orAbort<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const giveUp = () => (timer = setTimeout(reject, MODEL_ABORT_GRACE_MS, ABORTED));
+    if (signal.aborted) giveUp();
+    else signal.addEventListener("abort", giveUp, { once: true });
+    const end = () => {
+      signal.removeEventListener("abort", giveUp);
+      clearTimeout(timer);
+    };
+    Promise.resolve(value).then(
+      (result) => (end(), resolve(result)),
+      (error) => (end(), reject(error)),
+    );
+  });
+}
 
 /** What a turn reads of the run: its state, config, abort signal and event sink. */
 export interface TurnInput {
@@ -123,15 +158,19 @@ export async function streamAssistantResponse(
       messages = config.transformContext(context.messages);
     } catch (error) {
       // Its contract says it must not throw: a bug of the host's, told as such.
-      const text = error instanceof Error ? error.message : String(error);
+      const text = thrownText(error);
       final = createAssistantErrorMessage(config, "error", `transformContext failed: ${text}`);
     }
   }
   if (final === undefined) {
     try {
-      const stream = await config.model.stream(
-        { systemPrompt: context.systemPrompt, messages, tools: context.tools },
-        { signal },
+      // Each wait also ends a little after the run's abort (`orAbort`).
+      const stream = await orAbort(
+        config.model.stream(
+          { systemPrompt: context.systemPrompt, messages, tools: context.tools },
+          { signal },
+        ),
+        signal,
       );
       if (stream instanceof AssistantMessageStream) {
         // Our own stream: take what is buffered synchronously, and wait only when it is empty.
@@ -139,19 +178,27 @@ export async function streamAssistantResponse(
           const event = stream.shift();
           if (event !== undefined) final = relay.take(event);
           else if (stream.ended) break;
-          else await stream.ready();
+          else await orAbort(stream.ready(), signal);
         }
       } else {
-        for await (const event of stream) {
-          final = relay.take(event);
-          if (final !== undefined) break;
+        const events = stream[Symbol.asyncIterator]();
+        while (final === undefined) {
+          const next = await orAbort(events.next(), signal);
+          if (next.done) break;
+          final = relay.take(next.value);
         }
+        // Told it is not read further (a `for await` that breaks does so too).
+        if (final !== undefined) await orAbort(Promise.resolve(events.return?.()), signal);
       }
-      final ??= await stream.result();
+      final ??= await orAbort(stream.result(), signal);
     } catch (error) {
-      const reason = signal.aborted ? "aborted" : "error";
-      const text = error instanceof Error ? error.message : String(error);
-      final = createAssistantErrorMessage(config, reason, `Model stream failed: ${text}`);
+      final = error === ABORTED
+        ? createAssistantErrorMessage(config, "aborted", ABORTED_TEXT)
+        : createAssistantErrorMessage(
+          config,
+          signal.aborted ? "aborted" : "error",
+          `Model stream failed: ${thrownText(error)}`,
+        );
     }
   }
   const malformed = malformedAssistantMessage(final);
@@ -211,8 +258,7 @@ export async function buildTurn(
     return failed("error", `prepareTurn did not answer within ${limit} ms`);
   }
   if (outcome.kind === "error") {
-    const text = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-    return failed("error", `prepareTurn failed: ${text}`);
+    return failed("error", `prepareTurn failed: ${thrownText(outcome.error)}`);
   }
   const chosen = outcome.value ?? {};
   const tools = chosen.tools ?? state.tools;

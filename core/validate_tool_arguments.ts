@@ -10,6 +10,7 @@ import { argumentDepthProblem } from "./argument_depth.ts";
 import { coerceValue } from "./coerce_arguments.ts";
 import { linearSchema } from "./linear_schema.ts";
 import type { ArgumentCheck, ArgumentIssue, ArgumentValidator, JsonSchema } from "./schema.ts";
+import { thrownText } from "./thrown_text.ts";
 
 type CompiledValidator = ReturnType<typeof Compile>;
 
@@ -135,7 +136,7 @@ function checkOwn(validator: ArgumentValidator, args: unknown): ArgumentCheck {
   try {
     return validator(args);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownText(error);
     return { ok: false, issues: [{ path: [], message: `its validator threw: ${reason}` }] };
   }
 }
@@ -202,7 +203,7 @@ export function validateToolArguments(
   try {
     return validate(toolName, schema, args, note);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownText(error);
     return {
       ok: false,
       message:
@@ -234,7 +235,7 @@ export function invalidSchemaReason(schema: JsonSchema): string | undefined {
     validator.Check("");
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return thrownText(error);
   }
 }
 

@@ -22,6 +22,7 @@ import type {
   VerifyToolCallResult,
 } from "../core/hooks.ts";
 import type { ToolResult } from "../core/tool.ts";
+import { thrownText } from "../core/thrown_text.ts";
 
 /** A hook tagged with who registered it (a plugin's name, or `createAgent`). */
 export interface TaggedHook<H> {
@@ -88,7 +89,7 @@ function bounded<H>(
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 /** A hook's answer: what it returned, or what it threw (or rejected with). */

@@ -10,6 +10,7 @@ import { ownerLabel } from "../core/owner_label.ts";
 import type { AgentTool } from "../core/tool.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import { type TaggedHook, within } from "./compose_hooks.ts";
+import { thrownText } from "../core/thrown_text.ts";
 
 /**
  * Composes `prepareTurn` hooks into one. No hooks: `undefined` (the loop skips the step).
@@ -58,7 +59,7 @@ export function composePrepareTurn(
           ? await within(Promise.resolve(pending), timeoutMs, "prepareTurn")
           : await pending;
       } catch (error) {
-        const text = error instanceof Error ? error.message : String(error);
+        const text = thrownText(error);
         throw new Error(`${ownerLabel(owner)}: ${text}`);
       }
       if (!answer) continue;

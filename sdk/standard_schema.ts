@@ -8,6 +8,7 @@
  */
 
 import type { ArgumentIssue, ArgumentValidator } from "../core/schema.ts";
+import { thrownText } from "../core/thrown_text.ts";
 
 /** A path segment of a Standard Schema issue. */
 export interface StandardPathSegment {
@@ -113,7 +114,7 @@ export function standardJsonSchema(
     if (props.jsonSchema) converted = props.jsonSchema.input({ target: "draft-2020-12" });
     else if (typeof method === "function") converted = method.call(schema);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownText(error);
     throw new TypeError(
       `Cannot define tool "${toolName}": its ${props.vendor} schema cannot be converted to JSON Schema: ${reason}`,
     );

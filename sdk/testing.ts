@@ -16,6 +16,7 @@ import {
 } from "../core/messages.ts";
 import type { Model, ModelRequest, StreamOptions } from "../core/model.ts";
 import { sleep } from "./sleep.ts";
+import { thrownText } from "../core/thrown_text.ts";
 
 /** A content block of a scripted turn. */
 export type ScriptedBlock = TextContent | ThinkingContent | ToolCall;
@@ -275,7 +276,7 @@ export function scriptedModel(
     stream(request: ModelRequest, streamOptions: StreamOptions) {
       const stream = new AssistantMessageStream();
       play(model, request, streamOptions.signal, stream).catch((error) => {
-        if (!stream.ended) streamTurn(stream, scripted(model, "error", [], String(error)), []);
+        if (!stream.ended) streamTurn(stream, scripted(model, "error", [], thrownText(error)), []);
       });
       return stream;
     },

@@ -19,6 +19,7 @@ import { makePrivateDir, openPrivateForAppend } from "../../sdk/private_files.ts
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
 import type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 import { truncateStrings } from "./truncate_strings.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /** Options of {@linkcode audit}. */
 export interface AuditOptions {
@@ -58,7 +59,7 @@ function textOf(result: ToolResult): string {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 /**

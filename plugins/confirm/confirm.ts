@@ -21,6 +21,7 @@ import type {
   ConfirmRequest,
 } from "./confirm_types.ts";
 import { hashArguments } from "./hash_arguments.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /**
  * The block text when the user says no.
@@ -145,7 +146,7 @@ function shellScope(
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | "aborted"> {

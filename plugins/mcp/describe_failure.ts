@@ -2,6 +2,7 @@ import { InvalidResponseError } from "./invalid_response.ts";
 import { NotAnAnswerError } from "./not_an_answer.ts";
 import { isUnanswered } from "./unanswered_stream.ts";
 import { pageText } from "../../sdk/page_text.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /**
  * The error texts of MCP calls that did not get a result from the server.
@@ -49,7 +50,7 @@ export function describeFailure(
 ): string {
   const what = `${kind} "${tool}"`;
   // A server that puts the SDK's prefix in its own message gets it twice.
-  const message = (error instanceof Error ? error.message : String(error))
+  const message = (thrownText(error))
     .replace(/^(MCP error -?\d+: )\1+/, "$1");
   const code = (error as { code?: unknown } | undefined)?.code;
   if (error instanceof NotAnAnswerError) {

@@ -15,6 +15,7 @@ import {
   JSONRPCResultResponseSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /** The longest reason quoted. */
 const MAX_REASON_CHARS = 300;
@@ -103,7 +104,7 @@ export function issuesText(error: unknown): string {
     const more = issues.length - shown.length;
     text = shown.join("; ") + (more > 0 ? ` (and ${more} more)` : "");
   } else {
-    text = error instanceof Error ? error.message : String(error);
+    text = thrownText(error);
   }
   text = text.replace(/\s+/g, " ").trim();
   return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 1)}…` : text;

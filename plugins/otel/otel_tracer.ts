@@ -27,6 +27,7 @@ import type {
   TraceStep,
 } from "../../sdk/telemetry/agent_tracer.ts";
 import { toolOutcome } from "../../sdk/telemetry/tool_outcome.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /**
  * An OpenTelemetry `Tracer` (from `@opentelemetry/api`), described by the one method
@@ -77,7 +78,7 @@ function now(): number {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 function resultText(result: ToolResult): string {

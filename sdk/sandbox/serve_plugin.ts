@@ -17,6 +17,7 @@ import {
   type ToolManifest,
 } from "./protocol.ts";
 import { TranscriptMirror } from "./transcript_cursor.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /** What the host tells the child at start. */
 export interface RunnerConfig {
@@ -41,7 +42,7 @@ export interface ChildTransport {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 async function loadPlugin(config: RunnerConfig, module: PluginModule): Promise<Plugin> {

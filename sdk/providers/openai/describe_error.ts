@@ -15,6 +15,7 @@ import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
 import { textOfPage } from "../../page_text.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
+import { thrownText } from "../../../core/thrown_text.ts";
 
 /** Where the request went, for the message. */
 export interface ErrorContext {
@@ -127,7 +128,7 @@ function describeFailure(error: unknown, context: ErrorContext): string {
     const cause = causeText(error);
     return `The connection to ${where} failed: ${error.message}${cause ? ` (${cause})` : ""}`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return thrownText(error);
 }
 
 /** Why a request with retries left was not retried: the wait its server asked for. */

@@ -29,6 +29,7 @@ import {
   OPENAI_BASE_URL,
   PLACEHOLDER_API_KEY,
 } from "./check_options.ts";
+import { thrownText } from "../../../core/thrown_text.ts";
 
 export { OPENAI_BASE_URL, PLACEHOLDER_API_KEY };
 
@@ -211,7 +212,7 @@ export function openai(options: OpenAIOptions): Model {
       try {
         resolved = resolve(options, limits);
       } catch (error) {
-        const text = error instanceof Error ? error.message : String(error);
+        const text = thrownText(error);
         return out.fail("error", `Cannot configure the openai model: ${text}`);
       }
       if ("error" in resolved) return out.fail("error", resolved.error);
@@ -234,7 +235,7 @@ export function openai(options: OpenAIOptions): Model {
       run(request, signal, out).catch((error) => {
         // A bug of ours: still end the stream, as the contract demands.
         if (!stream.ended) {
-          out.fail("error", `Cannot stream from the openai model: ${String(error)}`);
+          out.fail("error", `Cannot stream from the openai model: ${thrownText(error)}`);
         }
       });
       return stream;

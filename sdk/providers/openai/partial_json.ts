@@ -6,6 +6,7 @@
  */
 
 import { argumentDepthProblem, MAX_ARGUMENT_DEPTH } from "../../../core/argument_depth.ts";
+import { thrownText } from "../../../core/thrown_text.ts";
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -325,7 +326,7 @@ export function parseFinalToolArguments(
     if (isRecord(parsed)) return { ok: true, value: parsed };
     return { ok: false, error: `the arguments must be a JSON object. Received: ${shown}` };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = thrownText(error);
     return { ok: false, error: `the arguments are not valid JSON (${reason}). Received: ${shown}` };
   }
 }
