@@ -72,9 +72,15 @@ export function decodeEntities(text: string): string {
 
 const DROPPED = /<(script|style|noscript|template|svg|iframe|object|canvas)\b/gi;
 // No part of a tag may hold a `<`: a match that fails stops at the next `<` instead of
-// rescanning the rest of the page from every `<` (16,384 `<a b` took 7.2 s).
+// rescanning the rest of the page from every `<` (16,384 `<a b` took 7.2 s). Each part of a
+// tag matches one way only: an unquoted value holds no quote (as HTML has it), so `x="y"` is
+// not also an unquoted `"y"`; with both, a tag of 29 such attributes that never closed took
+// 19 s, doubling with each (the host's timers stood still meanwhile).
 const TAG =
-  /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?:\s+[^\s=/><]+(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s><]+))?)*\s*\/?>/g;
+  /<(\/?)([a-zA-Z][a-zA-Z0-9-]*)(?:\s+[^\s=/><]+(?:\s*=\s*(?:"[^"<]*"|'[^'<]*'|[^\s"'=<>`]+))?)*\s*\/?>/g;
+
+/** Marks where a `<pre>` body goes back in; taken out of the page first (see htmlToText). */
+const PRE_MARK = "\uE000";
 
 /**
  * Replaces each element `open` finds (its group 1 the tag name, if any) up to the first
@@ -178,7 +184,9 @@ function tagText(closing: boolean, name: string): string {
  * ```
  */
 export function htmlToText(html: string): string {
-  let source = replaceElements(html, /<!--/g, () => /-->/g, () => "")
+  // A page's own marks would be taken for placeholders: one `<pre>` body copied once for each
+  // (a 312 KB page made a 510-million-character text), or one with no body at all.
+  let source = replaceElements(html.replaceAll(PRE_MARK, ""), /<!--/g, () => /-->/g, () => "")
     .replace(/<!DOCTYPE[^<>]*>/gi, "");
   let title: string | undefined;
   replaceElements(source, /<(title)\b[^<>]*>/gi, closerOf, (body, whole) => {
@@ -190,7 +198,7 @@ export function htmlToText(html: string): string {
   const preserved: string[] = [];
   source = replaceElements(source, /<(pre)\b[^<>]*>/gi, closerOf, (body) => {
     preserved.push(decodeEntities(body.replace(TAG, "")));
-    return `\n\n\uE000${preserved.length - 1}\uE000\n\n`;
+    return `\n\n${PRE_MARK}${preserved.length - 1}${PRE_MARK}\n\n`;
   });
   let out = "";
   let last = 0;
@@ -212,6 +220,6 @@ export function htmlToText(html: string): string {
     .trim();
   return text.replace(
     /\uE000(\d+)\uE000/g,
-    (_, i: string) => preserved[Number(i)].replace(/^\n|\n$/g, ""),
+    (_, i: string) => (preserved[Number(i)] ?? "").replace(/^\n|\n$/g, ""),
   );
 }

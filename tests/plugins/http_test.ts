@@ -437,6 +437,27 @@ Deno.test("htmlToText takes time linear in the page: unclosed comments, tags and
   );
 });
 
+Deno.test("htmlToText: a tag of quoted attributes that never closes is read once, not in 2^n ways", () => {
+  // Each `x="y"` also matched as an unquoted value: 27 of them in a 202-byte page took 4.6 s,
+  // 29 took 19 s, the host's timers standing still (found by an attack). Now a few ms.
+  for (const attribute of [' x="y"', " x='y'", ' x = "y"']) {
+    const page = "<p>hello</p><a" + attribute.repeat(28) + "</body>";
+    const started = performance.now();
+    equal(htmlToText(page), "hello\n\n<a" + attribute.repeat(28));
+    const ms = performance.now() - started;
+    equal(ms < 300, true, `${JSON.stringify(attribute)} × 28: ${ms} ms`);
+  }
+});
+
+Deno.test("htmlToText: a page's own placeholder marks copy no <pre> body and fail nothing", () => {
+  // A 312 KB page repeating U+E000 0 U+E000 made a 510-million-character text (2 GB of host
+  // memory); a mark with no <pre> threw "Cannot read properties of undefined".
+  const page = `<pre>${"A".repeat(1000)}</pre>${
+    "\uE0000\uE000".repeat(1000)
+  }<p>x \uE0007\uE000</p>`;
+  equal(htmlToText(page), `${"A".repeat(1000)} ${"0".repeat(1000)}\n\nx 7`);
+});
+
 Deno.test("fetch_url: sandboxed, Deno's net grant is enforced beneath the allowlist", async () => {
   await withServer(async (server) => {
     for (
