@@ -12,6 +12,7 @@ import type { FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { readCapped } from "./read_capped.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** The largest file `edit` reads (10 MiB, as `grep`). */
 export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
@@ -83,6 +84,7 @@ export function createEditTool(context: FsContext): AgentTool {
       oldText: Type.String({ description: "The exact text to replace; must be unique" }),
       newText: Type.String({ description: "The text to put in its place" }),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["write"],
     async execute({ path, oldText, newText }) {
       if (oldText === "") throw new Error("oldText must not be empty");

@@ -12,6 +12,7 @@ import type { FsContext } from "./fs_context.ts";
 import { compileGlob } from "./glob.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
 import { walk } from "./walk.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `find` puts in `details`. */
 export interface FindDetails {
@@ -62,6 +63,7 @@ export function createFindTool(context: FsContext): AgentTool {
       ),
       limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most paths to return" })),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute({ pattern, path, limit }, { signal }) {
       const glob = compileGlob(pattern);

@@ -16,6 +16,7 @@ import { resolveInRoot } from "./resolve_in_root.ts";
 import { readAhead } from "./read_ahead.ts";
 import { readCapped } from "./read_capped.ts";
 import { walk, type WalkEntry } from "./walk.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `grep` puts in `details`. */
 export interface GrepDetails {
@@ -194,6 +195,7 @@ export function createGrepTool(context: FsContext): AgentTool {
       literal: Type.Optional(Type.Boolean({ description: "Treat pattern as plain text" })),
       limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most matches to return" })),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute(params, { signal }) {
       const regex = compilePattern(

@@ -10,6 +10,7 @@ import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `ls` puts in `details`. */
 export interface LsDetails {
@@ -56,6 +57,7 @@ export function createLsTool(context: FsContext): AgentTool {
       ),
       limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most entries to list" })),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute({ path, limit }) {
       const target = await resolveInRoot(await context.realRoot(), path ?? ".");

@@ -11,6 +11,7 @@ import { joinBytes } from "../../sdk/join_bytes.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `read` puts in `details`. */
 export interface ReadDetails {
@@ -84,6 +85,7 @@ export function createReadTool(context: FsContext): AgentTool {
       ),
       limit: Type.Optional(Type.Integer({ minimum: 1, description: "Most lines to return" })),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute({ path, offset, limit }, { signal }) {
       const target = await resolveInRoot(await context.realRoot(), path);

@@ -12,6 +12,7 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
 import { resolveInRoot } from "./resolve_in_root.ts";
+import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `write` puts in `details`. */
 export interface WriteDetails {
@@ -55,6 +56,7 @@ export function createWriteTool(context: FsContext): AgentTool {
       path: Type.String({ description: "File path, relative to the workspace root" }),
       content: Type.String({ description: "The complete new content of the file" }),
     }),
+    prepareArguments: realPathArgument(context),
     effects: ["write"],
     async execute({ path, content }) {
       const target = await resolveInRoot(await context.realRoot(), path);
