@@ -70,6 +70,13 @@ const SECRET_KEY =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|openai-organization|openai-project)$|api[-_]?key|secret|password|token$/i;
 
 /**
+ * A key and its value in JSON-like text: a quoted key (`"password"`, `'password'`) or a bare
+ * one (`password`), a colon, then a quoted string or a bare value up to `,`, `}` or `]`.
+ */
+const KEY_VALUE =
+  /((?:"((?:[^"\\\n]|\\.){1,256})"|'((?:[^'\\\n]|\\.){1,256})'|\b([A-Za-z_][\w-]{0,255}))\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]]+)/g;
+
+/**
  * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
  * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
  * `…password…`, `…token`), and bearer tokens, `sk-…` keys and a URL's `user:password@`
@@ -98,6 +105,15 @@ export function redactSecrets<T>(value: T): T {
       if (JSON.stringify(redacted) !== JSON.stringify(inner)) return JSON.stringify(redacted) as T;
     }
     return value
+      // A credential-named key's value in JSON-like text that does not parse (a model's
+      // arguments with a trailing comma, an error quoting them): `"password": "…"`.
+      .replace(
+        KEY_VALUE,
+        (pair, prefix: string, double?: string, single?: string, bare?: string, value?: string) =>
+          SECRET_KEY.test(double ?? single ?? bare ?? "") && value !== `"${REDACTED}"`
+            ? `${prefix}"${REDACTED}"`
+            : pair,
+      )
       .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
       .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
       .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`) as T;

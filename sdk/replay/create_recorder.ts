@@ -58,23 +58,19 @@ function redactUnendedDeltas(events: RecordedEvent[]): void {
 
 /**
  * At a block's end: when the block held a secret, its deltas (which may split the secret
- * across chunks) become one delta of the redacted whole, then empty ones.
+ * across chunks) become one delta of the redacted whole, then empty ones. The whole is the
+ * deltas' text as streamed: a tool call's arguments that do not parse (a trailing comma) are
+ * redacted as text, key by key.
  */
 function redactDeltas(events: RecordedEvent[], end: Record<string, unknown>): void {
   const kind = String(end.type).replace(/_end$/, "");
-  const whole = kind === "toolcall"
-    ? JSON.stringify((end.toolCall as { arguments?: unknown } | undefined)?.arguments ?? {})
-    : String(end.content ?? "");
-  const redacted = kind === "toolcall"
-    ? JSON.stringify(redactSecrets(JSON.parse(whole)))
-    : redactSecrets(whole);
+  const deltas = (events as Record<string, unknown>[]).filter((event) =>
+    event.type === `${kind}_delta` && event.contentIndex === end.contentIndex
+  );
+  const whole = deltas.map((event) => String(event.delta ?? "")).join("");
+  const redacted = redactSecrets(whole);
   if (redacted === whole) return;
-  let first = true;
-  for (const event of events as Record<string, unknown>[]) {
-    if (event.type !== `${kind}_delta` || event.contentIndex !== end.contentIndex) continue;
-    event.delta = first ? redacted : "";
-    first = false;
-  }
+  deltas.forEach((event, i) => (event.delta = i === 0 ? redacted : ""));
 }
 
 function headersOf(headers: Headers): Record<string, string> {

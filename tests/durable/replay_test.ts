@@ -288,6 +288,52 @@ Deno.test("recording at the provider level: a password argument and keys streame
   );
 });
 
+Deno.test("a password in arguments that do not parse (a trailing comma) is kept on no line, at either level", async () => {
+  // Found by an attack: the raw deltas, the argumentsError text quoting them, the tool result
+  // and the next request all kept it, as the parsed arguments ({}) showed no secret.
+  const login = defineTool({
+    name: "login",
+    description: "Logs in",
+    parameters: Type.Object({ user: Type.String(), password: Type.String() }),
+    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+  });
+  await using server = await startFakeOpenAI({
+    turns: [
+      {
+        toolCalls: [{
+          name: "login",
+          arguments: '{"user":"bob","password":"hunter2-TOPSECRET",}',
+          id: "c1",
+        }],
+        chunkSize: 3,
+      },
+      { text: "done" },
+    ],
+  });
+  const recorder = createRecorder();
+  const model = openai({
+    model: "gpt-test",
+    baseURL: server.baseURL,
+    apiKey: "sk-test-secret-key-123456",
+    fetch: recorder.fetch(),
+  });
+  const agent = createAgent({ model: recorder.model(model), tools: [login] });
+  agent.subscribe(recorder.listener);
+  await agent.prompt("log in as bob");
+  const cassette = await recorder.toJsonl();
+  const lines = parseCassette(cassette);
+  for (const line of lines) {
+    equal(JSON.stringify(line).includes("hunter2"), false, `${line.type} keeps the password`);
+  }
+  const response = lines.find((l) => l.type === "model_response");
+  const deltas = response?.type === "model_response"
+    ? response.events.filter((e) => e.type === "toolcall_delta").map((e) => e.delta).join("")
+    : "";
+  equal(deltas, '{"user":"bob","password":"[redacted]",}');
+  const result = lines.find((l) => l.type === "tool_result");
+  equal(result?.type === "tool_result" && result.isError, true);
+});
+
 Deno.test("recording at the provider level: a JSON reply with no secret is kept byte for byte, and calls streamed without index are redacted call by call; both replay", async () => {
   const t = defineTool({
     name: "t",
