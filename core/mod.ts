@@ -100,6 +100,7 @@ export {
 export { finalizeExecutedToolCall } from "./finalize_executed_tool_call.ts";
 export { invalidContentReason } from "./check_tool_result.ts";
 export { argumentDepthProblem, MAX_ARGUMENT_DEPTH } from "./argument_depth.ts";
+export { copyArguments, copyForHooks } from "./copy_arguments.ts";
 export { ownerLabel } from "./owner_label.ts";
 export { thrownText } from "./thrown_text.ts";
 export { boundHook, type HookOutcome } from "./bound_hook.ts";

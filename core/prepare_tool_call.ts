@@ -20,6 +20,7 @@ import { boundHook } from "./bound_hook.ts";
 import { ownerLabel } from "./owner_label.ts";
 import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
 import { validateToolArguments } from "./validate_tool_arguments.ts";
+import { copyArguments, copyForHooks } from "./copy_arguments.ts";
 
 /** A call that passed every gate and may execute. */
 export interface PreparedToolCall {
@@ -177,7 +178,8 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
       tool,
     );
   }
-  let raw = toolCall.arguments;
+  // The transcript keeps what the model sent: what follows works on a copy.
+  let raw = copyArguments(toolCall.arguments);
   if (tool.prepareArguments) {
     try {
       raw = tool.prepareArguments(raw);
@@ -227,29 +229,6 @@ function deferred(
   if (deferral.deferredBy !== undefined) call.deferredBy = deferral.deferredBy;
   if (deferral.key !== undefined) call.key = deferral.key;
   return call;
-}
-
-/**
- * A frozen copy of the arguments for hooks to look at: every hook of a stage sees exactly
- * what will run, and one that tries to change it in place throws (and fails closed) instead
- * of showing the hooks after it arguments that will not run. Arguments that cannot be copied
- * (a function, say, from `prepareArguments`) are shown as they are.
- */
-function copyForHooks(args: Record<string, unknown>): Record<string, unknown> {
-  let copy: Record<string, unknown>;
-  try {
-    copy = structuredClone(args);
-  } catch {
-    return args;
-  }
-  const stack: object[] = [copy];
-  while (stack.length > 0) {
-    const value = Object.freeze(stack.pop()!);
-    for (const item of Object.values(value)) {
-      if (typeof item === "object" && item !== null) stack.push(item);
-    }
-  }
-  return copy;
 }
 
 async function passHooks(

@@ -8,6 +8,8 @@
  */
 
 import { createErrorToolResult } from "../core/create_error_tool_result.ts";
+import { copyForHooks } from "../core/copy_arguments.ts";
+import { validateToolArguments } from "../core/validate_tool_arguments.ts";
 import { overrideResult } from "../core/finalize_executed_tool_call.ts";
 import { isPromiseLike, type MaybePromise } from "../core/maybe_promise.ts";
 import { ownerLabel } from "../core/owner_label.ts";
@@ -175,33 +177,48 @@ export function composeBeforeToolCall(
   if (hooks.length === 0) return undefined;
   return function beforeToolCall(context, signal) {
     type State = {
+      /** What will run: the arguments as the last rewrite left them, validated. */
       args: Record<string, unknown>;
+      /** What the next hook sees: a frozen copy of `args`. */
+      seen: Record<string, unknown>;
       rewriters: string[];
       deferral?: DeferToolCall;
     };
+    const { tool } = context;
     return runChain<BeforeToolCallHook, State, BeforeToolCallResult | undefined>(
       hooks,
-      { args: context.args, rewriters: [] },
-      (hook, { args }) => hook(args === context.args ? context : { ...context, args }, signal),
+      { args: context.args, seen: context.args, rewriters: [] },
+      (hook, { seen }) =>
+        hook(seen === context.args ? context : { ...context, args: seen }, signal),
       (owner, state, answer) => {
         if ("error" in answer) {
-          const reason = `Tool ${context.tool.name} was blocked: ${
+          const reason = `Tool ${tool.name} was blocked: ${
             ownerLabel(owner)
           } failed in beforeToolCall: ${messageOf(answer.error)}`;
           return { stop: { block: true, blockedBy: owner, reason } };
         }
         const decision = answer.value as BeforeToolCallResult | undefined;
         if (decision?.block) {
-          const reason = decision.reason ||
-            `Tool ${context.tool.name} was blocked by ${ownerLabel(owner)}`;
+          const reason = decision.reason || `Tool ${tool.name} was blocked by ${ownerLabel(owner)}`;
           return { stop: { block: true, blockedBy: owner, reason } };
         }
         if (decision?.defer && !state.deferral) {
           state = { ...state, deferral: deferralOf(owner, decision) };
         }
-        if (decision?.args && decision.args !== state.args) {
-          state.rewriters.push(owner);
-          return { state: { ...state, args: decision.args } };
+        if (decision?.args && decision.args !== state.seen) {
+          // The hooks after a rewrite see what will run, as the first saw the model's: the
+          // rewrite validated (and coerced) by the tool's schema, in a frozen copy. One that
+          // does not fit ends the chain; the loop then refuses it, naming who rewrote it.
+          const rewriters = [...state.rewriters, owner];
+          const rewritten = validateToolArguments(
+            tool.name,
+            tool.parameters,
+            decision.args,
+            tool.validateArguments,
+          );
+          if (!rewritten.ok) return { stop: { args: decision.args, rewrittenBy: rewriters } };
+          const args = rewritten.value;
+          return { state: { ...state, args, seen: copyForHooks(args), rewriters } };
         }
         return { state };
       },
@@ -210,7 +227,7 @@ export function composeBeforeToolCall(
         return rewriters.length === 0 ? deferral : { ...deferral, args, rewrittenBy: rewriters };
       },
       "beforeToolCall",
-      context.tool,
+      tool,
     );
   };
 }

@@ -207,6 +207,103 @@ Deno.test("gate 4: hooks see a frozen copy: a change made in place fails closed,
   equal(textOf(result), "Sunny in Rome for 3 days");
 });
 
+Deno.test("gate 4: hooks after a rewrite see it validated and frozen, as the first saw the model's", async () => {
+  // Found by a review: the hooks after a rewriter got its raw object: a change in place took
+  // effect silently, and a policy saw a JSON string the loop later coerced into what ran.
+  const normalizer = definePlugin({
+    name: "normalizer",
+    beforeToolCall: ({ args }) => ({ args: { city: args.city } }),
+  });
+  const mutator = definePlugin({
+    name: "mutator",
+    beforeToolCall: ({ args }) => {
+      args.city = "Atlantis";
+    },
+  });
+  const { result: mutated } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [normalizer, mutator],
+  });
+  equal(
+    textOf(mutated),
+    'Tool get_weather was blocked: plugin "mutator" failed in beforeToolCall: ' +
+      "Cannot assign to read only property 'city' of object '#<Object>'",
+  );
+  const seen: unknown[] = [];
+  const shim = definePlugin({
+    name: "shim",
+    beforeToolCall: ({ args }) => ({
+      args: JSON.stringify({ city: `${args.city} North` }) as never,
+    }),
+  });
+  const policy = definePlugin({
+    name: "policy",
+    beforeToolCall: ({ args }) => {
+      seen.push(args);
+      return args.city === "Rome North" ? { block: true, reason: "not the north" } : undefined;
+    },
+  });
+  const { result: blocked } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [shim, policy],
+  });
+  deepEqual(seen, [{ city: "Rome North" }]);
+  equal(Object.isFrozen(seen[0]), true);
+  equal(textOf(blocked), "not the north");
+  // A rewrite that does not fit the schema ends the chain: the hooks after it are not asked.
+  seen.length = 0;
+  const breaker = definePlugin({
+    name: "breaker",
+    beforeToolCall: () => ({ args: { town: "Rome" } }),
+  });
+  const { result: refused } = await runOne(toolCall("get_weather", { city: "Rome" }), {
+    plugins: [breaker, policy],
+  });
+  deepEqual(seen, []);
+  equal(refused.isError, true);
+  match(textOf(refused), /arguments rewritten by plugin "breaker"/);
+});
+
+Deno.test("the tool and afterToolCall work on a copy: the transcript keeps what the model sent", async () => {
+  // Found by a review: a tool that changed its params in place rewrote the transcript's call,
+  // the next request and tool_execution_start's args.
+  const search = defineTool({
+    name: "search",
+    description: "",
+    parameters: Type.Object({ q: Type.String(), tags: Type.Array(Type.String()) }),
+    execute: (params) => {
+      params.q = params.q.toLowerCase();
+      params.tags.push("added");
+      return { content: [{ type: "text", text: params.q }] };
+    },
+  });
+  const model = scriptedModel([
+    [toolCall("search", { q: "Deno Tack", tags: ["a"] }, "c1")],
+    [text("ok")],
+  ]);
+  const agent = createAgent({
+    model,
+    tools: [search],
+    afterToolCall: ({ args }) => {
+      (args as { tags: string[] }).tags.push("after");
+      return undefined;
+    },
+  });
+  const started: unknown[] = [];
+  agent.subscribe((event) => {
+    if (event.type === "tool_execution_start") started.push(event.args);
+  });
+  await agent.prompt("go");
+  const sent = { q: "Deno Tack", tags: ["a"] };
+  const call = agent.messages[1].role === "assistant" ? agent.messages[1].content[0] : undefined;
+  deepEqual(call?.type === "toolCall" && call.arguments, sent);
+  deepEqual(started, [sent]);
+  const next = model.requests[1].messages[1];
+  deepEqual(
+    next.role === "assistant" && next.content[0].type === "toolCall" && next.content[0].arguments,
+    sent,
+  );
+  equal(textOf(resultsOf(agent.messages)[0]), "deno tack");
+});
+
 Deno.test("gate 4: arguments that cannot be copied (a function from prepareArguments) are shown to hooks as they are", async () => {
   let seen: unknown;
   const odd = defineTool({

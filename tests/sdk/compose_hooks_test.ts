@@ -170,7 +170,7 @@ Deno.test("a chain of synchronous hooks answers synchronously; a mixed chain kee
   });
   const syncChain = composeBeforeToolCall([sync("a"), sync("b")])!;
   // deno-lint-ignore no-explicit-any
-  const context = { args: { word: "" }, tool: { name: "say" } } as any;
+  const context = { args: { word: "" }, tool: say } as any;
   const answer = syncChain(context, new AbortController().signal);
   equal(answer instanceof Promise, false, "no promise for synchronous hooks");
   deepEqual(answer, { args: { word: "ab" }, rewrittenBy: ["a", "b"] });
