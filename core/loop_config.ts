@@ -80,6 +80,31 @@ export function indexTools(tools: readonly AgentTool[]): ToolIndex {
 }
 
 /**
+ * Why a timeout is not one: it must be a number of milliseconds, 0 or more (`0` and
+ * `Infinity` mean none). A negative number, `NaN` or a string (`"30000"` read from a file)
+ * would otherwise turn the bound off unnoticed.
+ *
+ * @param value The timeout given (`undefined`: none given).
+ * @returns Why it is refused, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { timeoutProblem } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(timeoutProblem(30_000), undefined);
+ * equal(timeoutProblem(Infinity), undefined);
+ * equal(timeoutProblem(-1), "must be a number of ms, 0 or more (0 or Infinity: none), got -1");
+ * equal(timeoutProblem("200"), 'must be a number of ms, 0 or more (0 or Infinity: none), got "200"');
+ * ```
+ */
+export function timeoutProblem(value: unknown): string | undefined {
+  if (value === undefined || (typeof value === "number" && value >= 0)) return undefined;
+  const shown = typeof value === "string" ? JSON.stringify(value) : String(value);
+  return `must be a number of ms, 0 or more (0 or Infinity: none), got ${shown}`;
+}
+
+/**
  * A call's timeout and its hooks' timeout, from the tool and the config: the tool's own
  * `timeoutMs`, else the agent's `toolTimeoutMs`, else two minutes; hooks get
  * `hookTimeoutMs` when set, else the call's timeout.
@@ -101,6 +126,8 @@ export function timeoutsFor(
   tool: AgentTool,
   config: Pick<LoopConfig, "toolTimeoutMs" | "hookTimeoutMs">,
 ): { callMs: number; hookMs: number } {
-  const callMs = tool.timeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  // A tool's timeout that is not one (negative, NaN, a string) is not taken as "none".
+  const own = timeoutProblem(tool.timeoutMs) === undefined ? tool.timeoutMs : undefined;
+  const callMs = own ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   return { callMs, hookMs: config.hookTimeoutMs ?? callMs };
 }

@@ -65,6 +65,7 @@ export {
   DEFAULT_TOOL_TIMEOUT_MS,
   indexTools,
   type LoopConfig,
+  timeoutProblem,
   timeoutsFor,
   type ToolIndex,
 } from "./loop_config.ts";

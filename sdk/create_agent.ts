@@ -15,6 +15,7 @@ import {
   DEFAULT_MAX_RESULT_CHARS,
   DEFAULT_TOOL_TIMEOUT_MS,
   type LoopConfig,
+  timeoutProblem,
 } from "../core/loop_config.ts";
 import type { Message } from "../core/messages.ts";
 import type { Model } from "../core/model.ts";
@@ -89,25 +90,34 @@ export interface AgentOptions {
 }
 
 /**
- * A sandboxed tool may shorten its timeout and lower its result budget, never stretch them
- * past the agent's `toolTimeoutMs` and `maxResultChars` (nor turn them off): it is known by
- * its mark (see `sandboxed_tool.ts`) or its plugin, however it reached the agent.
+ * The host's limits on plugins' tools. A sandboxed tool may shorten its timeout and lower its
+ * result budget, never stretch them past the agent's `toolTimeoutMs` and `maxResultChars`
+ * (nor turn them off): it is known by its mark (see `sandboxed_tool.ts`) or its plugin,
+ * however it reached the agent. An in-process plugin's tool may choose a longer timeout (a
+ * build), not none: one declaring `0` or `Infinity` gets the agent's `toolTimeoutMs`.
  */
-function sandboxLimits(
+function pluginLimits(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
   const bounded = (limit: number | undefined) =>
     limit !== undefined && limit > 0 && Number.isFinite(limit) ? limit : undefined;
   const cap = bounded(options.toolTimeoutMs);
   const budget = bounded(options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-  if (cap === undefined && budget === undefined) return undefined;
+  const plugins = options.plugins ?? [];
+  if (plugins.length === 0 && cap === undefined && budget === undefined) return undefined;
   const sandboxed = new Set(
-    (options.plugins ?? []).filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
+    plugins.filter((plugin) => plugin.sandboxed).map((plugin) => plugin.name),
   );
-  // Longer or larger than the agent's, or off (a timeout of 0; Infinity; negative): the agent's.
+  const agentTimeout = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  // Longer or larger than the agent's, or off (a timeout of 0; Infinity): the agent's.
   return (tool, owner) => {
-    if (!isSandboxedTool(tool) && !(owner !== undefined && sandboxed.has(owner))) return tool;
     const { timeoutMs, maxResultChars } = tool;
+    if (!isSandboxedTool(tool) && !(owner !== undefined && sandboxed.has(owner))) {
+      const off = owner !== undefined && (timeoutMs === 0 || timeoutMs === Infinity);
+      return off && agentTimeout !== timeoutMs
+        ? toolWithLayout(tool, { timeoutMs: agentTimeout })
+        : tool;
+    }
     const longer = cap !== undefined && timeoutMs !== undefined &&
       !(timeoutMs > 0 && timeoutMs <= cap);
     const larger = budget !== undefined && maxResultChars !== undefined &&
@@ -150,7 +160,7 @@ function toolPreparer(
   options: AgentOptions,
 ): ((tool: AgentTool, owner: ToolOwner) => AgentTool) | undefined {
   const check = claimsCheck(options);
-  const capped = sandboxLimits(options);
+  const capped = pluginLimits(options);
   const trace = options.trace;
   if (!check && !capped && !trace) return undefined;
   return (tool, owner) => {
@@ -168,7 +178,7 @@ function cappedPrepareTurn(
   prepareTurn: PrepareTurnHook | undefined,
   options: AgentOptions,
 ): PrepareTurnHook | undefined {
-  const capped = sandboxLimits(options);
+  const capped = pluginLimits(options);
   if (!prepareTurn || !capped) return prepareTurn;
   return async (context, signal) => {
     const chosen = await prepareTurn(context, signal);
@@ -277,6 +287,10 @@ export function assembleAgent(options: AgentOptions, restore?: AgentInit["restor
       throw new Error(`Cannot create agent: two plugins are named "${plugin.name}"`);
     }
     names.add(plugin.name);
+  }
+  for (const key of ["toolTimeoutMs", "hookTimeoutMs"] as const) {
+    const problem = timeoutProblem(options[key]);
+    if (problem !== undefined) throw new RangeError(`Cannot create agent: ${key} ${problem}`);
   }
   const maxConcurrency = options.maxConcurrency;
   if (maxConcurrency !== undefined && !(Number.isInteger(maxConcurrency) && maxConcurrency >= 1)) {

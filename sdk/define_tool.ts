@@ -20,6 +20,7 @@ import {
   standardValidator,
 } from "./standard_schema.ts";
 import { toolWithLayout } from "./tool_layout.ts";
+import { timeoutProblem } from "../core/loop_config.ts";
 
 /** The pattern tool names must match (what OpenAI-compatible APIs accept). */
 export const TOOL_NAME_PATTERN: RegExp = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -128,6 +129,10 @@ export function defineTool<S extends ToolParameters, D = unknown>(
   }
   if (typeof definition.execute !== "function") {
     throw new TypeError(`Cannot define tool "${name}": execute must be a function`);
+  }
+  const badTimeout = timeoutProblem(definition.timeoutMs);
+  if (badTimeout !== undefined) {
+    throw new RangeError(`Cannot define tool "${name}": timeoutMs ${badTimeout}`);
   }
   const schemaObject = typeof parameters === "object" && parameters !== null &&
     !Array.isArray(parameters);

@@ -209,3 +209,64 @@ Deno.test("abort when nothing runs is harmless, and the agent runs again afterwa
   const added = await agent.prompt("b");
   equal(textOf(added.at(-1) as { content: { type: string; text?: string }[] }), "two");
 });
+
+Deno.test("a timeout that is not one is refused, not taken as none", () => {
+  // Found by a review: a negative, NaN or string timeout (e.g. "30000" read from a file) turned
+  // the bound off, so a stalled tool held the run until abort.
+  const model = scriptedModel([[text("ok")]]);
+  const refused = (options: Record<string, unknown>) => {
+    try {
+      createAgent({ model, ...options });
+      return "created";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  equal(
+    refused({ toolTimeoutMs: -200 }),
+    "Cannot create agent: toolTimeoutMs must be a number of ms, 0 or more (0 or Infinity: none), got -200",
+  );
+  equal(
+    refused({ hookTimeoutMs: Number.NaN }),
+    "Cannot create agent: hookTimeoutMs must be a number of ms, 0 or more (0 or Infinity: none), got NaN",
+  );
+  equal(refused({ toolTimeoutMs: 0, hookTimeoutMs: Infinity }), "created");
+  const define = (timeoutMs: unknown) => {
+    try {
+      stalledTool("odd", { aborted: [] }, timeoutMs as number);
+      return "defined";
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  equal(
+    define("200"),
+    'Cannot define tool "odd": timeoutMs must be a number of ms, 0 or more (0 or Infinity: none), got "200"',
+  );
+  equal(
+    define(-1),
+    'Cannot define tool "odd": timeoutMs must be a number of ms, 0 or more (0 or Infinity: none), got -1',
+  );
+  equal(define(0), "defined");
+});
+
+Deno.test("a raw tool whose timeout is not one gets the agent's; an in-process plugin's tool may not turn it off", async () => {
+  const seen = { aborted: [] as boolean[] };
+  // Not through defineTool: its timeoutMs is not checked before the loop reads it.
+  const raw = { ...stalledTool("raw", seen), timeoutMs: -1 };
+  const pluginTool = stalledTool("plugin_tool", seen, 0);
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("raw", {}, "a"), toolCall("plugin_tool", {}, "b")], [
+      text("ok"),
+    ]]),
+    tools: [raw],
+    plugins: [definePlugin({ name: "thirdparty", tools: [pluginTool] })],
+    toolTimeoutMs: 50,
+  });
+  await agent.prompt("go");
+  deepEqual(resultsOf(agent.messages).map(textOf), [
+    "Tool raw timed out after 50 ms and was stopped",
+    "Tool plugin_tool timed out after 50 ms and was stopped",
+  ]);
+  equal(seen.aborted.length, 2);
+});
