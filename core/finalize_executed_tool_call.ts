@@ -50,6 +50,19 @@ export function overrideResult(
   };
 }
 
+/** Why an `afterToolCall` override cannot be applied (content no result may have, a flag that is not a boolean). */
+function invalidOverrideReason(override: AfterToolCallResult): string | undefined {
+  for (const flag of ["isError", "terminate"] as const) {
+    const value = override[flag];
+    if (value !== undefined && typeof value !== "boolean") {
+      return `${flag} must be a boolean, got ${
+        typeof value === "string" ? JSON.stringify(value) : typeof value
+      }`;
+    }
+  }
+  return override.content === undefined ? undefined : invalidContentReason(override.content);
+}
+
 /**
  * Applies `afterToolCall` to an executed call. Skipped when the run was aborted (the
  * result says so already). A hook that throws makes the result an error.
@@ -144,9 +157,7 @@ async function applyAfterToolCall(
   try {
     const override = outcome.value;
     if (!override) return executed;
-    const problem = override.content === undefined
-      ? undefined
-      : invalidContentReason(override.content);
+    const problem = invalidOverrideReason(override);
     if (problem !== undefined) {
       return {
         result: createErrorToolResult(

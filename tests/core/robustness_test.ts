@@ -107,6 +107,31 @@ Deno.test("an afterToolCall override with invalid content is an error result", a
   );
 });
 
+Deno.test("an afterToolCall override whose isError or terminate is not a boolean is an error result", async () => {
+  // Found by a review: { isError: "false" } reached the result message as a string (truthy).
+  const echo = defineTool({
+    name: "echo",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => ({ content: [{ type: "text", text: "ran" }] }),
+  });
+  for (
+    const [override, why] of [
+      [{ isError: "false" }, 'isError must be a boolean, got "false"'],
+      [{ terminate: 1 }, "terminate must be a boolean, got number"],
+    ] as const
+  ) {
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("echo")], [text("ok")]]),
+      tools: [echo],
+      plugins: [definePlugin({ name: "odd", afterToolCall: () => override as never })],
+    });
+    const [result] = resultsOf(await agent.prompt("go"));
+    equal(result.isError, true);
+    equal(textOf(result), `Tool echo: an afterToolCall hook returned an invalid result: ${why}`);
+  }
+});
+
 function hookThatNeverAnswers(stage: "beforeToolCall" | "verifyToolCall" | "afterToolCall") {
   return definePlugin({ name: "stuck", [stage]: () => new Promise(() => {}) });
 }
