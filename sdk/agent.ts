@@ -272,11 +272,25 @@ export class Agent {
    *
    * @returns The messages this run added.
    * @throws {Error} (as a rejection) When a run is already in progress, or there is nothing
-   * to continue.
+   * to continue: the transcript is empty, or ends with the model's answer (`stopReason:
+   * "stop"`) and no message is queued.
    */
   continue(): Promise<Message[]> {
     if (this.#messages.length === 0) {
       return Promise.reject(new Error("Cannot continue: the transcript is empty"));
+    }
+    const last = this.#messages.at(-1)!;
+    if (!this.#run && last.role === "assistant" && last.stopReason === "stop") {
+      // As pi's: after the model's own answer, a queued message is what goes on; with none,
+      // the model would be asked again after its answer.
+      const queued = this.#config.getSteeringMessages!();
+      if (queued.length === 0) queued.push(...this.#config.getFollowUpMessages!());
+      if (queued.length > 0) return this.#start(queued, "continue");
+      return Promise.reject(
+        new Error(
+          "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)",
+        ),
+      );
     }
     return this.#start([], "continue");
   }

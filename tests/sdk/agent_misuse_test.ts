@@ -1,6 +1,6 @@
 // Host bugs get clear errors: the misuse paths of the Agent and the stream.
 import { AssistantMessageStream, createAgent, emptyUsage, scriptedModel, text } from "@tack/agent";
-import { equal, rejects, throws } from "node:assert/strict";
+import { deepEqual, equal, rejects, throws } from "node:assert/strict";
 
 Deno.test("continue() on an empty transcript rejects with a clear message", async () => {
   const agent = createAgent({ model: scriptedModel([[text("x")]]) });
@@ -33,4 +33,20 @@ Deno.test("pushing to a stream after done is a provider bug, named", () => {
   throws(() => stream.push({ type: "start", partial: message }), {
     message: 'Cannot push "start": the stream has ended',
   });
+});
+
+Deno.test("continue() after the model's answer rejects, unless a message is queued (as pi's)", async () => {
+  // Found by a review: the model was asked again with a transcript ending in its own answer.
+  const model = scriptedModel([[text("4")], [text("and 5")]]);
+  const agent = createAgent({ model });
+  await agent.prompt("2+2?");
+  await rejects(agent.continue(), {
+    message:
+      "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)",
+  });
+  equal(model.requests.length, 1);
+  agent.followUp("and 2+3?");
+  const added = await agent.continue();
+  deepEqual(added.map((m) => m.role), ["user", "assistant"]);
+  equal(model.requests[1].messages.at(-1)?.role, "user");
 });
