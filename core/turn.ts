@@ -213,9 +213,22 @@ export async function streamAssistantResponse(
       }`,
     );
   } else final = withUniqueToolCallIds(final);
+  if (final.stopReason === "error" || final.stopReason === "aborted") {
+    final = withoutToolCalls(final);
+  }
   if (!relay.started) emit({ type: "message_start", message: final });
   emit({ type: "message_end", message: final });
   return final;
+}
+
+/**
+ * A failed or aborted message without the tool calls it began: they never run, so they would
+ * stay unanswered and the next request would hold calls without results (which a provider
+ * refuses). Its text and thinking are kept.
+ */
+function withoutToolCalls(message: AssistantMessage): AssistantMessage {
+  if (!message.content.some((block) => block.type === "toolCall")) return message;
+  return { ...message, content: message.content.filter((block) => block.type !== "toolCall") };
 }
 
 /**

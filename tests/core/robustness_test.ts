@@ -553,3 +553,34 @@ Deno.test("a tool result whose content getter throws is an error result (sync an
   const last = agent.messages.at(-1);
   equal(last?.role === "assistant" && textOf(last), "done");
 });
+
+Deno.test("a failed or aborted model message keeps its text but not the tool calls it began (they never run)", async () => {
+  // Found by a review: the calls stayed unanswered, and the next request held calls without
+  // results (invariant 1), which a provider refuses.
+  const quiet = defineTool({
+    name: "t",
+    description: "",
+    parameters: Type.Object({}),
+    execute: () => ({ content: [] }),
+  });
+  for (const stopReason of ["aborted", "error"] as const) {
+    const model = scriptedModel([
+      { content: [text("let me check"), toolCall("t", {}, "c1")], stopReason, errorMessage: "cut" },
+      [text("ok")],
+    ]);
+    const agent = createAgent({ model, tools: [quiet] });
+    const ended: unknown[] = [];
+    agent.subscribe((event) => {
+      if (event.type === "message_end" && event.message.role === "assistant") {
+        ended.push(event.message.content);
+      }
+    });
+    await agent.prompt("first");
+    await agent.prompt("second");
+    const failed = agent.messages[1] as AssistantMessage;
+    equal(failed.stopReason, stopReason);
+    deepEqual(failed.content, [{ type: "text", text: "let me check" }]);
+    deepEqual(ended[0], failed.content);
+    deepEqual(model.requests[1].messages.map((m) => m.role), ["user", "assistant", "user"]);
+  }
+});

@@ -266,7 +266,7 @@ Deno.test("agent.abort() mid-stream ends the run with an aborted message", async
   equal(last?.role === "assistant" && last.stopReason, "aborted");
 });
 
-Deno.test("a cut in the middle of a tool call keeps what parsed, and no tool runs", async () => {
+Deno.test("a cut in the middle of a tool call: the stream showed what parsed, the transcript keeps no unanswered call, no tool runs", async () => {
   await using server = await startFakeOpenAI({
     turns: [{
       toolCalls: [{ name: "get_weather", arguments: { city: "Paris" }, id: "c1" }],
@@ -288,12 +288,17 @@ Deno.test("a cut in the middle of a tool call keeps what parsed, and no tool run
       },
     }],
   });
+  let streamed: unknown;
+  agent.subscribe((event) => {
+    if (event.type === "message_update") streamed = structuredClone(event.message.content);
+  });
   await agent.prompt("Weather?");
-  const last = agent.messages.at(-1);
-  equal(last?.role === "assistant" && last.stopReason, "error");
-  deepEqual(last?.role === "assistant" && last.content, [
+  deepEqual(streamed, [
     { type: "toolCall", id: "c1", name: "get_weather", arguments: { city: "" } },
   ]);
+  const last = agent.messages.at(-1);
+  equal(last?.role === "assistant" && last.stopReason, "error");
+  deepEqual(last?.role === "assistant" && last.content, []);
   equal(ran, false);
   equal(server.requests.length, 1);
 });
