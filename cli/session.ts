@@ -33,7 +33,23 @@ export type SessionResult<T> = { kind: "ok"; value: T } | { kind: "error"; messa
 
 const ROLES = new Set(["user", "assistant", "toolResult"]);
 
-function isMessage(value: unknown): value is Message {
+/**
+ * Whether a session line is a whole message: a known role, content as the role has it (a
+ * string only for a user message), its blocks typed, a tool result's call id.
+ *
+ * @param value A parsed line.
+ * @returns Whether it is a message.
+ *
+ * @example
+ * ```ts
+ * import { isSessionMessage } from "./session.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(isSessionMessage({ role: "user", content: "hi", timestamp: 1 }), true);
+ * equal(isSessionMessage({ role: "assistant", content: "hello" }), false);
+ * ```
+ */
+export function isSessionMessage(value: unknown): value is Message {
   if (typeof value !== "object" || value === null) return false;
   const { role, content, toolCallId } = value as {
     role?: unknown;
@@ -41,7 +57,7 @@ function isMessage(value: unknown): value is Message {
     toolCallId?: unknown;
   };
   if (typeof role !== "string" || !ROLES.has(role)) return false;
-  if (typeof content === "string") return true;
+  if (typeof content === "string") return role === "user";
   if (!Array.isArray(content)) return false;
   // Its blocks too: the session is read back by code that takes each for what it says it is.
   if (role === "assistant") return malformedAssistantMessage(value) === undefined;
@@ -100,7 +116,7 @@ export async function loadSession(path: string): Promise<SessionResult<LoadedSes
     let problem: string | undefined;
     try {
       parsed = JSON.parse(line);
-      if (!isMessage(parsed) && !isTraceRecord(parsed)) {
+      if (!isSessionMessage(parsed) && !isTraceRecord(parsed)) {
         problem = "is not a message (it needs a role and content)";
       }
     } catch (error) {

@@ -10,6 +10,7 @@ import { renderTimelineHtml } from "./trace_html.ts";
 import { isTraceRecord, type SessionLine } from "./trace_record.ts";
 import { buildTimeline } from "./trace_timeline.ts";
 import { writePrivateText } from "../sdk/private_files.ts";
+import { isSessionMessage } from "./session.ts";
 
 /** Where the command prints. */
 export interface TraceCommandIo {
@@ -20,10 +21,7 @@ export interface TraceCommandIo {
 }
 
 function isLine(value: unknown): value is SessionLine {
-  if (isTraceRecord(value)) return true;
-  if (typeof value !== "object" || value === null) return false;
-  const { role } = value as { role?: unknown };
-  return role === "user" || role === "assistant" || role === "toolResult";
+  return isTraceRecord(value) || isSessionMessage(value);
 }
 
 /**

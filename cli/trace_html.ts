@@ -174,7 +174,8 @@ function renderRun(run: TimelineRun, r: number, details: Record<string, Detail>)
   const span = Math.max(run.end - run.start, 1);
   const step = niceStep(span);
   const ticks: string[] = [];
-  for (let t = 0; t <= span; t += step) {
+  // At most a dozen (niceStep keeps a span to 6–12 steps); none for a span no clock gives.
+  for (let t = 0; Number.isFinite(span) && t <= span && ticks.length < 13; t += step) {
     ticks.push(
       `<span class="tick" style="left:${((t / span) * 100).toFixed(3)}%">${
         formatDuration(t).replace("<1 ms", "0")

@@ -41,6 +41,9 @@ const EVENTS = new Set([
   "tool_end",
 ]);
 
+/** The latest time a timing record may hold (the year 2286, in epoch milliseconds). */
+const MAX_EPOCH_MS = 1e13;
+
 /**
  * Whether a parsed session line is a timing record (not a message).
  *
@@ -59,7 +62,10 @@ const EVENTS = new Set([
 export function isTraceRecord(value: unknown): value is TraceRecord {
   if (typeof value !== "object" || value === null) return false;
   const { event, at } = value as { event?: unknown; at?: unknown };
-  return typeof event === "string" && EVENTS.has(event) && typeof at === "number";
+  // Epoch milliseconds: a time no clock gives (1e400 reads as Infinity; ±1.7e308 apart make
+  // an infinite span) would have the timeline's ticks count forever.
+  return typeof event === "string" && EVENTS.has(event) && typeof at === "number" && at >= 0 &&
+    at < MAX_EPOCH_MS;
 }
 
 /** The current time, in epoch milliseconds with sub-millisecond precision. */

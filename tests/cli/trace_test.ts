@@ -151,6 +151,46 @@ Deno.test("trace command: bad lines, a torn tail, a missing file and an unwritab
   await Deno.remove(dir, { recursive: true });
 });
 
+Deno.test("trace command: times no clock gives and content of the wrong kind are bad lines, not a hang or a crash", () => {
+  // Found by an attack: "at":1e400 (Infinity) or ±1.7e308 made the page's ticks count forever
+  // (2.8 GB in 8 s); a user line with a number for content threw a TypeError with a stack.
+  for (
+    const [bad, line] of [
+      ['{"event":"agent_end","at":1e400}', 2],
+      ['{"event":"agent_start","at":-1.7e308}', 2],
+      ['{"role":"user","content":5,"timestamp":1}', 2],
+      ['{"role":"assistant","content":"hello"}', 2],
+      ['{"role":"toolResult","content":"x"}', 2],
+    ] as const
+  ) {
+    const parsed = parseSessionLines(
+      `{"event":"turn_start","at":1}\n${bad}\n{"event":"turn_end","at":2}`,
+      "s.jsonl",
+    );
+    deepEqual(parsed, {
+      kind: "error",
+      message: `Cannot trace s.jsonl: line ${line} is neither a message nor a timing record`,
+    }, bad);
+  }
+});
+
+Deno.test("session: a line whose content is a string is a message only for the user", async () => {
+  // Found by an attack: an assistant line with string content passed, and --resume then failed
+  // as "the connection … failed: message.content.map is not a function" (exit 1, not 2).
+  const dir = await Deno.makeTempDir();
+  const path = join(dir, "s.jsonl");
+  await Deno.writeTextFile(
+    path,
+    '{"role":"user","content":"hi","timestamp":1}\n{"role":"assistant","content":"hello"}\n{"role":"user","content":"again","timestamp":2}\n',
+  );
+  const loaded = await loadSession(path);
+  deepEqual(loaded, {
+    kind: "error",
+    message: `Cannot load session ${path}: line 2 is not a message (it needs a role and content)`,
+  });
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("cli: `tack trace <session.jsonl>` writes the page next to it; --trace chooses where", async () => {
   const dir = await Deno.makeTempDir();
   const session = join(dir, "run.jsonl");
