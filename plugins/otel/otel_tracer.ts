@@ -28,6 +28,7 @@ import type {
 } from "../../sdk/telemetry/agent_tracer.ts";
 import { toolOutcome } from "../../sdk/telemetry/tool_outcome.ts";
 import { thrownText } from "../../core/thrown_text.ts";
+import { TOOL_NAME_PATTERN } from "../../sdk/define_tool.ts";
 
 /**
  * An OpenTelemetry `Tracer` (from `@opentelemetry/api`), described by the one method
@@ -103,6 +104,19 @@ function outputMessages(message: AssistantMessage): string {
 
 function isAssistant(message: Message): message is AssistantMessage {
   return message.role === "assistant";
+}
+
+/**
+ * A tool's name as spans show it: the model chooses it when no such tool exists, so one that
+ * could not be a tool's (2 MB, or a key with `=` in it) is not exported as it came.
+ */
+function shownToolName(name: string): string {
+  return TOOL_NAME_PATTERN.test(name) ? name : "invalid_tool_name";
+}
+
+/** A call id as spans show it: the model's (or its provider's), cut to 128 characters. */
+function shownCallId(id: string): string {
+  return id.length <= 128 ? id : `${id.slice(0, 128)}…`;
 }
 
 /**
@@ -222,14 +236,15 @@ export function otelTracer(options: OtelTracerOptions = {}): AgentTracer {
         return;
       case "tool_execution_start": {
         const parent = r.turn?.context ?? r.context;
+        const name = shownToolName(event.toolName);
         const attributes: Attributes = {
           "gen_ai.operation.name": "execute_tool",
-          "gen_ai.tool.name": event.toolName,
-          "gen_ai.tool.call.id": event.toolCallId,
+          "gen_ai.tool.name": name,
+          "gen_ai.tool.call.id": shownCallId(event.toolCallId),
           "gen_ai.tool.type": "function",
         };
         if (record) attributes["gen_ai.tool.call.arguments"] = JSON.stringify(event.args);
-        const span = start(`execute_tool ${event.toolName}`, parent, attributes);
+        const span = start(`execute_tool ${name}`, parent, attributes);
         const context = trace.setSpan(parent, span);
         const prepare = start("prepare", context, { "tack.step": "prepare" });
         r.calls.set(event.toolCallId, { span, context, prepare, open: new Set([prepare]) });

@@ -238,6 +238,29 @@ Deno.test("otel: without recordContent, invalid arguments quoted in the error re
   });
 });
 
+Deno.test("otel: a made-up tool name that could not be a tool's, and a huge call id, are not exported as they came", async () => {
+  // Found by an attack: a model named a missing tool after a key it had read
+  // ("exfil_OPENAI_API_KEY=sk-…"), and a 2 MB name made a 2-million-character span name.
+  const { exporter, tracer } = inMemory();
+  const leak = "exfil_OPENAI_API_KEY=sk-live-abcdef0123456789";
+  const longId = "c".repeat(100_000);
+  const agent = createAgent({
+    model: scriptedModel([[toolCall(leak, {}, "a"), toolCall("echo", {}, longId)], [text("ok")]]),
+    tools: [echoTool()],
+    trace: otelTracer({ tracer }),
+  });
+  await agent.prompt("go");
+  const spans = exporter.getFinishedSpans();
+  const exported = JSON.stringify(spans.map((s) => [s.name, s.attributes, s.status, s.events]));
+  equal(exported.includes("sk-live"), false);
+  equal(
+    find(spans, "execute_tool invalid_tool_name").attributes["gen_ai.tool.name"],
+    "invalid_tool_name",
+  );
+  const echo = find(spans, "execute_tool echo");
+  equal(echo.attributes["gen_ai.tool.call.id"], `${"c".repeat(128)}…`);
+});
+
 Deno.test("otel: arguments, results and the model's text are recorded only when asked", async () => {
   const spans = await runTraced(true);
   const echo = spans.find((s) => s.attributes["gen_ai.tool.call.id"] === "c1")!;
