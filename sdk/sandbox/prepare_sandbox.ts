@@ -32,7 +32,7 @@ import {
 } from "./sandbox_command.ts";
 import type { SpawnChild } from "./sandbox_connection.ts";
 import { spawnProcess } from "./sandbox_process.ts";
-import { makeSandboxTempDir } from "./sandbox_temp_dir.ts";
+import { hostTempFolder, makeSandboxTempDir } from "./sandbox_temp_dir.ts";
 import { spawnWorker } from "./worker_isolation.ts";
 
 /** How a sandbox is isolated: a `deno run` process (default) or a Worker (faster, weaker). */
@@ -227,6 +227,16 @@ export async function prepareSandbox(
   });
   if (options.isolation === "worker") {
     const dir = await makeSandboxTempDir("tack-worker-", label);
+    if (!hostMay({ name: "read", path: dir })) {
+      // A worker's modules load with the host's read permission: its entry too.
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+      const folder = hostTempFolder() ?? "/tmp";
+      throw new Error(
+        `${label}: isolation "worker" loads the sandbox's entry module from the host's temp folder ${
+          JSON.stringify(folder)
+        }, which the host may not read: add --allow-read=${folder} to the host's flags`,
+      );
+    }
     const entry = `${dir}/entry.js`;
     await Deno.writeTextFile(entry, entrySource(url, true));
     return {

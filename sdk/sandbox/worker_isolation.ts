@@ -53,26 +53,36 @@ export function workerPermissions(grants: PluginPermissions): Deno.PermissionOpt
  * Whether this process was started with `--unstable-worker-options`, read from
  * `/proc/self/cmdline` on Linux. Without the flag, Deno ends the whole process (exit 70)
  * at `new Worker(…, { deno: { permissions } })` instead of throwing, so `loadPlugin`
- * asks first. Where the command line cannot be read, the answer is `true` (unknown).
+ * asks first. Deno lets only a host with every permission (`-A`) read its command line;
+ * elsewhere the answer is `"unknown"`, and `TACK_WORKER_OPTIONS=1` (where the host may
+ * read it) says the flag, or deno.json's `"unstable": ["worker-options"]`, is on.
  *
- * @returns `false` only when the flag is known to be missing.
+ * @returns `"on"`, `"off"`, or `"unknown"` when it cannot be told.
  *
  * @example Checking the flag
  * ```ts
- * import { workerOptionsEnabled } from "./worker_isolation.ts";
- * import { equal } from "node:assert/strict";
+ * import { workerOptionsState } from "./worker_isolation.ts";
+ * import { ok } from "node:assert/strict";
  *
- * equal(typeof workerOptionsEnabled(), "boolean");
+ * ok(["on", "off", "unknown"].includes(workerOptionsState()));
  * ```
  */
-export function workerOptionsEnabled(): boolean {
-  if (Deno.build.os !== "linux") return true;
+export function workerOptionsState(): "on" | "off" | "unknown" {
+  if (Deno.build.os !== "linux") return "unknown";
   try {
     const args = Deno.readTextFileSync("/proc/self/cmdline").split("\0");
-    return args.some((arg) => arg === "--unstable-worker-options" || arg === "--unstable");
+    return args.some((arg) => arg === "--unstable-worker-options" || arg === "--unstable")
+      ? "on"
+      : "off";
   } catch {
-    return true;
+    return "unknown";
   }
+}
+
+/** Whether the host said, in `TACK_WORKER_OPTIONS=1`, that worker options are on. */
+function saidWorkerOptionsOn(): boolean {
+  return hostMay({ name: "env", variable: "TACK_WORKER_OPTIONS" }) &&
+    Deno.env.get("TACK_WORKER_OPTIONS") === "1";
 }
 
 /**
@@ -131,9 +141,16 @@ export function spawnWorker(
   grants: PluginPermissions,
 ): SpawnChild {
   return function spawn(handlers): SandboxChild {
-    if (!workerOptionsEnabled()) {
+    const options = workerOptionsState();
+    if (options === "off") {
       throw new Error(
         'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options',
+      );
+    }
+    if (options === "unknown" && !saidWorkerOptionsOn()) {
+      // Trying would end this process (exit 70) if the flag is off.
+      throw new Error(
+        'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options, and this host cannot tell whether it does (its command line is readable only with -A): run it with -A, or set TACK_WORKER_OPTIONS=1 when the flag (or deno.json\'s "unstable": ["worker-options"]) is on',
       );
     }
     if (hostMayPrompt()) {

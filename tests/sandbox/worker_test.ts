@@ -45,6 +45,52 @@ Deno.test("isolation: worker without --unstable-worker-options is a load error, 
   });
 });
 
+Deno.test("isolation: worker on a host with narrow flags: refused with the flag it needs, never an exit", async () => {
+  // Found by a walkthrough: without -A the host cannot read its command line, the flag check
+  // answered "unknown, go on", and Deno ended the process (exit 70); and a host that could not
+  // read its temp folder failed to load the entry with a hint about the plugin's permissions.
+  const host = new URL("../fixtures/sandbox/worker_host.ts", import.meta.url).pathname;
+  const root = await Deno.makeTempDir();
+  await Deno.mkdir(`${root}/ws`);
+  await Deno.writeTextFile(`${root}/ws/notes.txt`, "inside");
+  const run = async (flags: string[], env: Record<string, string> = {}) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...flags, "--allow-write=/tmp", "--allow-run", "--allow-env", host, root],
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const lines = new TextDecoder().decode(output.stdout).trim().split("\n");
+    return { code: output.code, last: JSON.parse(lines.at(-1)!) };
+  };
+  const label = 'Cannot load plugin "./tests/fixtures/sandbox/escape_plugin.ts": ';
+  try {
+    deepEqual(await run([`--allow-read=.,${root}`, "--unstable-worker-options"]), {
+      code: 0,
+      last: {
+        loadError: label +
+          `isolation "worker" loads the sandbox's entry module from the host's temp folder "/tmp", which the host may not read: add --allow-read=/tmp to the host's flags`,
+      },
+    });
+    deepEqual(await run([`--allow-read=.,${root},/tmp`]), {
+      code: 0,
+      last: {
+        loadError: label +
+          `Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options, and this host cannot tell whether it does (its command line is readable only with -A): run it with -A, or set TACK_WORKER_OPTIONS=1 when the flag (or deno.json's "unstable": ["worker-options"]) is on`,
+      },
+    });
+    deepEqual(
+      await run([`--allow-read=.,${root},/tmp`, "--unstable-worker-options"], {
+        TACK_WORKER_OPTIONS: "1",
+      }),
+      { code: 0, last: { ok: [{ type: "text", text: 'escaped: "inside"' }] } },
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("isolation: a worker's message without content is garbage: the call fails, the worker restarts", async () => {
   const host = new URL("../fixtures/sandbox/null_update_host.ts", import.meta.url).pathname;
   const output = await new Deno.Command(Deno.execPath(), {
