@@ -157,7 +157,11 @@ if (import.meta.main) {
       console.log(await Deno.readTextFile(`${root}/src/greet.ts`));
     }
     heading(`Audit log (${auditPath})`);
-    for (const line of (await Deno.readTextFile(auditPath)).trim().split("\n")) {
+    // No line when no tool ran (the model answered at once, or could not be reached).
+    const logged = await Deno.readTextFile(auditPath).catch(() => "");
+    const lines = logged.split("\n").filter((line) => line.trim() !== "");
+    if (lines.length === 0) console.log("  (no tool calls)");
+    for (const line of lines) {
       const entry = JSON.parse(line);
       if (entry.phase !== "end") continue; // intent lines precede the calls that ran
       const by = entry.blockedBy ? ` by ${entry.blockedBy}` : "";

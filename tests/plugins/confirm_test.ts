@@ -538,6 +538,26 @@ Deno.test("examples/coding_agent.ts runs offline: fs + shell + confirm + audit f
   equal(stdout.includes("return `Hello, ${name}!`;"), true);
 });
 
+Deno.test("examples/coding_agent.ts with no key: the provider's message, an empty audit log, exit 0", async () => {
+  // Found by a walkthrough: with no tool call the audit file was empty and the example died
+  // on JSON.parse("") with a stack trace.
+  const example = new URL("../../examples/coding_agent.ts", import.meta.url).pathname;
+  const root = await Deno.makeTempDir();
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--cached-only", example, "--model", "gpt-4.1", "--root", root, "hi"],
+      env: { NO_COLOR: "1", OPENAI_API_KEY: "", OPENAI_BASE_URL: "" },
+      stdin: "null",
+    }).output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    equal(stdout.includes("No OpenAI API key"), true, stdout);
+    equal(stdout.slice(stdout.indexOf("Audit log")).split("\n")[1], "  (no tool calls)");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("formatConfirmRequest: a command's escapes, line breaks and bidirectional marks cannot repaint the question", () => {
   const text = formatConfirmRequest({
     toolName: "bash",
