@@ -96,7 +96,33 @@ function isPlugin(value: unknown): value is Plugin {
 }
 
 function firstLine(error: unknown): string {
-  return (thrownText(error)).split("\n")[0];
+  return thrownText(error).split("\n")[0];
+}
+
+/** Where a `deno task agent` user gets more permissions than the task's set. */
+const INSTALLED_HINT = "the installed `tack`, from `deno task install`, reads plugins anywhere: " +
+  "see docs/cli.md";
+
+/**
+ * A load error that asks for more host flags, with where a `deno task agent` user gets
+ * them (the task's permission set is fixed; the installed `tack` has its own).
+ *
+ * @param message The load error.
+ * @returns It, with the hint when it names the host's flags.
+ *
+ * @example
+ * ```ts
+ * import { withHostFlagsHint } from "./load_plugins.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(withHostFlagsHint("it broke"), "it broke");
+ * equal(withHostFlagsHint("add --allow-read=/x to the host's flags").endsWith("see docs/cli.md)"), true);
+ * ```
+ */
+export function withHostFlagsHint(message: string): string {
+  return /to the host's flags/.test(message)
+    ? `${message} (with \`deno task agent\` the host's flags are its permission set in deno.json; ${INSTALLED_HINT})`
+    : message;
 }
 
 /**
@@ -127,8 +153,7 @@ export async function importPlugin(url: string, entry: PluginEntry): Promise<Plu
     module = await (BUILTIN_BY_URL.get(url) ?? (() => import(url)))();
   } catch (error) {
     const hint = error instanceof Deno.errors.NotCapable && /read access/.test(String(error))
-      ? " (`deno task agent` may read only the Tack repository; the installed `tack`, from " +
-        "`deno task install`, reads plugins anywhere: see docs/cli.md)"
+      ? ` (\`deno task agent\` may read only the Tack repository; ${INSTALLED_HINT})`
       : "";
     throw new Error(`its module failed to load: ${firstLine(error)}${hint}`);
   }
@@ -223,11 +248,13 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
       });
     } catch (error) {
       throw new Error(
-        firstLine(error).replace(/^Cannot load plugin "[^"]*": /, "")
-          .replace(
-            "pass allowRunEscape: true",
-            'set "allowRunEscape": true on its tack.jsonc entry',
-          ),
+        withHostFlagsHint(
+          firstLine(error).replace(/^Cannot load plugin "[^"]*": /, "")
+            .replace(
+              "pass allowRunEscape: true",
+              'set "allowRunEscape": true on its tack.jsonc entry',
+            ),
+        ),
       );
     }
   };

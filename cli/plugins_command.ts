@@ -8,7 +8,7 @@
 import { describeHooks } from "../sdk/sandbox/hook_grant.ts";
 import { inspectPlugin, type PluginInspection } from "../sdk/sandbox/inspect_plugin.ts";
 import { stripControlSequences } from "../sdk/sandbox/strip_control_sequences.ts";
-import { resolvePluginSpecifier } from "./load_plugins.ts";
+import { resolvePluginSpecifier, withHostFlagsHint } from "./load_plugins.ts";
 
 /**
  * The report as text for a person.
@@ -117,7 +117,9 @@ export async function inspectCommand(
   try {
     report = await inspectPlugin(resolved.url, { root: cwd, stderr: "capture" });
   } catch (error) {
-    const message = (error as Error).message.replace(/^Cannot load plugin "[^"]*": /, "");
+    const message = withHostFlagsHint(
+      (error as Error).message.replace(/^Cannot load plugin "[^"]*": /, ""),
+    );
     io.err(`Cannot inspect plugin "${specifier}": ${message}\n`);
     return 2;
   }

@@ -105,3 +105,24 @@ Deno.test("the report lists warnings and says when a plugin has no tools", () =>
     ].join("\n"),
   );
 });
+
+Deno.test("deno task agent: a load error asking for host flags says where a task user gets them", () =>
+  // Found by a walkthrough: the error said "add --allow-read=… to the host's flags", which a
+  // `deno task agent` user cannot do (the task's permission set is fixed).
+  withPlugin(WEATHER, async (dir) => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--quiet", "agent", "plugins", "inspect", join(dir, "weather.ts")],
+      cwd: new URL("../..", import.meta.url),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    equal(output.code, 2);
+    const said = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1)!;
+    equal(
+      said,
+      `Cannot inspect plugin "${join(dir, "weather.ts")}": the host may not read its module "${
+        join(dir, "weather.ts")
+      }", so it cannot tell whether it is a symlink out of its folder "${dir}": add --allow-read=${dir} to the host's flags (with \`deno task agent\` the host's flags are its permission set in deno.json; the installed \`tack\`, from \`deno task install\`, reads plugins anywhere: see docs/cli.md)`,
+    );
+  }));
