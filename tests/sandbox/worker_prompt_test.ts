@@ -62,9 +62,11 @@ Deno.test({
       "--unstable-worker-options",
       "--no-prompt",
     ];
-    const refused = await onTerminal(host, flags);
+    // Nor can it tell it runs with --unstable-worker-options: it says so itself.
+    const said = { TACK_WORKER_OPTIONS: "1" };
+    const refused = await onTerminal(host, flags, said);
     match(refused.output, /REFUSED [^\r\n]*or with DENO_NO_PROMPT=1 where it may read it/);
-    const denied = await onTerminal(host, flags, { DENO_NO_PROMPT: "1" });
+    const denied = await onTerminal(host, flags, { ...said, DENO_NO_PROMPT: "1" });
     equal(denied.prompt, undefined, denied.output);
     match(
       denied.output,
