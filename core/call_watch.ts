@@ -11,8 +11,10 @@ import { keepLayout } from "./keep_layout.ts";
 export type StopReason = "timeout" | "abort";
 
 interface Watcher {
-  /** When the call must stop (`performance.now()` time; `Infinity` for never). */
+  /** When the call must stop (`performance.now()` time; `Infinity` for never; `NaN` until stamped). */
   deadline: number;
+  /** Its timeout, from which the deadline is stamped. */
+  timeoutMs: number;
   stop: (reason: StopReason) => void;
   /** Its neighbours in the watch's list, in start order. */
   previous: Watcher | undefined;
@@ -53,6 +55,8 @@ export class CallWatch {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedFor = Infinity;
   #listening = false;
+  /** Calls started in this synchronous stretch, their deadlines not yet known. */
+  readonly #unstamped: Watcher[] = [];
 
   /**
    * Creates a watch.
@@ -75,11 +79,11 @@ export class CallWatch {
       this.#listening = true;
       this.#signal.addEventListener("abort", this.#onAbort);
     }
-    const deadline = timeoutMs > 0 && Number.isFinite(timeoutMs)
-      ? performance.now() + timeoutMs
-      : Infinity;
+    const bounded = timeoutMs > 0 && Number.isFinite(timeoutMs);
     const watcher: Watcher = {
-      deadline,
+      // Stamped when the synchronous stretch that started it ends (#stamp).
+      deadline: bounded ? Number.NaN : Infinity,
+      timeoutMs,
       stop,
       previous: this.#last,
       next: undefined,
@@ -88,7 +92,10 @@ export class CallWatch {
     if (this.#last) this.#last.next = watcher;
     else this.#first = watcher;
     this.#last = watcher;
-    if (deadline < this.#armedFor) this.#arm(deadline);
+    if (bounded) {
+      this.#unstamped.push(watcher);
+      if (this.#unstamped.length === 1) queueMicrotask(this.#stamp);
+    }
     return () => this.#remove(watcher);
   }
 
@@ -136,6 +143,23 @@ export class CallWatch {
     this.#armedFor = deadline;
     this.#timer = setTimeout(this.#onTimer, Math.max(0, deadline - performance.now()));
   }
+
+  /**
+   * One clock reading for the calls a synchronous stretch started (a batch starts its calls
+   * in one), taken when it ends: each call's deadline counts from a time after it started, so
+   * it gets at least its full timeout. Calls that settled meanwhile are not stamped.
+   */
+  #stamp = (): void => {
+    const now = performance.now();
+    let first = Infinity;
+    for (const watcher of this.#unstamped) {
+      if (!watcher.watched) continue;
+      watcher.deadline = now + watcher.timeoutMs;
+      if (watcher.deadline < first) first = watcher.deadline;
+    }
+    this.#unstamped.length = 0;
+    if (first < this.#armedFor) this.#arm(first);
+  };
 
   #onTimer = (): void => {
     this.#timer = undefined;

@@ -8,7 +8,10 @@
 import { malformedAssistantMessage } from "./check_assistant_message.ts";
 import type { AgentEventSink } from "./agent_event.ts";
 import type { AssistantMessageEvent } from "./assistant_message_event.ts";
-import { AssistantMessageStream } from "./assistant_message_stream.ts";
+import {
+  type AssistantMessageEventStream,
+  AssistantMessageStream,
+} from "./assistant_message_stream.ts";
 import { boundHook } from "./bound_hook.ts";
 import type { AgentContext } from "./hooks.ts";
 import { keepLayout } from "./keep_layout.ts";
@@ -17,6 +20,7 @@ import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop
 import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
 import { thrownText } from "./thrown_text.ts";
+import { isPromiseLike } from "./maybe_promise.ts";
 
 /** What a model's wait rejects with when the model did not end its turn after an abort. */
 const ABORTED = Symbol("aborted");
@@ -165,13 +169,13 @@ export async function streamAssistantResponse(
   if (final === undefined) {
     try {
       // Each wait also ends a little after the run's abort (`orAbort`).
-      const stream = await orAbort(
-        config.model.stream(
-          { systemPrompt: context.systemPrompt, messages, tools: context.tools },
-          { signal },
-        ),
-        signal,
+      const made = config.model.stream(
+        { systemPrompt: context.systemPrompt, messages, tools: context.tools },
+        { signal },
       );
+      const stream = isPromiseLike<AssistantMessageEventStream>(made)
+        ? await orAbort(made, signal)
+        : made;
       if (stream instanceof AssistantMessageStream) {
         // Our own stream: take what is buffered synchronously, and wait only when it is empty.
         while (final === undefined) {
