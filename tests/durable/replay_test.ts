@@ -129,6 +129,14 @@ Deno.test("replay is deterministic: the same events, the same transcript (timest
   deepEqual(strip(replay.messages), strip(live.messages));
 });
 
+/** A tool whose arguments hold a password: what the cassettes must not keep. */
+const login = defineTool({
+  name: "login",
+  description: "Logs in",
+  parameters: Type.Object({ user: Type.String(), password: Type.String() }),
+  execute: () => ({ content: [{ type: "text", text: "ok" }] }),
+});
+
 Deno.test("secrets in arguments, results and prompts are redacted on every cassette line, and the run still replays", async () => {
   const login = defineTool({
     name: "login",
@@ -224,12 +232,6 @@ Deno.test("a key streamed across two chunks, in a block the stream cut off, is n
 });
 
 Deno.test("recording at the provider level: a password argument and keys streamed in pieces are not kept in the HTTP lines, and the run still replays", async () => {
-  const login = defineTool({
-    name: "login",
-    description: "Logs in",
-    parameters: Type.Object({ user: Type.String(), password: Type.String() }),
-    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
-  });
   const turns = [
     {
       toolCalls: [{ name: "login", arguments: { user: "ann", password: "hunter2PW" }, id: "c1" }],
@@ -291,12 +293,6 @@ Deno.test("recording at the provider level: a password argument and keys streame
 Deno.test("a password in arguments that do not parse (a trailing comma) is kept on no line, at either level", async () => {
   // Found by an attack: the raw deltas, the argumentsError text quoting them, the tool result
   // and the next request all kept it, as the parsed arguments ({}) showed no secret.
-  const login = defineTool({
-    name: "login",
-    description: "Logs in",
-    parameters: Type.Object({ user: Type.String(), password: Type.String() }),
-    execute: () => ({ content: [{ type: "text", text: "ok" }] }),
-  });
   await using server = await startFakeOpenAI({
     turns: [
       {
