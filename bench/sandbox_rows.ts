@@ -9,7 +9,7 @@
  */
 
 import { loadPlugin } from "@tack/agent/sdk/sandbox";
-import { workerOptionsEnabled } from "../sdk/sandbox/worker_isolation.ts";
+import { workerOptionsState } from "../sdk/sandbox/worker_isolation.ts";
 import type { AgentTool, BeforeToolCallContext, Message, Plugin } from "@tack/agent";
 import { ECHO_ARGS, type PipeFloor, startPipeFloor } from "./pipe_floor.ts";
 
@@ -43,7 +43,7 @@ const echo = (plugin: { tools?: readonly AgentTool[] }): AgentTool =>
 
 // A worker sandbox that cannot start skips its row, saying why, rather than failing.
 async function loadWorker(): Promise<Plugin | undefined> {
-  if (!workerOptionsEnabled()) {
+  if (workerOptionsState() === "off") {
     console.error("worker row skipped: run with --unstable-worker-options");
     return undefined;
   }
