@@ -153,8 +153,21 @@ export async function parseDenoConfig(text: string): Promise<unknown> {
   }
 }
 
-/** A config's parsed text; `undefined` when it cannot be read or parsed. */
-async function readConfig(file: string): Promise<unknown> {
+/**
+ * A config's parsed text; `undefined` when it cannot be read or parsed.
+ *
+ * @param file The config's path.
+ * @returns Its parsed content.
+ *
+ * @example
+ * ```ts
+ * import { readConfig } from "./deno_config.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(await readConfig("/no/such/deno.json"), undefined);
+ * ```
+ */
+export async function readConfig(file: string): Promise<unknown> {
   try {
     return await parseDenoConfig(Deno.readTextFileSync(file));
   } catch {

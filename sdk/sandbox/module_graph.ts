@@ -53,22 +53,11 @@ import { sha256Hex } from "./sha256_hex.ts";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { denoCacheDir } from "./deno_dir.ts";
-import {
-  configPathsIn,
-  findConfig,
-  isFile,
-  lockFileOf,
-  namedLockFile,
-  parseDenoConfig,
-} from "./deno_config.ts";
-import { refuseExpandingNpmrc } from "./expanding_npmrc.ts";
+import { configPathsIn, findConfig, isFile, lockFileOf, parseDenoConfig } from "./deno_config.ts";
+import { refuseUnsafeProject } from "./foreign_project.ts";
 import { denoInfo } from "./deno_info.ts";
 import { readStoredGraph, type StoredGraph, writeStoredGraph } from "./graph_store.ts";
 import { cacheFilesOf } from "./cache_files.ts";
-
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir === "/" ? "/" : dir + "/");
-}
 
 function isBare(specifier: string): boolean {
   return !/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(specifier) && !/^\.{0,2}\//.test(specifier);
@@ -295,21 +284,7 @@ async function describeModuleGraph(
   // Another project's config (its `.npmrc` too) is the plugin's: Deno runs there with less of
   // the host's environment (PREPARATION_ENV).
   const foreign = own !== undefined && own.dir !== hosts?.dir ? { denoDir } : undefined;
-  if (foreign !== undefined) {
-    await refuseExpandingNpmrc(own!, project);
-    // Deno writes the lockfile as it resolves: one the plugin's config names outside its project
-    // would be written wherever the host's user may write.
-    const lock = await namedLockFile(own!, project);
-    if (lock !== undefined && !within(lock.path, lock.root.dir)) {
-      throw new Error(
-        `its project's lockfile ${JSON.stringify(lock.path)} (named in ${
-          JSON.stringify(lock.root.file)
-        }) is outside that project, where Deno would write it: move it into ${
-          JSON.stringify(lock.root.dir)
-        }`,
-      );
-    }
-  }
+  if (foreign !== undefined) await refuseUnsafeProject(own!, project);
   const info = await denoInfo(specifier, cwd, foreign);
   const redirects = info.redirects ?? {};
   const follow = (url: string) => redirects[url] ?? url;

@@ -3,7 +3,7 @@
 // needs (PREPARATION_ENV), so a plugin's project cannot send one of the host's secrets to a
 // registry it names, before any sandbox starts.
 import { deepEqual, equal, rejects } from "node:assert/strict";
-import { loadPlugin } from "../../sdk/sandbox/mod.ts";
+import { inspectPlugin, loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { PREPARATION_ENV } from "../../sdk/sandbox/run_deno.ts";
 
 Deno.test("a plugin's .npmrc that expands variables is refused before Deno reads it: no host variable reaches a registry", async () => {
@@ -89,6 +89,63 @@ Deno.test("a plugin's project naming a lockfile outside it is refused before Den
     });
     // Before: the load went on, and Deno wrote the lockfile there.
     equal(await Deno.stat(`${root}/outside/planted.lock`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** A plugin project in `root/plugin` with the given deno.json; its module imports an npm package. */
+async function pluginProject(root: string, config: unknown): Promise<string> {
+  await Deno.mkdir(`${root}/plugin`, { recursive: true });
+  await Deno.writeTextFile(`${root}/plugin/deno.json`, JSON.stringify(config));
+  await Deno.writeTextFile(
+    `${root}/plugin/plugin.ts`,
+    'import { Type } from "npm:typebox@1.4.3";\nexport default { name: "innocent", tools: [] };\n',
+  );
+  return `${root}/plugin/plugin.ts`;
+}
+
+Deno.test("a plugin's project that sets allowScripts is refused before Deno could run an install script", async () => {
+  // Found by an attack: "allowScripts": true in the plugin's deno.json made the host's
+  // `deno info` run an npm package's postinstall as the host's user, at inspect and at load.
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-scripts-" }));
+  try {
+    for (const allowScripts of [true, ["npm:evil-hook"]]) {
+      const plugin = await pluginProject(root, { nodeModulesDir: "auto", allowScripts });
+      const message =
+        `Cannot load plugin "${plugin}": its project's "${root}/plugin/deno.json" sets "allowScripts", so Deno would run npm install scripts as the host's user while preparing it: remove it (a sandboxed plugin's npm packages install without their scripts)`;
+      await rejects(loadPlugin(plugin, { sandbox: true, onWarning: () => {} }), { message });
+      await rejects(inspectPlugin(plugin), { message });
+      equal(await Deno.stat(`${root}/plugin/node_modules`).then(() => true, () => false), false);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a plugin's lockfile or node_modules behind a symlinked folder is refused before Deno writes through it", async () => {
+  // Found by an attack: `"lock": "sub/x"` with `sub -> <anywhere>` passed the check on the
+  // path as written, and Deno wrote the lockfile there (a host project's deno.lock was cut
+  // from 748 lines to 12); a `node_modules` link took the install elsewhere.
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-locklink-" }));
+  try {
+    await Deno.mkdir(`${root}/outside`);
+    const plugin = await pluginProject(root, { lock: "sub/.bash_profile" });
+    await Deno.symlink(`${root}/outside`, `${root}/plugin/sub`);
+    await rejects(loadPlugin(plugin, { sandbox: true, onWarning: () => {} }), {
+      message:
+        `Cannot load plugin "${plugin}": its project's lockfile "${root}/plugin/sub/.bash_profile" leads through a symlink to "${root}/outside/.bash_profile", outside that project, where Deno would write it: keep it inside "${root}/plugin"`,
+    });
+    await Deno.writeTextFile(
+      `${root}/plugin/deno.json`,
+      JSON.stringify({ nodeModulesDir: "auto" }),
+    );
+    await Deno.symlink(`${root}/outside`, `${root}/plugin/node_modules`);
+    await rejects(loadPlugin(plugin, { sandbox: true, onWarning: () => {} }), {
+      message:
+        `Cannot load plugin "${plugin}": its project's node_modules folder "${root}/plugin/node_modules" leads through a symlink to "${root}/outside", outside that project, where Deno would write it: keep it inside "${root}/plugin"`,
+    });
+    deepEqual([...Deno.readDirSync(`${root}/outside`)], []);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
