@@ -9,7 +9,7 @@
 
 import { structuredPatch } from "diff";
 import type { ConfirmRequest } from "../plugins/confirm/mod.ts";
-import { visible } from "../plugins/confirm/visible_text.ts";
+import { visible, visibleLine } from "../plugins/confirm/visible_text.ts";
 
 /** How the approval is laid out. */
 export interface ApprovalLayout {
@@ -207,11 +207,14 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
     const text = valueText(value);
     const marks = name === "command" ? markFlagged(text, flagged) : undefined;
     const wrapped = wrap(text, width, marks);
-    if (wrapped.length === 1 && `${name}: ${text}`.length <= width && !marks?.includes(true)) {
-      push(`${name}: ${text}`);
+    // A name is the model's too (schemas take extra properties): escapes in one erased the
+    // lines above and drew another question.
+    const shown = visibleLine(name);
+    if (wrapped.length === 1 && `${shown}: ${text}`.length <= width && !marks?.includes(true)) {
+      push(`${shown}: ${text}`);
       continue;
     }
-    push(`${name}:`);
+    push(`${shown}:`);
     for (const piece of wrapped) push(`  ${paint(piece, color)}`, `  ${piece.text}`);
   }
   let overflow: string | undefined;

@@ -158,3 +158,16 @@ Deno.test("an edit shows the old text as - lines and the new as + lines", async 
     /path: a\.ts\ndiff \(old → new\):\n {2}-let a = 1;\n {2}-let b = 2;\n {2}\+const a = 1;\n/,
   );
 });
+
+Deno.test("an argument's name cannot repaint the question: its escapes are shown, not sent", async () => {
+  // Found by an attack: the name of an extra argument (schemas take them) went to the terminal
+  // raw; "\x1b[5A\x1b[J" erased the real command and drew "command: ls -la", and `y` ran perl.
+  const { ask, log } = harness(1);
+  await ask({
+    ...request,
+    args: { command: "perl -e 'system(\"id\")'", "\x1b[5A\x1b[Jcommand: ls -la\ncwd": "." },
+  });
+  const shown = log[1].slice("write:".length);
+  equal(shown.includes("\x1b"), false, JSON.stringify(shown));
+  equal(shown.split("\n").includes("command: perl -e 'system(\"id\")'"), true, shown);
+});
