@@ -8,7 +8,7 @@
 import { dirname, join, relative, resolve } from "node:path";
 import type { ConfirmAnswer, ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { approvalText } from "./approval_text.ts";
-import { makePrivateDir, writePrivateText } from "../sdk/private_files.ts";
+import { makePrivateDir, refuseLinksBelow, writePrivateText } from "../sdk/private_files.ts";
 import { writeAllSync } from "../sdk/write_all_sync.ts";
 import {
   type Choice,
@@ -144,6 +144,7 @@ export function createTerminalAsk(
         const name = `${request.toolCallId.replace(/[^A-Za-z0-9_-]/g, "_")}.txt`;
         const file = join(cwd, ".tack", "approvals", name);
         try {
+          refuseLinksBelow(cwd, file);
           makePrivateDir(dirname(file));
           writePrivateText(file, text.overflow);
           lines.push(`The whole request is in ${relative(cwd, file)}: read it before you answer.`);

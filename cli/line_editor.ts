@@ -10,7 +10,7 @@
 import process from "node:process";
 import readline from "node:readline";
 import { dirname } from "node:path";
-import { appendPrivateText, makePrivateDir } from "../sdk/private_files.ts";
+import { appendPrivateText, makePrivateDir, refuseLinksBelow } from "../sdk/private_files.ts";
 
 /** Lines that arrive within this many ms of a line break continue it (a paste). */
 const PASTE_MS = 15;
@@ -47,12 +47,25 @@ export function parseHistory(text: string): string[] {
   return entries.reverse().slice(0, HISTORY_SIZE);
 }
 
+/** Whether `file` goes through a symlink below `root` (see `refuseLinksBelow`). */
+function linkedBelow(root: string | undefined, file: string): boolean {
+  if (root === undefined) return false;
+  try {
+    refuseLinksBelow(root, file);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 /** What {@linkcode LineEditor} needs. */
 export interface LineEditorOptions {
   /** The prompt (`› `). */
   prompt: string;
   /** The history file (`.tack/history`); absent: history for this process only. */
   historyFile?: string;
+  /** The workspace the history belongs to: a symlink below it is not followed. */
+  historyRoot?: string;
   /** Ctrl-C at the prompt (the line is cleared first). */
   onInterrupt?: () => void;
   /** Where a history write failure is reported, once. */
@@ -82,7 +95,7 @@ export class LineEditor {
    */
   constructor(options: LineEditorOptions) {
     this.#options = options;
-    if (options.historyFile) {
+    if (options.historyFile && !linkedBelow(options.historyRoot, options.historyFile)) {
       try {
         this.#history = parseHistory(Deno.readTextFileSync(options.historyFile));
       } catch {
@@ -157,6 +170,7 @@ export class LineEditor {
     const file = this.#options.historyFile;
     if (!file) return;
     try {
+      if (this.#options.historyRoot) refuseLinksBelow(this.#options.historyRoot, file);
       makePrivateDir(dirname(file));
       appendPrivateText(file, JSON.stringify(message) + "\n");
     } catch (error) {

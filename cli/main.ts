@@ -11,6 +11,7 @@ import type { AgentEvent } from "../core/agent_event.ts";
 import type { Message } from "../core/messages.ts";
 import { openai } from "../sdk/providers/openai/mod.ts";
 import { npmBundlesBuilt } from "../sdk/sandbox/mod.ts";
+import { printable } from "../sdk/sandbox/strip_control_sequences.ts";
 import { HELP_TEXT, parseCliArgs } from "./args.ts";
 import { createTerminalAsk } from "./ask.ts";
 import { buildAgent } from "./build_agent.ts";
@@ -162,7 +163,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       return 2;
     }
   }
-  const session = await openSession(sessionPath ?? newSessionPath(sessionDir));
+  const session = await openSession(sessionPath ?? newSessionPath(sessionDir), cwd);
   if (session.kind === "error") {
     err(session.message + "\n");
     return 2;
@@ -270,9 +271,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
     }
     renderer.line(
-      `tack ${VERSION} · ${settings.settings.model} · session ${
-        show(session.value.path)
-      } · /help, /exit`,
+      // The model's name may come from the folder's tack.jsonc: no escapes reach the terminal.
+      printable(
+        `tack ${VERSION} · ${settings.settings.model} · session ${
+          show(session.value.path)
+        } · /help, /exit`,
+      ),
     );
     // On a terminal: a line editor with history in .tack/history; else plain lines.
     const editor = Deno.stdin.isTerminal()
@@ -280,6 +284,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         prompt: promptText,
         // Beside the sessions: .tack/history by default.
         historyFile: resolve(sessionDir, "..", "history"),
+        historyRoot: cwd,
         onInterrupt: () => interrupt.handle(),
         warn: (text) => renderer.warn(text),
       })

@@ -9,7 +9,7 @@
 
 import { dirname, join } from "node:path";
 import type { Message, ToolResultMessage } from "../core/messages.ts";
-import { appendPrivateText, makePrivateDir } from "../sdk/private_files.ts";
+import { appendPrivateText, makePrivateDir, refuseLinksBelow } from "../sdk/private_files.ts";
 import { isTraceRecord, type SessionLine } from "./trace_record.ts";
 import { malformedAssistantMessage } from "../core/check_assistant_message.ts";
 
@@ -221,7 +221,17 @@ export interface Session {
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
-export async function openSession(path: string): Promise<SessionResult<Session>> {
+export async function openSession(
+  path: string,
+  root?: string,
+): Promise<SessionResult<Session>> {
+  // A symlink below the workspace (.tack/sessions -> elsewhere) would have the session read,
+  // truncated and appended to there.
+  try {
+    if (root !== undefined) refuseLinksBelow(root, path);
+  } catch (error) {
+    return { kind: "error", message: `Cannot open session: ${(error as Error).message}` };
+  }
   const loaded = await loadSession(path);
   if (loaded.kind === "error") return loaded;
   const { messages, warnings, validBytes, exists } = loaded.value;
@@ -233,6 +243,7 @@ export async function openSession(path: string): Promise<SessionResult<Session>>
   const encoder = new TextEncoder();
   let created = exists;
   const append = (message: SessionLine) => {
+    if (root !== undefined) refuseLinksBelow(root, path); // a link made since, by a tool
     if (!created) {
       makePrivateDir(dirname(path));
       created = true;

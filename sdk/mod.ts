@@ -66,6 +66,7 @@ export {
   openPrivateForAppend,
   PRIVATE_DIR_MODE,
   PRIVATE_FILE_MODE,
+  refuseLinksBelow,
   writePrivateText,
 } from "./private_files.ts";
 export * from "./run_store/mod.ts";

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { isAbsolute, join, relative } from "node:path";
 import { writeAllSync } from "./write_all_sync.ts";
 
 /** The mode of a file Tack creates for a run's records: owner read and write. */
@@ -16,6 +17,49 @@ export const PRIVATE_FILE_MODE = 0o600;
 
 /** The mode of a folder Tack creates for them: owner only. */
 export const PRIVATE_DIR_MODE = 0o700;
+
+/**
+ * Refuses a path below `root` that goes through a symlink: a folder Tack writes a run's
+ * records in (`.tack/history`, `.tack/sessions`) may come from a cloned repository, or be
+ * made by the agent's own shell mid-run, and a link there would have Tack write (or
+ * truncate) a file elsewhere, past the write grant Deno checks on the path as written. A
+ * path outside `root` (one the user named) is not checked.
+ *
+ * @param root The folder the records belong to (the workspace).
+ * @param path The file or folder about to be written.
+ * @throws {Error} `Cannot write <path>: <part> is a symlink (to <target>) …`.
+ *
+ * @example
+ * ```ts
+ * import { refuseLinksBelow } from "@tack/agent/sdk";
+ * import { throws } from "node:assert/strict";
+ *
+ * const root = Deno.realPathSync(Deno.makeTempDirSync());
+ * Deno.mkdirSync(`${root}/.tack`);
+ * Deno.symlinkSync("/tmp", `${root}/.tack/sessions`);
+ * throws(() => refuseLinksBelow(root, `${root}/.tack/sessions/s.jsonl`), /is a symlink/);
+ * refuseLinksBelow(root, `${root}/.tack/history`);
+ * Deno.removeSync(root, { recursive: true });
+ * ```
+ */
+export function refuseLinksBelow(root: string, path: string): void {
+  const below = relative(root, path);
+  if (below === "" || below.startsWith("..") || isAbsolute(below)) return;
+  let current = root;
+  for (const part of below.split(/[/\\]/)) {
+    current = join(current, part);
+    let link: string | undefined;
+    try {
+      if (!Deno.lstatSync(current).isSymlink) continue;
+      link = Deno.readLinkSync(current);
+    } catch {
+      return; // not there yet: what follows is made by Tack
+    }
+    throw new Error(
+      `Cannot write ${path}: ${current} is a symlink (to ${link}); a run's records go only to real files and folders under ${root}`,
+    );
+  }
+}
 
 /**
  * Makes `folder` and its missing parents, each open to its owner only (existing ones are

@@ -12,6 +12,7 @@ import type { PluginManifest, ProxiedHook } from "./protocol.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
 import { toolSpec } from "./tool_spec.ts";
 import { TranscriptCursor } from "./transcript_cursor.ts";
+import { printable } from "./strip_control_sequences.ts";
 
 export type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_child.ts";
 
@@ -146,7 +147,8 @@ export class SandboxConnection {
             live.started = true;
             return resolveReady(message.manifest);
           case "fatal":
-            live.fault = `failed to load its module: ${message.message}`;
+            // The plugin's own text (its factory's error): no escapes reach a terminal.
+            live.fault = `failed to load its module: ${printable(message.message)}`;
             return this.#stop(live);
           case "update":
             // Content no result may have (a text that is not a string, an unknown block)
@@ -162,7 +164,7 @@ export class SandboxConnection {
           case "hook_result": {
             const hook = live.hooks.get(message.id);
             live.hooks.delete(message.id);
-            if (message.error !== undefined) hook?.reject(new Error(message.error));
+            if (message.error !== undefined) hook?.reject(new Error(printable(message.error)));
             else hook?.resolve(message.value);
           }
         }

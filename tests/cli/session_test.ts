@@ -1,4 +1,4 @@
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { join } from "node:path";
 import { emptyUsage, type Message } from "@tack/agent";
 import {
@@ -200,3 +200,37 @@ Deno.test("a line whose blocks are not blocks is an error naming the line, not a
       });
     }
   }));
+
+Deno.test("a session below the workspace is not read, truncated or written through a symlink", async () => {
+  // Found by an attack: a repository's .tack/sessions -> elsewhere took every transcript
+  // there, and a torn session file would have been truncated through the link.
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const outside = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${root}/.tack`);
+    await Deno.symlink(outside, `${root}/.tack/sessions`);
+    const path = `${root}/.tack/sessions/s.jsonl`;
+    const opened = await openSession(path, root);
+    deepEqual(opened, {
+      kind: "error",
+      message:
+        `Cannot open session: Cannot write ${path}: ${root}/.tack/sessions is a symlink (to ${outside}); a run's records go only to real files and folders under ${root}`,
+    });
+    deepEqual([...Deno.readDirSync(outside)], []);
+    // A link the run's own tools make after the session opened: the next line is refused too.
+    await Deno.remove(`${root}/.tack/sessions`);
+    const fresh = await openSession(path, root);
+    if (fresh.kind !== "ok") throw new Error(fresh.message);
+    fresh.value.append({ role: "user", content: "first", timestamp: 1 });
+    await Deno.rename(path, `${outside}/moved.jsonl`);
+    await Deno.symlink(`${outside}/victim`, path);
+    throws(
+      () => fresh.value.append({ role: "user", content: "secret", timestamp: 2 }),
+      /is a symlink/,
+    );
+    equal(await Deno.stat(`${outside}/victim`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
