@@ -71,10 +71,11 @@ const SECRET_KEY =
 
 /**
  * A key and its value in JSON-like text: a quoted key (`"password"`, `'password'`) or a bare
- * one (`password`), a colon, then a quoted string or a bare value up to `,`, `}` or `]`.
+ * one (`password`), a colon, then a quoted string or a bare value up to `,`, `}`, `]` or the
+ * line's end (`Authorization: Basic …` whole).
  */
 const KEY_VALUE =
-  /((?:"((?:[^"\\\n]|\\.){1,256})"|'((?:[^'\\\n]|\\.){1,256})'|\b([A-Za-z_][\w-]{0,255}))\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]]+)/g;
+  /((?:"((?:[^"\\\n]|\\.){1,256})"|'((?:[^'\\\n]|\\.){1,256})'|\b([A-Za-z_][\w-]{0,255}))\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]][^\n,}\]]*)/g;
 
 /**
  * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
@@ -105,18 +106,19 @@ export function redactSecrets<T>(value: T): T {
       if (JSON.stringify(redacted) !== JSON.stringify(inner)) return JSON.stringify(redacted) as T;
     }
     return value
+      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
+      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
+      .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`)
       // A credential-named key's value in JSON-like text that does not parse (a model's
-      // arguments with a trailing comma, an error quoting them): `"password": "…"`.
+      // arguments with a trailing comma, an error quoting them): `"password": "…"`; after the
+      // rules above, so `Authorization: Bearer …` keeps its form.
       .replace(
         KEY_VALUE,
         (pair, prefix: string, double?: string, single?: string, bare?: string, value?: string) =>
-          SECRET_KEY.test(double ?? single ?? bare ?? "") && value !== `"${REDACTED}"`
+          SECRET_KEY.test(double ?? single ?? bare ?? "") && !value?.includes("[redacted")
             ? `${prefix}"${REDACTED}"`
             : pair,
-      )
-      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
-      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
-      .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`) as T;
+      ) as T;
   }
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === "object" && value !== null) {

@@ -440,6 +440,25 @@ Deno.test("redaction: credential-named fields at any depth, bearer tokens and sk
   );
 });
 
+Deno.test("redaction in text that only looks like JSON keeps a header's token out, whole", () => {
+  // Found by a review: the key/value rule ran before the Bearer rule and replaced only the
+  // word "Bearer", leaving the token; a Basic credential kept its base64.
+  deepEqual(
+    [
+      "Authorization: Bearer eyJhbGciOi.payload.sig",
+      "authorization: Basic dXNlcjpwYXNzd29yZA==",
+      '{"user":"bob","password":"hunter2",}',
+      "password: hunter2 and more, user: bob",
+    ].map(redactSecrets),
+    [
+      "Authorization: Bearer [redacted]",
+      'authorization: "[redacted]"',
+      '{"user":"bob","password":"[redacted]",}',
+      'password: "[redacted]", user: bob',
+    ],
+  );
+});
+
 Deno.test("redactEventStream: interleaved calls, reasoning_text, and a new id at an index are each redacted as their own whole", () => {
   const event = (delta: unknown) =>
     `data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`;

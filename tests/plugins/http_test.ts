@@ -449,6 +449,12 @@ Deno.test("htmlToText: a tag of quoted attributes that never closes is read once
   }
 });
 
+Deno.test("htmlToText: unquoted values with = or a backtick after their first character are one value", () => {
+  // The review's case: the first fix refused "=" anywhere in an unquoted value, and minified
+  // pages' <a href=/search?q=tack&hl=en> leaked their tags into the text.
+  equal(htmlToText("<p><a href=/search?q=tack&hl=en>x</a> <img alt=a=b> y</p>"), "x y");
+});
+
 Deno.test("htmlToText: a page's own placeholder marks copy no <pre> body and fail nothing", () => {
   // A 312 KB page repeating U+E000 0 U+E000 made a 510-million-character text (2 GB of host
   // memory); a mark with no <pre> threw "Cannot read properties of undefined".
