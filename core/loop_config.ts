@@ -104,6 +104,11 @@ export function timeoutProblem(value: unknown): string | undefined {
   return `must be a number of ms, 0 or more (0 or Infinity: none), got ${shown}`;
 }
 
+/** A timeout, when it is one. */
+function usable(value: number | undefined): number | undefined {
+  return timeoutProblem(value) === undefined ? value : undefined;
+}
+
 /**
  * A call's timeout and its hooks' timeout, from the tool and the config: the tool's own
  * `timeoutMs`, else the agent's `toolTimeoutMs`, else two minutes; hooks get
@@ -126,8 +131,8 @@ export function timeoutsFor(
   tool: AgentTool,
   config: Pick<LoopConfig, "toolTimeoutMs" | "hookTimeoutMs">,
 ): { callMs: number; hookMs: number } {
-  // A tool's timeout that is not one (negative, NaN, a string) is not taken as "none".
-  const own = timeoutProblem(tool.timeoutMs) === undefined ? tool.timeoutMs : undefined;
-  const callMs = own ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-  return { callMs, hookMs: config.hookTimeoutMs ?? callMs };
+  // A timeout that is not one (negative, NaN, a string: `runLoop` and raw tools are not
+  // checked as createAgent and defineTool check them) is not taken as "none".
+  const callMs = usable(tool.timeoutMs) ?? usable(config.toolTimeoutMs) ?? DEFAULT_TOOL_TIMEOUT_MS;
+  return { callMs, hookMs: usable(config.hookTimeoutMs) ?? callMs };
 }

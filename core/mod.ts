@@ -115,6 +115,7 @@ export {
 } from "./execute_tool_calls.ts";
 export { type LoopState, maxTurnsMessage, runLoop, type RunLoopInput } from "./run_loop.ts";
 export { createAssistantErrorMessage } from "./turn.ts";
+export { GAVE_UP, MODEL_ABORT_GRACE_MS, ModelWait } from "./model_wait.ts";
 export {
   abortedWhilePendingMessage,
   type Interruption,

@@ -179,7 +179,17 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
     );
   }
   // The transcript keeps what the model sent: what follows works on a copy.
-  let raw = copyArguments(toolCall.arguments);
+  let raw: Record<string, unknown>;
+  try {
+    raw = copyArguments(toolCall.arguments);
+  } catch (error) {
+    // A custom model's arguments that throw when read (a getter, a proxy).
+    return immediate(
+      toolCall,
+      errorToToolResult(error, `Invalid arguments for tool "${tool.name}": cannot read them: `),
+      tool,
+    );
+  }
   if (tool.prepareArguments) {
     try {
       raw = tool.prepareArguments(raw);

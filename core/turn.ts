@@ -21,40 +21,10 @@ import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
 import { thrownText } from "./thrown_text.ts";
 import { isPromiseLike } from "./maybe_promise.ts";
-
-/** What a model's wait rejects with when the model did not end its turn after an abort. */
-const ABORTED = Symbol("aborted");
+import { GAVE_UP, ModelWait } from "./model_wait.ts";
 
 /** The error text of a turn ended by the run's abort while its model had not ended it. */
 const ABORTED_TEXT = "The request was aborted";
-
-/**
- * How long a model may take, once the run is aborted, to end its turn itself (a provider
- * ends it with what it streamed so far) before the turn is ended without it.
- */
-export const MODEL_ABORT_GRACE_MS = 500;
-
-/**
- * `value`, or, once `signal` aborts and `value` has not settled within
- * {@linkcode MODEL_ABORT_GRACE_MS}, a rejection with {@linkcode ABORTED}: a model that
- * ignores the signal (a hung connection, a wedged local server) cannot hold the run.
- */
-function orAbort<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const giveUp = () => (timer = setTimeout(reject, MODEL_ABORT_GRACE_MS, ABORTED));
-    if (signal.aborted) giveUp();
-    else signal.addEventListener("abort", giveUp, { once: true });
-    const end = () => {
-      signal.removeEventListener("abort", giveUp);
-      clearTimeout(timer);
-    };
-    Promise.resolve(value).then(
-      (result) => (end(), resolve(result)),
-      (error) => (end(), reject(error)),
-    );
-  });
-}
 
 /** What a turn reads of the run: its state, config, abort signal and event sink. */
 export interface TurnInput {
@@ -112,6 +82,7 @@ class Relay {
     keepLayout(new Relay(() => {}));
   }
   #started = false;
+  #partial: AssistantMessage | undefined;
   readonly #emit: AgentEventSink;
 
   constructor(emit: AgentEventSink) {
@@ -123,10 +94,16 @@ class Relay {
     return this.#started;
   }
 
+  /** A copy of the content streamed so far. */
+  content(): AssistantMessage["content"] {
+    return Array.isArray(this.#partial?.content) ? [...this.#partial.content] : [];
+  }
+
   /** Relays one event; returns the final message when the event ends the stream. */
   take(event: AssistantMessageEvent): AssistantMessage | undefined {
     if (event.type === "done") return event.message;
     if (event.type === "error") return event.error;
+    this.#partial = event.partial;
     if (!this.#started) {
       this.#started = true;
       this.#emit({ type: "message_start", message: event.partial });
@@ -167,42 +144,47 @@ export async function streamAssistantResponse(
     }
   }
   if (final === undefined) {
+    // Each wait also ends a little after the run's abort (ModelWait).
+    const wait = new ModelWait(signal);
     try {
-      // Each wait also ends a little after the run's abort (`orAbort`).
       const made = config.model.stream(
         { systemPrompt: context.systemPrompt, messages, tools: context.tools },
         { signal },
       );
-      const stream = isPromiseLike<AssistantMessageEventStream>(made)
-        ? await orAbort(made, signal)
-        : made;
+      const stream = isPromiseLike<AssistantMessageEventStream>(made) ? await wait.for(made) : made;
       if (stream instanceof AssistantMessageStream) {
         // Our own stream: take what is buffered synchronously, and wait only when it is empty.
         while (final === undefined) {
           const event = stream.shift();
           if (event !== undefined) final = relay.take(event);
           else if (stream.ended) break;
-          else await orAbort(stream.ready(), signal);
+          else await wait.for(stream.ready());
         }
       } else {
         const events = stream[Symbol.asyncIterator]();
         while (final === undefined) {
-          const next = await orAbort(events.next(), signal);
+          const next = await wait.for(events.next());
           if (next.done) break;
           final = relay.take(next.value);
         }
         // Told it is not read further (a `for await` that breaks does so too).
-        if (final !== undefined) await orAbort(Promise.resolve(events.return?.()), signal);
+        if (final !== undefined) await wait.for(events.return?.());
       }
-      final ??= await orAbort(stream.result(), signal);
+      final ??= await wait.for(stream.result());
     } catch (error) {
-      final = error === ABORTED
-        ? createAssistantErrorMessage(config, "aborted", ABORTED_TEXT)
+      final = error === GAVE_UP
+        // What it streamed is kept (its tool calls are left out below, as they never run).
+        ? {
+          ...createAssistantErrorMessage(config, "aborted", ABORTED_TEXT),
+          content: relay.content(),
+        }
         : createAssistantErrorMessage(
           config,
           signal.aborted ? "aborted" : "error",
           `Model stream failed: ${thrownText(error)}`,
         );
+    } finally {
+      wait.dispose();
     }
   }
   const malformed = malformedAssistantMessage(final);

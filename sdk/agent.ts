@@ -283,9 +283,10 @@ export class Agent {
     if (!this.#run && last.role === "assistant" && last.stopReason === "stop") {
       // As pi's: after the model's own answer, a queued message is what goes on; with none,
       // the model would be asked again after its answer.
-      const queued = this.#config.getSteeringMessages!();
-      if (queued.length === 0) queued.push(...this.#config.getFollowUpMessages!());
-      if (queued.length > 0) return this.#start(queued, "continue");
+      // Steering the loop takes at its start, in its mode; follow-ups are the prompt.
+      if (this.#steering.length > 0) return this.#start([], "continue");
+      const followUps = this.#config.getFollowUpMessages!();
+      if (followUps.length > 0) return this.#start(followUps, "continue");
       return Promise.reject(
         new Error(
           "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)",

@@ -177,7 +177,7 @@ export function composeBeforeToolCall(
   if (hooks.length === 0) return undefined;
   return function beforeToolCall(context, signal) {
     type State = {
-      /** What will run: the arguments as the last rewrite left them, validated. */
+      /** The arguments as the last rewrite left them (the loop validates them). */
       args: Record<string, unknown>;
       /** What the next hook sees: a frozen copy of `args`. */
       seen: Record<string, unknown>;
@@ -217,8 +217,10 @@ export function composeBeforeToolCall(
             tool.validateArguments,
           );
           if (!rewritten.ok) return { stop: { args: decision.args, rewrittenBy: rewriters } };
-          const args = rewritten.value;
-          return { state: { ...state, args, seen: copyForHooks(args), rewriters } };
+          // What runs stays the rewrite as written: the loop validates it once more, and a
+          // schema that transforms (zod's .transform) must not apply twice.
+          const seen = copyForHooks(rewritten.value);
+          return { state: { ...state, args: decision.args, seen, rewriters } };
         }
         return { state };
       },

@@ -53,7 +53,8 @@ export function workerPermissions(grants: PluginPermissions): Deno.PermissionOpt
  * Whether this process was started with `--unstable-worker-options`, read from
  * `/proc/self/cmdline` on Linux. Without the flag, Deno ends the whole process (exit 70)
  * at `new Worker(…, { deno: { permissions } })` instead of throwing, so `loadPlugin`
- * asks first. Deno lets only a host with every permission (`-A`) read its command line;
+ * asks first (on Linux; elsewhere it is assumed on). Deno lets only a host with every
+ * permission (`-A`) read its command line;
  * elsewhere the answer is `"unknown"`, and `TACK_WORKER_OPTIONS=1` (where the host may
  * read it) says the flag, or deno.json's `"unstable": ["worker-options"]`, is on.
  *
@@ -68,7 +69,8 @@ export function workerPermissions(grants: PluginPermissions): Deno.PermissionOpt
  * ```
  */
 export function workerOptionsState(): "on" | "off" | "unknown" {
-  if (Deno.build.os !== "linux") return "unknown";
+  // Elsewhere there is no /proc to read it from: assumed on, as the docs say.
+  if (Deno.build.os !== "linux") return "on";
   try {
     const args = Deno.readTextFileSync("/proc/self/cmdline").split("\0");
     return args.some((arg) => arg === "--unstable-worker-options" || arg === "--unstable")

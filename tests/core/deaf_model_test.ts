@@ -11,7 +11,7 @@ import {
   scriptedModel,
   text,
 } from "@tack/agent";
-import { MODEL_ABORT_GRACE_MS } from "../../core/turn.ts";
+import { MODEL_ABORT_GRACE_MS } from "../../core/model_wait.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { recordEvents } from "../support/agent_harness.ts";
 
@@ -93,4 +93,36 @@ Deno.test("a model that honours the abort ends its own turn (its message is kept
   const last = agent.messages.at(-1) as AssistantMessage;
   equal(last.stopReason, "aborted");
   equal(last.provider, "scripted");
+});
+
+Deno.test("a deaf model that keeps streaming after the abort is cut off once, keeping what it streamed", async () => {
+  // Found by a review: the grace was per wait, so an event every 300 ms held the run forever.
+  const trickling: Model = {
+    provider: "custom",
+    id: "deaf",
+    stream() {
+      const stream = new AssistantMessageStream();
+      const message = { ...partial, content: [{ type: "text" as const, text: "" }] };
+      stream.push({ type: "start", partial: message });
+      let n = 0;
+      const tick = setInterval(() => {
+        if (stream.ended) return clearInterval(tick);
+        message.content[0].text += `${n++} `;
+        stream.push({ type: "text_delta", contentIndex: 0, delta: `${n} `, partial: message });
+      }, 100);
+      setTimeout(() => clearInterval(tick), 5_000);
+      return stream;
+    },
+  };
+  const agent = createAgent({ model: trickling });
+  const running = agent.prompt("hi");
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const abortedAt = performance.now();
+  agent.abort();
+  await running;
+  ok(performance.now() - abortedAt < 4 * MODEL_ABORT_GRACE_MS, "held past its grace");
+  const last = agent.messages.at(-1) as AssistantMessage;
+  equal(last.stopReason, "aborted");
+  equal(last.content.length, 1);
+  ok(last.content[0].type === "text" && last.content[0].text.startsWith("0 1 "), "kept its text");
 });

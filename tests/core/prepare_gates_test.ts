@@ -262,6 +262,33 @@ Deno.test("gate 4: hooks after a rewrite see it validated and frozen, as the fir
   match(textOf(refused), /arguments rewritten by plugin "breaker"/);
 });
 
+Deno.test("gate 4: a schema that transforms applies once to a rewrite, however many hooks see it", async () => {
+  // Found by a review: the chain validated each rewrite and the loop validated it again, so
+  // zod's .transform(n => n + 1) ran twice (12, not 11).
+  let ran: unknown;
+  const counter = defineTool({
+    name: "counter",
+    description: "",
+    parameters: z.object({ n: z.number().transform((n) => n + 1) }),
+    execute: ({ n }) => {
+      ran = n;
+      return { content: [{ type: "text", text: String(n) }] };
+    },
+  });
+  const seen: unknown[] = [];
+  const agent = createAgent({
+    model: scriptedModel([[toolCall("counter", { n: 1 }, "c1")], [text("ok")]]),
+    tools: [counter],
+    plugins: [
+      definePlugin({ name: "rewriter", beforeToolCall: () => ({ args: { n: 10 } }) }),
+      definePlugin({ name: "watcher", beforeToolCall: ({ args }) => void seen.push(args) }),
+    ],
+  });
+  await agent.prompt("go");
+  equal(ran, 11);
+  deepEqual(seen, [{ n: 11 }]);
+});
+
 Deno.test("the tool and afterToolCall work on a copy: the transcript keeps what the model sent", async () => {
   // Found by a review: a tool that changed its params in place rewrote the transcript's call,
   // the next request and tool_execution_start's args.

@@ -4,9 +4,11 @@
 // prompt() reject without turn_end or agent_end.
 import {
   type AssistantMessage,
+  AssistantMessageStream,
   createAgent,
   definePlugin,
   defineTool,
+  emptyUsage,
   type Model,
   scriptedModel,
   text,
@@ -109,5 +111,49 @@ Deno.test("a model that throws what String() cannot convert ends the run with an
   const last = agent.messages.at(-1) as AssistantMessage;
   equal(last.stopReason, "error");
   equal(last.errorMessage, "Model stream failed: [object Object]");
+  equal(events.at(-1)?.type, "agent_end");
+});
+
+Deno.test("a custom model's arguments that throw when read end as an invalid-arguments result", async () => {
+  // Found by a review: the loop's copy of the arguments threw outside any guard, and
+  // prompt() rejected without agent_end.
+  const unreadable = new Proxy({}, {
+    ownKeys() {
+      throw new Error("ownKeys boom");
+    },
+  });
+  const echo = defineTool({
+    name: "echo",
+    description: "",
+    parameters: Type.Object({ x: Type.Any() }),
+    execute: () => ({ content: [{ type: "text", text: "ran" }] }),
+  });
+  let turn = 0;
+  const model: Model = {
+    provider: "custom",
+    id: "odd",
+    stream() {
+      const stream = new AssistantMessageStream();
+      const message: AssistantMessage = {
+        role: "assistant",
+        content: turn++ === 0
+          ? [{ type: "toolCall", id: "c1", name: "echo", arguments: { x: unreadable } }]
+          : [{ type: "text", text: "ok" }],
+        stopReason: turn === 1 ? "toolUse" : "stop",
+        usage: emptyUsage(),
+        provider: "custom",
+        model: "odd",
+        timestamp: 0,
+      };
+      stream.push({ type: "done", reason: message.stopReason as "stop", message });
+      return stream;
+    },
+  };
+  const agent = createAgent({ model, tools: [echo] });
+  const events = recordEvents(agent);
+  await agent.prompt("go");
+  const [result] = resultsOf(agent.messages);
+  equal(result.isError, true);
+  equal(textOf(result), 'Invalid arguments for tool "echo": cannot read them: ownKeys boom');
   equal(events.at(-1)?.type, "agent_end");
 });

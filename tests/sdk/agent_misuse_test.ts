@@ -50,3 +50,22 @@ Deno.test("continue() after the model's answer rejects, unless a message is queu
   deepEqual(added.map((m) => m.role), ["user", "assistant"]);
   equal(model.requests[1].messages.at(-1)?.role, "user");
 });
+
+Deno.test("continue() after the model's answer takes queued steering one at a time, as pi's", async () => {
+  // Found by a review: continue() drained one steering message and the loop's first poll
+  // took the next, so two went in before the first model call.
+  const model = scriptedModel([[text("a")], [text("b")], [text("c")]]);
+  const agent = createAgent({ model });
+  await agent.prompt("first");
+  agent.steer("second");
+  agent.steer("third");
+  await agent.continue();
+  deepEqual(agent.messages.map((m) => m.role), [
+    "user",
+    "assistant",
+    "user",
+    "assistant",
+    "user",
+    "assistant",
+  ]);
+});
