@@ -17,6 +17,7 @@ import { confirm, type ConfirmPlugin } from "../plugins/confirm/mod.ts";
 import type { ConfirmAnswer, ConfirmRequest } from "./ask.ts";
 import type { PluginEntry, TackConfig } from "./config.ts";
 import { loadPlugins, type PluginLoader } from "./load_plugins.ts";
+import { resolve } from "node:path";
 
 /** The plugins the CLI loads when the config lists none. */
 export const DEFAULT_PLUGINS: readonly string[] = ["fs", "shell"];
@@ -101,6 +102,30 @@ export function pluginEntries(
     ...listed,
     ...flagPlugins.map((specifier) => ({ specifier, baseDir: cwd, source: "--plugin" })),
   ];
+}
+
+/**
+ * Where the `fs` plugin's paths start, when it is loaded: its `root` option, from the folder
+ * its entry was listed in. The approval screen reads a write's current file there (it diffed
+ * `./config.md` while `app/config.md` was replaced).
+ *
+ * @param entries The plugins to load.
+ * @returns The fs root, or `undefined` without the fs plugin.
+ *
+ * @example
+ * ```ts
+ * import { fsRootOf } from "./build_agent.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(fsRootOf([{ specifier: "fs", options: { root: "app" }, baseDir: "/w", source: "config" }]), "/w/app");
+ * equal(fsRootOf([{ specifier: "shell", baseDir: "/w", source: "config" }]), undefined);
+ * ```
+ */
+export function fsRootOf(entries: readonly PluginEntry[]): string | undefined {
+  const entry = entries.find((candidate) => candidate.specifier === "fs");
+  if (entry === undefined) return undefined;
+  const root = (entry.options as { root?: unknown } | undefined)?.root;
+  return resolve(entry.baseDir, typeof root === "string" ? root : ".");
 }
 
 function isAudit(plugin: Plugin): plugin is AuditPlugin {

@@ -14,7 +14,7 @@ import { npmBundlesBuilt } from "../sdk/sandbox/mod.ts";
 import { printable } from "../sdk/sandbox/strip_control_sequences.ts";
 import { HELP_TEXT, parseCliArgs } from "./args.ts";
 import { createTerminalAsk } from "./ask.ts";
-import { buildAgent } from "./build_agent.ts";
+import { buildAgent, fsRootOf, pluginEntries } from "./build_agent.ts";
 import { loadConfig } from "./config.ts";
 import { LineReader, runInteractive } from "./interactive.ts";
 import { LineEditor } from "./line_editor.ts";
@@ -182,7 +182,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       },
       write: err,
       color,
-      cwd,
+      // The diff of a write reads the file where the fs plugin's root puts it.
+      cwd: fsRootOf(pluginEntries(config, args.plugins, cwd)) ?? cwd,
       effectsOf: (toolName) => effects.get(toolName),
     })
     : undefined;
