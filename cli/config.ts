@@ -159,5 +159,6 @@ export async function loadConfig(file: string, required: boolean): Promise<Confi
       : (error as Error).message;
     return { kind: "error", message: `Cannot load config: ${file}: ${reason}` };
   }
-  return parseConfig(text, file);
+  // An editor's byte order mark is not part of the JSONC.
+  return parseConfig(text.replace(/^\uFEFF/, ""), file);
 }

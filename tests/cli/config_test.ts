@@ -253,3 +253,15 @@ Deno.test('a sandboxed entry\'s "limits", "hookTimeoutMs" and "maxToolTimeoutMs"
     'Cannot load config: tack.jsonc:1:57: "plugins[0].hookTimeoutMs" must be a positive integer, got a string ("1s")',
   );
 });
+
+Deno.test("a config saved with a byte order mark loads", async () => {
+  // Found by an attack: an editor's BOM was "tack.jsonc:1:1: invalid JSONC: unexpected symbol".
+  const file = await Deno.makeTempFile({ suffix: ".jsonc" });
+  try {
+    await Deno.writeTextFile(file, '\uFEFF{ "model": "gpt-4.1" } // saved by an editor\n');
+    const result = await loadConfig(file, true);
+    equal(result.kind === "ok" && result.config.model, "gpt-4.1");
+  } finally {
+    await Deno.remove(file);
+  }
+});
