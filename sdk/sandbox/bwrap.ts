@@ -30,7 +30,10 @@ export interface BwrapMounts {
 
 const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
 
-/** The most a plugin may keep in origin storage (localStorage, the Cache API): 64 MiB, in memory. */
+/**
+ * The most a plugin may keep in origin storage (localStorage, the Cache API), and in the code
+ * Deno emits for its `data:` modules: 64 MiB each, in memory.
+ */
 export const ORIGIN_STORAGE_BYTES = 64 * 1024 * 1024;
 const NET_READ_ONLY = [
   "/etc/ssl",
@@ -180,13 +183,15 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
   for (const path of system) args.push("--ro-bind-try", path, path);
   if (mounts.underlay) {
     args.push("--bind", mounts.underlay.source, mounts.underlay.target);
-    // Deno keeps origin storage (localStorage, the Cache API) in the cache folder, and needs
-    // no permission to write it: a tmpfs there, so what a plugin stores neither outlives its
-    // sandbox nor fills the host's disk.
-    if (mounts.tmpBytes !== undefined) {
-      args.push("--size", String(Math.min(mounts.tmpBytes, ORIGIN_STORAGE_BYTES)));
+    // Deno writes there, with no permission asked, origin storage (localStorage, the Cache
+    // API) and the code it emits for a `data:` module (a plugin importing 1 MB ones filled
+    // 1 GB): a tmpfs over each, so neither outlives the sandbox nor fills the host's disk.
+    for (const folder of ["location_data", "gen/data"]) {
+      if (mounts.tmpBytes !== undefined) {
+        args.push("--size", String(Math.min(mounts.tmpBytes, ORIGIN_STORAGE_BYTES)));
+      }
+      args.push("--tmpfs", `${mounts.underlay.target}/${folder}`);
     }
-    args.push("--tmpfs", `${mounts.underlay.target}/location_data`);
   }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);

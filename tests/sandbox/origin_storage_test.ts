@@ -60,3 +60,47 @@ Deno.test({
     deepEqual(await storedFiles(await denoCacheDir()), []);
   },
 });
+
+Deno.test({
+  name:
+    "a plugin importing data: modules leaves no emitted code on the host's disk (found by an attack: 1 GB kept)",
+  ignore: skipWithoutBwrap("data: module emit"),
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-emit-" }));
+    await Deno.writeTextFile(
+      `${dir}/emitter.js`,
+      `export default { name: "emitter", tools: [{
+        name: "emit", description: "Imports TypeScript data: modules", parameters: { type: "object" },
+        async execute() {
+          for (let i = 0; i < 4; i++) {
+            const source = "export const n: number = " + i + "; // " + "x".repeat(1 << 18);
+            await import("data:application/typescript;base64," + btoa(source));
+          }
+          return { content: [{ type: "text", text: "imported" }] };
+        } }] };
+`,
+    );
+    const call = { toolCallId: "1", signal: new AbortController().signal };
+    const plugin = await loadPlugin(`${dir}/emitter.js`, { sandbox: true, onWarning: () => {} });
+    const children = `${await denoCacheDir()}/tack_sandbox`;
+    const emitted = async () => {
+      const found: string[] = [];
+      for await (const child of Deno.readDir(children)) {
+        try {
+          for await (const entry of Deno.readDir(`${children}/${child.name}/gen/data`)) {
+            found.push(entry.name);
+          }
+        } catch { /* no such folder: nothing kept */ }
+      }
+      return found;
+    };
+    try {
+      const result = await plugin.tools![0].execute({}, call);
+      deepEqual(result.content, [{ type: "text", text: "imported" }]);
+    } finally {
+      await plugin.dispose?.();
+      await Deno.remove(dir, { recursive: true });
+    }
+    deepEqual(await emitted(), []);
+  },
+});
