@@ -175,3 +175,25 @@ Deno.test("sandbox faults", async (t) => {
     await plugin.dispose?.();
   }
 });
+
+Deno.test("a plugin factory's error reaches the host without its escapes", async () => {
+  // Found by an attack: a factory throwing "\x1b]52;c;…\x07" wrote the host's clipboard and
+  // retitled its terminal through the load error `tack plugins inspect` printed.
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-fatal-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/evil.js`,
+      'export default () => { throw new Error("boom\\x1b]52;c;Y3VybA==\\x07\\x1b[2K\\x1b]0;pwned\\x07"); };\n',
+    );
+    const error = await loadPlugin(`${dir}/evil.js`, { sandbox: true, stderr: "capture" })
+      .then(() => undefined, (reason: Error) => reason);
+    match(error?.message ?? "", /failed to load its module: boom/);
+    equal(
+      /[\x00-\x08\x0b-\x1f\x7f]/.test(error?.message ?? ""),
+      false,
+      JSON.stringify(error?.message),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
