@@ -49,6 +49,7 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
   #head = 0;
   #wake: (() => void) | undefined;
   #ended = false;
+  #abandoned = false;
   #resolveFinal!: (message: AssistantMessage) => void;
   #finalPromise: Promise<AssistantMessage> = new Promise((resolve) => {
     this.#resolveFinal = resolve;
@@ -61,6 +62,7 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
    * @throws {Error} When the stream has already ended (a provider bug).
    */
   push(event: AssistantMessageEvent): void {
+    if (this.#abandoned) return; // its reader gave up on it (see abandon)
     if (this.#ended) throw new Error(`Cannot push "${event.type}": the stream has ended`);
     if (event.type === "done" || event.type === "error") {
       this.#ended = true;
@@ -72,6 +74,20 @@ export class AssistantMessageStream implements AssistantMessageEventStream {
       this.#wake = undefined;
       wake();
     }
+  }
+
+  /**
+   * Ends the stream from the reader's side, with `message` as its final message (an `error`
+   * event): the loop does so when a model ignores the run's abort. What the model pushes
+   * afterwards is dropped, not refused, so a model that goes on cannot crash its host.
+   * Nothing happens when the stream has ended already.
+   *
+   * @param message The final message (an aborted one).
+   */
+  abandon(message: AssistantMessage): void {
+    if (this.#ended) return;
+    this.push({ type: "error", reason: "aborted", error: message });
+    this.#abandoned = true;
   }
 
   /** Whether `done` or `error` has been pushed. */

@@ -15,18 +15,20 @@ function copyLevels(value: unknown, levels: number): unknown {
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = copyLevels((value as Record<string, unknown>)[key], levels - 1);
-    // A model's `"__proto__"` key is an own property (JSON.parse makes it one), not a prototype.
+  // A spread copies own properties as data (a model's "__proto__" key stays a key).
+  const out: Record<string, unknown> = { ...value };
+  for (const key in out) {
+    const item = out[key];
+    if (typeof item !== "object" || item === null) continue;
+    const copied = copyLevels(item, levels - 1);
     if (key === "__proto__") {
       Object.defineProperty(out, key, {
-        value: item,
+        value: copied,
         enumerable: true,
         writable: true,
         configurable: true,
       });
-    } else out[key] = item;
+    } else out[key] = copied;
   }
   return out;
 }

@@ -4,7 +4,9 @@
  * @module
  */
 
+import type { AssistantMessageStream } from "./assistant_message_stream.ts";
 import { keepLayout } from "./keep_layout.ts";
+import type { AssistantMessage } from "./messages.ts";
 
 /**
  * How long a model may take, once the run is aborted, to end its turn itself (a provider
@@ -40,7 +42,9 @@ export class ModelWait {
   }
   readonly #signal: AbortSignal;
   #expired: Promise<never> | undefined;
-  #giveUp: (() => void) | undefined;
+  #reject: ((reason: unknown) => void) | undefined;
+  #guarded: AssistantMessageStream | undefined;
+  #ended: (() => AssistantMessage) | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #listening = false;
 
@@ -60,7 +64,25 @@ export class ModelWait {
    * @returns It, or a rejection with {@linkcode GAVE_UP}.
    */
   for<T>(value: T | PromiseLike<T>): Promise<T> {
-    return Promise.race([value, this.#expiry()]);
+    if (this.#expired === undefined) {
+      this.#expired = new Promise<never>((_resolve, reject) => (this.#reject = reject));
+      this.#expired.catch(() => {}); // a wait that settled first leaves it unread
+      this.#listen();
+    }
+    return Promise.race([value, this.#expired]);
+  }
+
+  /**
+   * Ends Tack's own stream once the grace has passed, with `ended()` as its final message
+   * ({@linkcode AssistantMessageStream.abandon}): its reader then needs no race per wait.
+   *
+   * @param stream The model's stream.
+   * @param ended Makes the final message (what was streamed, aborted).
+   */
+  guard(stream: AssistantMessageStream, ended: () => AssistantMessage): void {
+    this.#guarded = stream;
+    this.#ended = ended;
+    this.#listen();
   }
 
   /** Removes the abort listener and the timer. */
@@ -70,22 +92,21 @@ export class ModelWait {
     this.#listening = false;
   }
 
-  #expiry(): Promise<never> {
-    if (this.#expired === undefined) {
-      this.#expired = new Promise<never>((_resolve, reject) => {
-        this.#giveUp = () => reject(GAVE_UP);
-      });
-      this.#expired.catch(() => {}); // a wait that settled first leaves it unread
-      if (this.#signal.aborted) this.#onAbort();
-      else {
-        this.#signal.addEventListener("abort", this.#onAbort);
-        this.#listening = true;
-      }
+  #listen(): void {
+    if (this.#listening || this.#timer !== undefined) return;
+    if (this.#signal.aborted) this.#onAbort();
+    else {
+      this.#signal.addEventListener("abort", this.#onAbort);
+      this.#listening = true;
     }
-    return this.#expired;
   }
 
   #onAbort = (): void => {
-    this.#timer ??= setTimeout(this.#giveUp!, MODEL_ABORT_GRACE_MS);
+    this.#timer ??= setTimeout(this.#giveUp, MODEL_ABORT_GRACE_MS);
+  };
+
+  #giveUp = (): void => {
+    this.#reject?.(GAVE_UP);
+    if (this.#guarded && this.#ended) this.#guarded.abandon(this.#ended());
   };
 }

@@ -23,8 +23,14 @@ import { thrownText } from "./thrown_text.ts";
 import { isPromiseLike } from "./maybe_promise.ts";
 import { GAVE_UP, ModelWait } from "./model_wait.ts";
 
-/** The error text of a turn ended by the run's abort while its model had not ended it. */
-const ABORTED_TEXT = "The request was aborted";
+/**
+ * The message of a turn the run's abort ended while its model had not: what it streamed (its
+ * tool calls are left out later, as they never run), aborted.
+ */
+function cutOff(config: LoopConfig, relay: Relay): AssistantMessage {
+  const message = createAssistantErrorMessage(config, "aborted", "The request was aborted");
+  return { ...message, content: relay.content() };
+}
 
 /** What a turn reads of the run: its state, config, abort signal and event sink. */
 export interface TurnInput {
@@ -153,12 +159,14 @@ export async function streamAssistantResponse(
       );
       const stream = isPromiseLike<AssistantMessageEventStream>(made) ? await wait.for(made) : made;
       if (stream instanceof AssistantMessageStream) {
-        // Our own stream: take what is buffered synchronously, and wait only when it is empty.
+        // Our own stream: take what is buffered synchronously, and wait only when it is empty;
+        // past the grace, the wait ends it (what it streamed, aborted).
+        wait.guard(stream, () => cutOff(config, relay));
         while (final === undefined) {
           const event = stream.shift();
           if (event !== undefined) final = relay.take(event);
           else if (stream.ended) break;
-          else await wait.for(stream.ready());
+          else await stream.ready();
         }
       } else {
         const events = stream[Symbol.asyncIterator]();
@@ -172,17 +180,11 @@ export async function streamAssistantResponse(
       }
       final ??= await wait.for(stream.result());
     } catch (error) {
-      final = error === GAVE_UP
-        // What it streamed is kept (its tool calls are left out below, as they never run).
-        ? {
-          ...createAssistantErrorMessage(config, "aborted", ABORTED_TEXT),
-          content: relay.content(),
-        }
-        : createAssistantErrorMessage(
-          config,
-          signal.aborted ? "aborted" : "error",
-          `Model stream failed: ${thrownText(error)}`,
-        );
+      final = error === GAVE_UP ? cutOff(config, relay) : createAssistantErrorMessage(
+        config,
+        signal.aborted ? "aborted" : "error",
+        `Model stream failed: ${thrownText(error)}`,
+      );
     } finally {
       wait.dispose();
     }
