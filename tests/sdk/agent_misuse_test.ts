@@ -69,3 +69,28 @@ Deno.test("continue() after the model's answer takes queued steering one at a ti
     "assistant",
   ]);
 });
+
+Deno.test("an abandoned stream ends with the reader's message and drops what is pushed later", async () => {
+  const stream = new AssistantMessageStream();
+  const message = {
+    role: "assistant" as const,
+    content: [],
+    stopReason: "aborted" as const,
+    usage: emptyUsage(),
+    provider: "p",
+    model: "m",
+    timestamp: 0,
+  };
+  stream.abandon(message);
+  equal(stream.ended, true);
+  equal(await stream.result(), message);
+  stream.push({ type: "done", reason: "stop", message: { ...message, stopReason: "stop" } });
+  equal(stream.shift()?.type, "error");
+  equal(stream.shift(), undefined);
+  // A stream that ended on its own is not changed by abandon().
+  const done = new AssistantMessageStream();
+  done.push({ type: "done", reason: "stop", message: { ...message, stopReason: "stop" } });
+  done.abandon(message);
+  equal((await done.result()).stopReason, "stop");
+  throws(() => done.push({ type: "start", partial: message }), /the stream has ended/);
+});
