@@ -6,7 +6,7 @@
 
 import type { AgentEvent } from "../core/agent_event.ts";
 import { indexTools, type LoopConfig } from "../core/loop_config.ts";
-import type { Message, UserMessage } from "../core/messages.ts";
+import { type Message, toolCallsOf, type UserMessage } from "../core/messages.ts";
 import { keepLayout } from "../core/keep_layout.ts";
 import type { Model } from "../core/model.ts";
 import { AssistantMessageStream } from "../core/assistant_message_stream.ts";
@@ -25,12 +25,21 @@ import { BatchTracker, runningCalls } from "./batch_tracker.ts";
 import { hashArguments } from "./hash_arguments.ts";
 import { notifyListeners } from "./notify_listeners.ts";
 import { closeBatch, resolveDecisions } from "./resolve_decisions.ts";
-import { toolCallsOf } from "../core/messages.ts";
 import { ToolRegistry } from "./tool_registry.ts";
-import type { AgentInit, AgentListener, PromptInput } from "./agent_init.ts";
-import { drain, toUserMessage } from "./agent_init.ts";
+import {
+  type AgentInit,
+  type AgentListener,
+  drain,
+  type PromptInput,
+  toUserMessage,
+  waitingReason,
+} from "./agent_init.ts";
 
 export type { AgentInit, AgentListener, PromptInput, QueueMode } from "./agent_init.ts";
+
+/** Why `continue()` after the model's answer, with nothing queued, is refused. */
+const ANSWERED =
+  "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)";
 
 /**
  * A running agent. Create one with `createAgent`.
@@ -276,22 +285,15 @@ export class Agent {
    * "stop"`) and no message is queued.
    */
   continue(): Promise<Message[]> {
-    if (this.#messages.length === 0) {
-      return Promise.reject(new Error("Cannot continue: the transcript is empty"));
-    }
-    const last = this.#messages.at(-1)!;
-    if (!this.#run && last.role === "assistant" && last.stopReason === "stop") {
-      // As pi's: after the model's own answer, a queued message is what goes on; with none,
-      // the model would be asked again after its answer.
-      // Steering the loop takes at its start, in its mode; follow-ups are the prompt.
-      if (this.#steering.length > 0) return this.#start([], "continue");
+    const last = this.#messages.at(-1);
+    if (!last) return Promise.reject(new Error("Cannot continue: the transcript is empty"));
+    // As pi's: after the model's own answer only a queued message goes on (steering, which the
+    // loop takes at its start; else follow-ups, as the prompt).
+    const answered = last.role === "assistant" && last.stopReason === "stop";
+    if (!this.#run && answered && this.#steering.length === 0) {
       const followUps = this.#config.getFollowUpMessages!();
-      if (followUps.length > 0) return this.#start(followUps, "continue");
-      return Promise.reject(
-        new Error(
-          "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)",
-        ),
-      );
+      if (followUps.length === 0) return Promise.reject(new Error(ANSWERED));
+      return this.#start(followUps, "continue");
     }
     return this.#start([], "continue");
   }
@@ -359,14 +361,7 @@ export class Agent {
       );
     }
     if (!resume && (this.#pending.length > 0 || this.#interrupted || this.#running.length > 0)) {
-      const count = this.#pending.length;
-      return Promise.reject(
-        new Error(
-          `Cannot ${verb}: ${count} tool call${count === 1 ? "" : "s"} wait${
-            count === 1 ? "s" : ""
-          } for a decision; call resume(decisions) or abort() first`,
-        ),
-      );
+      return Promise.reject(new Error(waitingReason(verb, this.#pending.length)));
     }
     const controller = new AbortController();
     const state: LoopState = {

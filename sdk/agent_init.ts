@@ -88,3 +88,26 @@ export function drain(queue: UserMessage[], mode: QueueMode): UserMessage[] {
   if (queue.length === 0) return [];
   return mode === "all" ? queue.splice(0) : queue.splice(0, 1);
 }
+
+/**
+ * Why a run cannot start while calls of an open batch wait for a decision.
+ *
+ * @param verb What was asked (`prompt`, `continue`).
+ * @param count How many calls wait.
+ * @returns The error text.
+ *
+ * @example
+ * ```ts
+ * import { waitingReason } from "./agent_init.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(
+ *   waitingReason("prompt", 1),
+ *   "Cannot prompt: 1 tool call waits for a decision; call resume(decisions) or abort() first",
+ * );
+ * ```
+ */
+export function waitingReason(verb: string, count: number): string {
+  const calls = count === 1 ? "1 tool call waits" : `${count} tool calls wait`;
+  return `Cannot ${verb}: ${calls} for a decision; call resume(decisions) or abort() first`;
+}
