@@ -18,17 +18,18 @@ import {
   type AgentState,
   type Decision,
   type PendingApproval,
+  pendingApprovals,
   type StickyDecision,
   withSticky,
 } from "./agent_state.ts";
 import { BatchTracker, runningCalls } from "./batch_tracker.ts";
-import { hashArguments } from "./hash_arguments.ts";
 import { notifyListeners } from "./notify_listeners.ts";
 import { closeBatch, resolveDecisions } from "./resolve_decisions.ts";
 import { ToolRegistry } from "./tool_registry.ts";
 import {
   type AgentInit,
   type AgentListener,
+  ANSWERED_REASON,
   drain,
   type PromptInput,
   toUserMessage,
@@ -36,10 +37,6 @@ import {
 } from "./agent_init.ts";
 
 export type { AgentInit, AgentListener, PromptInput, QueueMode } from "./agent_init.ts";
-
-/** Why `continue()` after the model's answer, with nothing queued, is refused. */
-const ANSWERED =
-  "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)";
 
 /**
  * A running agent. Create one with `createAgent`.
@@ -292,7 +289,7 @@ export class Agent {
     const answered = last.role === "assistant" && last.stopReason === "stop";
     if (!this.#run && answered && this.#steering.length === 0) {
       const followUps = this.#config.getFollowUpMessages!();
-      if (followUps.length === 0) return Promise.reject(new Error(ANSWERED));
+      if (followUps.length === 0) return Promise.reject(new Error(ANSWERED_REASON));
       return this.#start(followUps, "continue");
     }
     return this.#start([], "continue");
@@ -386,12 +383,7 @@ export class Agent {
       const interrupted = state.interrupted;
       if (interrupted) {
         this.#interrupted = interrupted;
-        this.#pending = await Promise.all(
-          interrupted.pending.map(async (call) => ({
-            ...call,
-            argsHash: await hashArguments(call.args),
-          })),
-        );
+        this.#pending = await pendingApprovals(interrupted.pending);
         // Aborted after its batch had ended (a listener of its last events): the calls do
         // not wait, as after abort() between runs.
         if (controller.signal.aborted) this.#abandon();

@@ -111,3 +111,7 @@ export function waitingReason(verb: string, count: number): string {
   const calls = count === 1 ? "1 tool call waits" : `${count} tool calls wait`;
   return `Cannot ${verb}: ${calls} for a decision; call resume(decisions) or abort() first`;
 }
+
+/** Why `continue()` after the model's answer, with nothing queued, is refused (as pi's). */
+export const ANSWERED_REASON =
+  "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)";

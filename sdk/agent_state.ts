@@ -12,6 +12,7 @@ import type {
   VerifyToolCallResult,
 } from "../core/hooks.ts";
 import { isPromiseLike } from "../core/maybe_promise.ts";
+import { hashArguments } from "./hash_arguments.ts";
 
 /** A call waiting for a decision, with the hash its approval must carry. */
 export interface PendingApproval extends PendingToolCall {
@@ -248,4 +249,27 @@ export function withSticky<R extends BeforeToolCallResult | VerifyToolCallResult
       ? Promise.resolve(result).then(decide)
       : decide(result);
   };
+}
+
+/**
+ * The calls a batch left waiting, each with the hash of its arguments (what an approval binds).
+ *
+ * @param calls The waiting calls.
+ * @returns Them, with `argsHash`.
+ *
+ * @example
+ * ```ts
+ * import { pendingApprovals } from "./agent_state.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const [call] = await pendingApprovals([
+ *   { toolCallId: "c1", toolName: "deploy", args: {}, reason: "asks" },
+ * ]);
+ * equal(call.argsHash.length > 0, true);
+ * ```
+ */
+export function pendingApprovals(calls: readonly PendingToolCall[]): Promise<PendingApproval[]> {
+  return Promise.all(
+    calls.map(async (call) => ({ ...call, argsHash: await hashArguments(call.args) })),
+  );
 }
