@@ -37,6 +37,8 @@ export interface PluginEntry {
   hookTimeoutMs?: number;
   /** With `sandbox`: the most its tools' declared `timeoutMs` may be. */
   maxToolTimeoutMs?: number;
+  /** How long its module (top-level await, factory; sandboxed: up to its manifest) may take to load (default 30000). */
+  startTimeoutMs?: number;
   /** Where relative specifiers resolve from (the config file's folder, or the cwd). */
   baseDir: string;
   /** Where the entry came from, for error texts (`tack.jsonc:7:5`, `--plugin`). */

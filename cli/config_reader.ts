@@ -35,6 +35,7 @@ const PLUGIN_KEYS = [
   "limits",
   "hookTimeoutMs",
   "maxToolTimeoutMs",
+  "startTimeoutMs",
 ];
 
 /** A shape error, already phrased as `<file>:<line>:<col>: "<key>" <problem>`. */
@@ -175,7 +176,7 @@ export class Reader {
     return permissions as PluginPermissions;
   }
 
-  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions?, hooks?, manifestHash?, allowRunEscape?, limits?, hookTimeoutMs?, maxToolTimeoutMs? }`. */
+  /** One plugin entry: a specifier string or `{ specifier, options?, sandbox?, permissions?, hooks?, manifestHash?, allowRunEscape?, limits?, hookTimeoutMs?, maxToolTimeoutMs?, startTimeoutMs? }`. */
   plugin(node: Node, key: string, baseDir: string): PluginEntry {
     const source = `${this.file}:${position(this.text, node.offset)}`;
     if (node.type === "string") return { specifier: this.string(node, key), baseDir, source };
@@ -194,7 +195,9 @@ export class Reader {
       else if (name === "permissions") entry.permissions = this.permissions(value, path);
       else if (name === "manifestHash") entry.manifestHash = this.string(value, path);
       else if (name === "allowRunEscape") entry.allowRunEscape = this.boolean(value, path);
-      else if (name === "hookTimeoutMs" || name === "maxToolTimeoutMs") {
+      else if (
+        name === "hookTimeoutMs" || name === "maxToolTimeoutMs" || name === "startTimeoutMs"
+      ) {
         entry[name] = this.positiveInteger(value, path);
       } else if (name === "limits") {
         const limits: { memoryMb?: number; frameMb?: number } = {};

@@ -10,6 +10,8 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../sdk/define_plugin.ts";
 import { loadPlugin } from "../sdk/sandbox/load_plugin.ts";
+import { DEFAULT_START_TIMEOUT_MS } from "../sdk/sandbox/sandbox_connection.ts";
+import { rejectAfter } from "../sdk/sleep.ts";
 import type { PluginEntry } from "./config.ts";
 import { thrownText } from "../core/thrown_text.ts";
 
@@ -147,11 +149,26 @@ export function withHostFlagsHint(message: string): string {
  * equal(plugin.name, "hi-there");
  * ```
  */
-export async function importPlugin(url: string, entry: PluginEntry): Promise<Plugin> {
+export async function importPlugin(
+  url: string,
+  entry: PluginEntry,
+  timeoutMs = DEFAULT_START_TIMEOUT_MS,
+): Promise<Plugin> {
+  // A top-level await or a factory that never settles would hold the CLI forever.
+  let lateError: Error | undefined;
+  const late = (what: string) => () =>
+    lateError = new Error(
+      `its ${what} did not finish within ${timeoutMs} ms (does it await something that never settles?)`,
+    );
   let module: Record<string, unknown>;
   try {
-    module = await (BUILTIN_BY_URL.get(url) ?? (() => import(url)))();
+    module = await rejectAfter(
+      (BUILTIN_BY_URL.get(url) ?? (() => import(url)))(),
+      timeoutMs,
+      late("module"),
+    );
   } catch (error) {
+    if (error === lateError) throw error;
     const hint = error instanceof Deno.errors.NotCapable && /read access/.test(String(error))
       ? ` (\`deno task agent\` may read only the Tack repository; ${INSTALLED_HINT})`
       : "";
@@ -164,8 +181,9 @@ export async function importPlugin(url: string, entry: PluginEntry): Promise<Plu
   if (typeof exported === "function") {
     let made: unknown;
     try {
-      made = await exported(entry.options ?? {});
+      made = await rejectAfter(exported(entry.options ?? {}), timeoutMs, late("factory"));
     } catch (error) {
+      if (error === lateError) throw error;
       throw new Error(`its factory threw: ${firstLine(error)}`);
     }
     if (!isPlugin(made)) {
@@ -230,7 +248,7 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
           );
         }
       }
-      return await importPlugin(url, entry);
+      return await importPlugin(url, entry, entry.startTimeoutMs);
     }
     try {
       return await loadPlugin(url, {
@@ -241,6 +259,7 @@ export function createPluginLoader(onWarning: (message: string) => void): Plugin
         limits: entry.limits,
         hookTimeoutMs: entry.hookTimeoutMs,
         maxToolTimeoutMs: entry.maxToolTimeoutMs,
+        startTimeoutMs: entry.startTimeoutMs,
         options: entry.options ?? {},
         root: entry.baseDir,
         onWarning,

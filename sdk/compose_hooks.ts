@@ -25,6 +25,7 @@ import type {
 } from "../core/hooks.ts";
 import type { ToolResult } from "../core/tool.ts";
 import { thrownText } from "../core/thrown_text.ts";
+import { rejectAfter } from "./sleep.ts";
 
 /** A hook tagged with who registered it (a plugin's name, or `createAgent`). */
 export interface TaggedHook<H> {
@@ -63,16 +64,11 @@ class HookTimeout extends Error {}
  * ```
  */
 export function within<T>(value: PromiseLike<T>, ms: number, stage: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new HookTimeout(`its ${stage} hook did not answer within ${ms} ms`)),
-      ms,
-    );
-    Promise.resolve(value).then(
-      (result) => (clearTimeout(timer), resolve(result)),
-      (error) => (clearTimeout(timer), reject(error)),
-    );
-  });
+  return rejectAfter(
+    value,
+    ms,
+    () => new HookTimeout(`its ${stage} hook did not answer within ${ms} ms`),
+  );
 }
 
 /**

@@ -73,3 +73,36 @@ export async function settledWithin(
     done.abort();
   }
 }
+
+/**
+ * A promise's own outcome, or a rejection with `timedOut()`'s error once `ms` pass first (the
+ * promise is not cancelled: whatever it was doing goes on, unwatched). One timer, cleared when
+ * the promise settles.
+ *
+ * @param value What to wait for.
+ * @param ms How long at most (past ~24.8 days, `Infinity` too, that long).
+ * @param timedOut Makes the error to reject with.
+ * @returns `value`'s outcome.
+ *
+ * @example A module load that never finishes
+ * ```ts
+ * import { rejectAfter } from "./sleep.ts";
+ * import { equal, rejects } from "node:assert/strict";
+ *
+ * equal(await rejectAfter(Promise.resolve(1), 1_000, () => new Error("slow")), 1);
+ * await rejects(rejectAfter(new Promise(() => {}), 5, () => new Error("slow")), { message: "slow" });
+ * ```
+ */
+export function rejectAfter<T>(
+  value: PromiseLike<T>,
+  ms: number,
+  timedOut: () => Error,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(timedOut()), Math.min(ms, MAX_DELAY_MS));
+    Promise.resolve(value).then(
+      (result) => (clearTimeout(timer), resolve(result)),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}

@@ -32,7 +32,8 @@ import {
 } from "./prepare_sandbox.ts";
 import type { PluginManifest } from "./protocol.ts";
 import { runnablePaths } from "./sandbox_command.ts";
-import { SandboxConnection } from "./sandbox_connection.ts";
+import { DEFAULT_START_TIMEOUT_MS, SandboxConnection } from "./sandbox_connection.ts";
+import { rejectAfter } from "../sleep.ts";
 import { sandboxedPlugin } from "./sandbox_plugin.ts";
 
 /** What `loadPlugin` takes besides the specifier. */
@@ -69,10 +70,28 @@ export interface LoadPluginOptions extends SandboxOptions {
 
 const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
 
-async function importInProcess(url: string, options: unknown): Promise<Plugin> {
-  const module = await import(url);
-  let exported = module.default;
-  if (typeof exported === "function") exported = await exported(options);
+async function importInProcess(
+  url: string,
+  options: unknown,
+  timeoutMs = DEFAULT_START_TIMEOUT_MS,
+): Promise<Plugin> {
+  // A top-level await or a factory that never settles would hold the host forever.
+  const loading = (async () => {
+    const module = await import(url);
+    const exported = module.default;
+    return typeof exported === "function" ? await exported(options) : exported;
+  })();
+  const exported = await rejectAfter(
+    loading,
+    timeoutMs,
+    () =>
+      new Error(
+        `Cannot load plugin ${
+          JSON.stringify(url)
+        }: it did not finish loading within ${timeoutMs} ms ` +
+          "(a top-level await or a factory that never settles?)",
+      ),
+  );
   if (typeof exported?.name !== "string" || exported.name === "") {
     throw new TypeError(
       `Cannot load plugin ${
@@ -168,7 +187,11 @@ export async function loadPlugin(
 ): Promise<Plugin> {
   const root = resolve(options.root ?? Deno.cwd());
   if (!options.sandbox) {
-    return await importInProcess(moduleUrl(specifier, Deno.cwd()), options.options);
+    return await importInProcess(
+      moduleUrl(specifier, Deno.cwd()),
+      options.options,
+      options.startTimeoutMs,
+    );
   }
   const refuse = (reason: string) =>
     new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}`);

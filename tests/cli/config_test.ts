@@ -119,7 +119,7 @@ Deno.test("shape errors name the file, line, column and key", () => {
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandboxed": true }] }'),
     'Cannot load config: tack.jsonc:1:36: "plugins[0].sandboxed" is not a known key ' +
-      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash, allowRunEscape, limits, hookTimeoutMs, maxToolTimeoutMs)",
+      "(expected one of: specifier, options, sandbox, permissions, hooks, manifestHash, allowRunEscape, limits, hookTimeoutMs, maxToolTimeoutMs, startTimeoutMs)",
   );
   equal(
     fails('{ "plugins": [{ "specifier": "fs", "sandbox": "yes" }] }'),

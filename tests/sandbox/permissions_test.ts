@@ -1,6 +1,7 @@
 // Grants to flags, denials to results (in-process too), and load errors.
 import { HAVE_BWRAP, skipWithoutBwrap } from "../support/os_layer.ts";
 import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
+import { pathToFileURL } from "node:url";
 import { permissionDenial } from "../../core/create_error_tool_result.ts";
 import {
   describeGrants,
@@ -392,3 +393,49 @@ Deno.test("a module that needs permissions at load says how to give them", async
   equal(plugin.description, `${(await Deno.readTextFile(source)).length} bytes of source`);
   await plugin.dispose?.();
 });
+
+Deno.test("loadPlugin in process: a top-level await or factory that never settles fails after startTimeoutMs", async () => {
+  // In a child process: the module's own timer keeps its event loop alive (the old hang), and
+  // a top-level await left pending would fail this test process at its end.
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.writeTextFile(
+      `${dir}/tla.ts`,
+      `setInterval(() => {}, 1_000);\nawait new Promise(() => {});\nexport default { name: "x" };\n`,
+    );
+    await Deno.writeTextFile(
+      `${dir}/factory.ts`,
+      `setInterval(() => {}, 1_000);\nexport default () => new Promise(() => {});\n`,
+    );
+    const loader = new URL("../../sdk/sandbox/load_plugin.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      `${dir}/host.ts`,
+      `import { loadPlugin } from ${JSON.stringify(loader)};
+try { await loadPlugin(Deno.args[0], { startTimeoutMs: 200 }); console.log("loaded"); }
+catch (error) { console.log(error.message); }
+Deno.exit(0);
+`,
+    );
+    for (const name of ["tla.ts", "factory.ts"]) {
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", `--config=${CONFIG}`, `${dir}/host.ts`, `${dir}/${name}`],
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      const output = await child.output();
+      clearTimeout(guard);
+      equal(output.signal, null, "killed by the test's guard: loadPlugin hung");
+      equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      equal(
+        new TextDecoder().decode(output.stdout).trim(),
+        `Cannot load plugin "${pathToFileURL(`${dir}/${name}`).href}": it did not finish loading ` +
+          "within 200 ms (a top-level await or a factory that never settles?)",
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
