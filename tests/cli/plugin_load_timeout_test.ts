@@ -5,6 +5,7 @@
 import { equal } from "node:assert/strict";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { outputWithin } from "../support/run_script.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -17,33 +18,28 @@ async function runTack(plugin: string, entry: Record<string, unknown>) {
       `${dir}/tack.jsonc`,
       JSON.stringify({ plugins: [{ specifier: "./hang.ts", ...entry }] }),
     );
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        `--config=${ROOT}deno.json`,
-        `${ROOT}cli/main.ts`,
-        "--base-url",
-        server.baseURL,
-        "--yes",
-        "hi",
-      ],
-      cwd: dir,
-      env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test" }),
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    // Far past the bound below: a CLI that still runs then is the old hang.
-    const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
-    const output = await child.output();
-    clearTimeout(guard);
-    return {
-      code: output.code,
-      signal: output.signal,
-      stderr: new TextDecoder().decode(output.stderr),
-    };
+    // Far past the bound the tests set: a CLI that still runs then is the old hang.
+    return await outputWithin(
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "-A",
+          `--config=${ROOT}deno.json`,
+          `${ROOT}cli/main.ts`,
+          "--base-url",
+          server.baseURL,
+          "--yes",
+          "hi",
+        ],
+        cwd: dir,
+        env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test" }),
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }),
+      20_000,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -2,6 +2,7 @@
 import { HAVE_BWRAP, skipWithoutBwrap } from "../support/os_layer.ts";
 import { deepEqual, equal, match, rejects, throws } from "node:assert/strict";
 import { pathToFileURL } from "node:url";
+import { outputWithin } from "../support/run_script.ts";
 import { permissionDenial } from "../../core/create_error_tool_result.ts";
 import {
   describeGrants,
@@ -417,18 +418,18 @@ Deno.exit(0);
 `,
     );
     for (const name of ["tla.ts", "factory.ts"]) {
-      const child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", `--config=${CONFIG}`, `${dir}/host.ts`, `${dir}/${name}`],
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-      const guard = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      const output = await child.output();
-      clearTimeout(guard);
+      const output = await outputWithin(
+        new Deno.Command(Deno.execPath(), {
+          args: ["run", "-A", `--config=${CONFIG}`, `${dir}/host.ts`, `${dir}/${name}`],
+          stdout: "piped",
+          stderr: "piped",
+        }),
+        20_000,
+      );
       equal(output.signal, null, "killed by the test's guard: loadPlugin hung");
-      equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      equal(output.code, 0, output.stderr);
       equal(
-        new TextDecoder().decode(output.stdout).trim(),
+        output.stdout.trim(),
         `Cannot load plugin "${pathToFileURL(`${dir}/${name}`).href}": it did not finish loading ` +
           "within 200 ms (a top-level await or a factory that never settles?)",
       );

@@ -42,3 +42,36 @@ export async function runScript(
   const decoder = new TextDecoder();
   return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
 }
+
+/** What {@linkcode outputWithin} collected. */
+export interface BoundedOutput extends ScriptOutput {
+  /** `"SIGKILL"` when the child outlived the bound and was killed: a hang. */
+  signal: Deno.Signal | null;
+}
+
+/**
+ * Runs a command to its end, killing it (SIGKILL) if it outlives `ms`: a test of a hang fails
+ * on the child's `signal` instead of holding the suite.
+ *
+ * @param command The command (stdout and stderr piped).
+ * @param ms How long it may run.
+ * @returns Its exit code, signal and output.
+ *
+ * @example
+ * ```ts ignore
+ * import { outputWithin } from "./run_script.ts";
+ * const command = new Deno.Command("true", { stdout: "piped", stderr: "piped" });
+ * const { signal } = await outputWithin(command, 20_000);
+ * ```
+ */
+export async function outputWithin(command: Deno.Command, ms: number): Promise<BoundedOutput> {
+  const child = command.spawn();
+  const guard = setTimeout(() => child.kill("SIGKILL"), ms);
+  try {
+    const { code, signal, stdout, stderr } = await child.output();
+    const decoder = new TextDecoder();
+    return { code, signal, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+  } finally {
+    clearTimeout(guard);
+  }
+}
