@@ -613,8 +613,14 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
       "bash -o errexit -c 'rm -rf victim/d'",
       "bash -euo pipefail -c 'rm -rf victim/e'",
       "bash <<'EOF'\nrm -rf victim/f\nEOF",
+      // getopt's readings of su and runuser (found by the docs audit, 2026-12-04).
+      "su --comm 'rm -rf victim/g'",
+      "runuser -c'rm -rf victim/h'",
+      "su root -c'rm -rf victim/i'",
+      "su root -- -c 'rm -rf victim/j'",
+      "rm -r --interactive=never victim/k",
     ];
-    const folders = ["a", "b", "c", "d", "e", "f"];
+    const folders = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
     for (const folder of folders) {
       await Deno.mkdir(join(cwd, "victim", folder), { recursive: true });
     }

@@ -132,8 +132,21 @@ function longFlag(aliases: Record<string, string>, name: string): string {
   return name.length > 2 && targets.size === 1 ? [...targets][0] : name;
 }
 
+/**
+ * `rm --interactive=never` (`no`, `none`, or a prefix of them, as GNU's argmatch accepts; the
+ * option's name abbreviated too): it deletes without asking, as `-f` does.
+ */
+function neverAsks(program: string, word: string): boolean {
+  const at = word.indexOf("=");
+  if (program !== "rm" || at < 3) return false;
+  const value = word.slice(at + 1);
+  return "--interactive".startsWith(word.slice(0, at)) && value !== "" &&
+    ["never", "no", "none"].some((never) => never.startsWith(value));
+}
+
 function normalizeFlags(program: string, word: string): string[] {
   const aliases = ALIASES[program] ?? {};
+  if (neverAsks(program, word)) return ["-f"];
   if (word.startsWith("--")) return [longFlag(aliases, word.split("=")[0])];
   if (SINGLE_DASH_LONG.has(program) || !/^-[A-Za-z0-9]+$/.test(word)) return [word];
   return [...word.slice(1)].map((letter) => aliases[`-${letter}`] ?? `-${letter}`);

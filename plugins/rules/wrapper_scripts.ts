@@ -51,9 +51,32 @@ export function envSplitString(
   return undefined;
 }
 
+/** su's and runuser's long options (util-linux), and what each takes. */
+const SU_LONG: Readonly<Record<string, "script" | "value" | "flag">> = {
+  "--command": "script",
+  "--session-command": "script",
+  "--group": "value",
+  "--supp-group": "value",
+  "--shell": "value",
+  "--whitelist-environment": "value",
+  "--user": "value",
+  "--fast": "flag",
+  "--login": "flag",
+  "--preserve-environment": "flag",
+  "--pty": "flag",
+  "--help": "flag",
+  "--version": "flag",
+};
+
+/** Their short options that take a value: `c` the script, the others a name. */
+const SU_SHORT_VALUES = new Set(["c", "g", "G", "s", "w", "u"]);
+
 /**
  * `su [options] [user] -c '…'`, `runuser [options] user -c '…'`: the command given to `-c`
- * (`--command`, `--session-command`), which their shell runs.
+ * (`--command`, `--session-command`), which their shell runs. Read as their getopt_long reads
+ * it: options anywhere (`su root -c …`), a value glued to its letter (`-c'…'`, `-lc'…'`), a
+ * long name abbreviated (`--comm`); after `--`, the user and then the shell's own arguments
+ * (`su root -- -c '…'`, which the shell runs too).
  *
  * @param words The call's words.
  * @param dynamic Which words are not known before the call runs.
@@ -66,23 +89,51 @@ export function envSplitString(
  *
  * const words = ["runuser", "root", "-c", "rm -rf x"];
  * equal(suCommand(words, words.map(() => false)), "rm -rf x");
+ * // `su -c'rm -rf x'`, as bash hands it over: the script glued to `-c`
+ * equal(suCommand(["su", "-crm -rf x"], [false, false]), "rm -rf x");
  * ```
  */
 export function suCommand(
   words: readonly string[],
   dynamic: readonly boolean[],
 ): string | undefined {
+  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
+  let user = false; // whether the user was named before `--`
   for (let i = 1; i < words.length && !dynamic[i]; i++) {
     const word = words[i];
-    if (word === "--") return undefined;
-    const given = commandOption(words, dynamic, i, ["--command", "--session-command"]);
-    if (given !== null) return given;
-    if (
-      /^-[a-zA-Z]*[sgGw]$/.test(word) ||
-      /^--(?:shell|group|supp-group|whitelist-environment)$/.test(word)
-    ) {
-      i++; // its value
+    if (word === "--") {
+      const from = user ? i + 1 : i + 2;
+      return shellArguments(words.slice(from), dynamic.slice(from));
     }
+    if (word.startsWith("--")) {
+      const at = word.indexOf("=");
+      const name = at < 0 ? word : word.slice(0, at);
+      const matches = Object.keys(SU_LONG).filter((long) => long.startsWith(name));
+      const option = SU_LONG[name] ? name : matches.length === 1 ? matches[0] : undefined;
+      if (option === undefined) continue; // su refuses it: nothing runs
+      const kind = SU_LONG[option];
+      if (kind === "script") return at < 0 ? next(i + 1) : word.slice(at + 1);
+      if (kind === "value" && at < 0) i++;
+    } else if (word === "-" || !word.startsWith("-")) {
+      if (word !== "-") user = true; // `-` alone is `--login`
+    } else {
+      // In a cluster, the first letter that takes a value takes the rest (`-lc'…'`).
+      const letter = [...word.slice(1)].findIndex((l) => SU_SHORT_VALUES.has(l)) + 1;
+      if (letter === 0) continue;
+      const glued = word.slice(letter + 1);
+      if (word[letter] === "c") return glued !== "" ? glued : next(i + 1);
+      if (glued === "") i++;
+    }
+  }
+  return undefined;
+}
+
+/** The script a shell's arguments give it with `-c` (`-c '…'`, `-lc '…'`), if any. */
+function shellArguments(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
+  for (let i = 0; i < words.length && !dynamic[i]; i++) {
+    const given = commandOption(words, dynamic, i, []);
+    if (given !== null) return given;
+    if (!words[i].startsWith("-")) return undefined;
   }
   return undefined;
 }

@@ -132,6 +132,24 @@ const TABLE: [string, string][] = [
   ["runuser root -c 'rm -rf build'", "deny no-rm-rf"],
   ["su -l root -c 'rm -rf build'", "deny no-rm-rf"],
   ["su --command='rm -rf build'", "deny no-rm-rf"],
+  // As su's and runuser's getopt_long read them (the docs audit, 2026-12-04): each was "asked".
+  ["su -c'rm -rf build'", "deny no-rm-rf"],
+  ["su root -c'rm -rf build'", "deny no-rm-rf"],
+  ["su -lc'rm -rf build'", "deny no-rm-rf"],
+  ["su --comm 'rm -rf build'", "deny no-rm-rf"],
+  ["su --co='rm -rf build'", "deny no-rm-rf"],
+  ["su --se 'rm -rf build'", "deny no-rm-rf"],
+  ["su -s/bin/sh -c 'rm -rf build'", "deny no-rm-rf"],
+  ["su --sh /bin/sh root -c 'rm -rf build'", "deny no-rm-rf"],
+  ["su root -- -c 'rm -rf build'", "deny no-rm-rf"], // su hands the shell its arguments
+  ["su -- root -lc 'rm -rf build'", "deny no-rm-rf"],
+  ["runuser -c'rm -rf build'", "deny no-rm-rf"],
+  ["runuser -u root -c'rm -rf build'", "deny no-rm-rf"],
+  ["rm -r --interactive=never build", "deny no-rm-rf"], // never asks, as -f
+  ["rm -r --inter=n build", "deny no-rm-rf"],
+  ["su -c 'echo rm -rf build'", "asked"],
+  ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
+  ["rm -r --interactive=always build", "asked"],
   ["strace -o /dev/null -P /x rm -rf build", "deny no-rm-rf"],
   ["strace --trace-path /x rm -rf build", "deny no-rm-rf"],
   ["sudo -R / rm -rf build", "deny no-rm-rf"],
