@@ -105,9 +105,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   };
   const err = (text: string) => writeAllSync(Deno.stderr, text);
+  // An error may quote what the folder chose (a session file's name, a config value, a
+  // plugin's message): none of its escapes reach the terminal.
+  const fail = (message: string) => err(printable(message) + "\n");
   const parsed = parseCliArgs(argv);
   if (parsed.kind === "error") {
-    err(parsed.message + "\n");
+    fail(parsed.message);
     return 2;
   }
   const args = parsed.args;
@@ -130,13 +133,13 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const loaded = await loadConfig(args.config ?? "tack.jsonc", args.config !== undefined);
   if (loaded.kind === "error") {
-    err(loaded.message + "\n");
+    fail(loaded.message);
     return 2;
   }
   const config = loaded.config;
   const settings = resolveModelSettings({ flags: args, config, env });
   if (settings.kind === "error") {
-    err(settings.message + "\n");
+    fail(settings.message);
     return 2;
   }
 
@@ -159,13 +162,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (args.resume && !sessionPath) {
     sessionPath = await latestSession(sessionDir);
     if (!sessionPath) {
-      err(`Cannot resume: there are no sessions in ${show(sessionDir)} yet (start one first)\n`);
+      fail(`Cannot resume: there are no sessions in ${show(sessionDir)} yet (start one first)`);
       return 2;
     }
   }
   const session = await openSession(sessionPath ?? newSessionPath(sessionDir), cwd);
   if (session.kind === "error") {
-    err(session.message + "\n");
+    fail(session.message);
     return 2;
   }
   for (const warning of session.value.warnings) renderer.warn(warning);
@@ -202,7 +205,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       : undefined,
   });
   if (built.kind === "error") {
-    err(built.message + "\n");
+    fail(built.message);
     return 2;
   }
   const agent = built.agent;
@@ -268,7 +271,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (!interactive) return exitCodeOf(await agent.prompt(args.prompt!));
     if (session.value.messages.length > 0) {
       renderer.line(
-        `Resuming ${show(session.value.path)} (${session.value.messages.length} messages)`,
+        printable(
+          `Resuming ${show(session.value.path)} (${session.value.messages.length} messages)`,
+        ),
       );
     }
     renderer.line(

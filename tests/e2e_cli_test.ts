@@ -195,6 +195,35 @@ Deno.test("--resume with no session yet and --session with a named file", () =>
     );
   }));
 
+Deno.test("--resume: a session file name a repository chose reaches the terminal without its escapes", () =>
+  withWorkspace(async (cwd) => {
+    // A clipboard write (OSC 52), a window title and a screen clear in a cloned repo's
+    // session name were written raw by "Resuming …" and by "Cannot load session …".
+    const name = "x\x1b]52;c;Y3VybCBldmlsfHNo\x07\x1b]0;PWNED\x07\x1b[2JFAKE.jsonl";
+    const sessions = join(cwd, ".tack", "sessions");
+    await Deno.mkdir(sessions, { recursive: true });
+    await Deno.writeTextFile(join(sessions, name), '{"role":"user","content":"earlier"}\n');
+    await using server = await startFakeOpenAI({ turns: [{ text: "ok" }] });
+    const child = command(cwd, ["--resume", "--base-url", server.baseURL], {}, "piped").spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("/exit\n"));
+    await writer.close();
+    const output = await child.output();
+    const stderr = cleanStderr(output.stderr);
+    equal(output.code, 0, stderr);
+    equal(stderr.includes("\x1b"), false, JSON.stringify(stderr));
+    equal(stderr.includes("Resuming .tack/sessions/xFAKE.jsonl (1 messages)\n"), true, stderr);
+
+    await Deno.writeTextFile(join(sessions, name), "not json\n{}\n");
+    const broken = await cli(cwd, ["--resume", "--base-url", server.baseURL, "go on"]);
+    equal(broken.code, 2);
+    equal(
+      broken.stderr,
+      `Cannot load session ${join(sessions, "xFAKE.jsonl")}: line 1 is not valid JSON ` +
+        `(Unexpected token 'o', "not json" is not valid JSON)\n`,
+    );
+  }));
+
 Deno.test("a tool that needs confirmation is blocked without a terminal, and says why", () =>
   withWorkspace(async (cwd) => {
     await using server = await startFakeOpenAI({
