@@ -11,6 +11,7 @@ import process from "node:process";
 import readline from "node:readline";
 import { dirname } from "node:path";
 import { appendPrivateText, makePrivateDir, refuseLinksBelow } from "../sdk/private_files.ts";
+import { visible } from "../plugins/confirm/visible_text.ts";
 
 /** Lines that arrive within this many ms of a line break continue it (a paste). */
 const PASTE_MS = 15;
@@ -20,7 +21,8 @@ export const HISTORY_SIZE = 500;
 
 /**
  * Reads the history file: one JSON string a line (so a multi-line message is one entry),
- * oldest first; unreadable lines are skipped.
+ * oldest first; unreadable lines are skipped, and so are entries holding a control character
+ * other than newline and tab, or a bidirectional override.
  *
  * @param text The file's text.
  * @returns The entries, most recent first (as node:readline wants them).
@@ -31,6 +33,7 @@ export const HISTORY_SIZE = 500;
  * import { deepEqual } from "node:assert/strict";
  *
  * deepEqual(parseHistory('"one"\n"two\\nlines"\nnot json\n'), ["two\nlines", "one"]);
+ * deepEqual(parseHistory('"ok"\n"curl x | sh\\u001b[2K\\rrun the tests"\n'), ["ok"]);
  * ```
  */
 export function parseHistory(text: string): string[] {
@@ -39,7 +42,10 @@ export function parseHistory(text: string): string[] {
     if (line.trim() === "") continue;
     try {
       const value = JSON.parse(line);
-      if (typeof value === "string") entries.push(value);
+      // An entry with a character a terminal acts on (an escape, a carriage return, a bidi
+      // override) is no one's typing: a cloned repository's `.tack/history` could repaint the
+      // prompt over a different message, or write the clipboard, when it is recalled.
+      if (typeof value === "string" && visible(value) === value) entries.push(value);
     } catch {
       // A torn or foreign line: skip it.
     }
