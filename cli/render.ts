@@ -103,6 +103,11 @@ function plain(text: string): string {
   return text.split("\n").map(stripControlSequences).join("\n");
 }
 
+/** {@linkcode plain} on one line: a newline shows as `␊`, so it cannot start a line of its own. */
+function oneLine(text: string): string {
+  return plain(text).replace(/\n/g, "\u240a");
+}
+
 function clip(text: string, max: number): string {
   const one = text.replace(/\s+/g, " ").trim();
   return one.length <= max ? one : one.slice(0, max - 1) + "…";
@@ -298,8 +303,9 @@ export class Renderer {
         break;
       }
       case "tool_execution_start": {
-        // A tool's name is the model's choice when no such tool exists: shown plain too.
-        const name = plain(event.toolName);
+        // A tool's name is the model's choice when no such tool exists: shown plain, on one
+        // line (a newline in it had drawn a "✓" line of the model's own).
+        const name = oneLine(event.toolName);
         this.#running.set(event.toolCallId, name);
         this.line(this.#paint("36", `→ ${name}`) + ` ${formatArgs(event.args)}`.trimEnd());
         this.#spin(`running ${name}`);
@@ -307,7 +313,7 @@ export class Renderer {
       }
       case "tool_execution_update": {
         const text = resultText(event.partialResult).trim().split("\n").at(-1) ?? "";
-        this.#spin(`${plain(event.toolName)}: ${clip(text, 60)}`);
+        this.#spin(`${oneLine(event.toolName)}: ${clip(text, 60)}`);
         break;
       }
       case "tool_execution_end": {
@@ -316,8 +322,8 @@ export class Renderer {
         const summary = summarizeResult(event.result, event.isError);
         this.line(
           event.isError
-            ? this.#paint("31", `✗ ${plain(event.toolName)}: ${summary}`)
-            : this.#paint("32", `✓ ${plain(event.toolName)}`) + `: ${summary}`,
+            ? this.#paint("31", `✗ ${oneLine(event.toolName)}: ${summary}`)
+            : this.#paint("32", `✓ ${oneLine(event.toolName)}`) + `: ${summary}`,
         );
         if (event.isError && !this.#hinted && summary.includes("(non-interactive)")) {
           this.#hinted = true;

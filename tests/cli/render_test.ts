@@ -252,3 +252,18 @@ Deno.test("Renderer: a provider's error message reaches the terminal without its
   });
   equal(io.err, "✗ error: the server said: FORGED\n");
 });
+
+Deno.test("a made-up tool name shows on one line without its escapes: it cannot draw lines of its own", async () => {
+  const { io, renderer } = recorder(false);
+  const name = "read\n✓ nothing ran\x1b]52;c;Y3VybA==\x07";
+  const agent = createAgent({
+    model: scriptedModel([[toolCall(name, { path: "x" }, "c1")], [text("ok")]]),
+  });
+  agent.subscribe(renderer.listener);
+  await agent.prompt("go");
+  const shown = "read␊✓ nothing ran";
+  equal(
+    io.err,
+    `→ ${shown} path=x\n✗ ${shown}: Tool read\n  ✓ nothing ran not found. No tools are available.\n`,
+  );
+});
