@@ -173,16 +173,15 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   for (const warning of session.value.warnings) renderer.warn(warning);
 
-  let abortRun: () => void = () => {};
+  // Ctrl-C at a question (read as a key in raw mode, not as SIGINT) is a first press: it
+  // aborts the run, and a second press within the window exits.
+  let ctrlC: () => void = () => {};
   const effects = new Map<string, readonly string[]>();
   const ask = terminal
     ? createTerminalAsk({
       before: () => renderer.pause(),
       after: () => renderer.resume(),
-      cancelled: () => {
-        renderer.line("Aborting the run (Ctrl-C at the question).");
-        abortRun();
-      },
+      cancelled: () => ctrlC(),
       write: err,
       color,
       // The diff of a write reads the file where the fs plugin's root puts it.
@@ -209,7 +208,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const agent = built.agent;
-  abortRun = () => agent.abort();
   for (const plugin of built.plugins) {
     for (const tool of plugin.tools ?? []) effects.set(tool.name, tool.effects ?? []);
   }
@@ -255,6 +253,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         : renderer.line(text),
   });
   Deno.addSignalListener("SIGINT", interrupt.handle);
+  ctrlC = interrupt.handle;
   // SIGTERM (`timeout`, `docker stop`, a service manager) and SIGHUP (the terminal closed) end
   // the run as Ctrl-C does, so its tools are stopped and the session says so, then exit.
   const terminations = Deno.build.os === "windows" ? [] : TERMINATING_SIGNALS.map((signal) => ({

@@ -247,6 +247,35 @@ Deno.test({
 });
 
 Deno.test({
+  name: "Ctrl-C at the approval question aborts the run, and a second Ctrl-C exits",
+  ignore: skipWithoutTmux("Ctrl-C at the approval question"),
+  fn: () =>
+    withWorkspace(async (dir) => {
+      await using server = await startFakeOpenAI({
+        turns: [
+          { toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] },
+          { text: "unused" },
+        ],
+      });
+      await using term = await Terminal.start(run(dir), {
+        cwd: dir,
+        env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+      });
+      await term.waitFor(/^›\s*$/m);
+      await term.type("go");
+      await term.keys("Enter");
+      await term.waitFor(/\(a\)\s*$/);
+      await term.keys("C-c");
+      await term.waitFor(/Aborting the run\. Press Ctrl-C again to exit\./);
+      // A person's second press (the first was a key read by the question, the second a
+      // SIGINT): it exits, as docs/cli.md says. It had only printed the notice again.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await term.keys("C-c");
+      await term.waitFor(/^EXIT=130$/m);
+    }),
+});
+
+Deno.test({
   name: "keys typed while the answer streams do not answer the approval question that follows",
   ignore: skipWithoutTmux("keys typed ahead of the approval question"),
   fn: () =>
