@@ -210,8 +210,12 @@ function fromRecords(lines: readonly SessionLine[]): TimelineRun[] {
         if (!call) break;
         call.end = record.at;
         call.outcome = OUTCOMES.has(record.outcome) ? record.outcome : "error";
-        if (record.blockedBy !== undefined) call.blockedBy = record.blockedBy;
-        if (record.rewrittenBy) call.rewrittenBy = record.rewrittenBy;
+        // A session file is anyone's text: only the shapes the recorder writes are kept.
+        if (typeof record.blockedBy === "string") call.blockedBy = record.blockedBy;
+        if (
+          Array.isArray(record.rewrittenBy) &&
+          record.rewrittenBy.every((name: unknown) => typeof name === "string")
+        ) call.rewrittenBy = record.rewrittenBy;
         if (record.args) call.ranWith = record.args;
         break;
       }

@@ -174,6 +174,23 @@ Deno.test("trace command: times no clock gives and content of the wrong kind are
   }
 });
 
+Deno.test("page: who blocked or rewrote a call is shown only when the session says it as the recorder writes it", () => {
+  // Found by an attack: "rewrittenBy":"evil" made `tack trace` fail with
+  // "call.rewrittenBy.join is not a function" (exit 2, no page).
+  const lines = SESSION.map((line) =>
+    "event" in line && line.event === "tool_end" && line.toolCallId === "c3"
+      ? { ...line, blockedBy: { html: "<img>" }, rewrittenBy: "evil" }
+      : "event" in line && line.event === "tool_end" && line.toolCallId === "c1"
+      ? { ...line, rewrittenBy: ["paths", 7] }
+      : line
+  ) as unknown as typeof SESSION; // as a file may hold them, whatever the types say
+  const [first] = buildTimeline(lines).runs[0].turns;
+  equal(first.calls[2].blockedBy, undefined);
+  equal(first.calls[2].rewrittenBy, undefined);
+  equal(first.calls[0].rewrittenBy, undefined);
+  match(renderTimelineHtml(buildTimeline(lines), "s.jsonl"), /blocked by a hook/);
+});
+
 Deno.test("session: a line whose content is a string is a message only for the user", async () => {
   // Found by an attack: an assistant line with string content passed, and --resume then failed
   // as "the connection … failed: message.content.map is not a function" (exit 1, not 2).
