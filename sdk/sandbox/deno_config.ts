@@ -8,6 +8,7 @@
 import { dirname, resolve } from "node:path";
 import { hostMay } from "./host_may.ts";
 import { isWorkspaceMember, workspaceMembers } from "./workspace_member.ts";
+import { thrownText } from "../../core/thrown_text.ts";
 
 /** The names Deno looks for a config under, in its order. */
 export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
@@ -130,34 +131,46 @@ function requireReadableConfig(dir: string, project: string | undefined): void {
 /**
  * A config's text as an object: JSON first, JSONC (comments, trailing commas) only when
  * that fails, so the JSONC parser is loaded only by a host that needs it (never by a
- * sandbox child importing `@tack/agent`).
+ * sandbox child importing `@tack/agent`). Deno's own parser reads more (unquoted keys,
+ * single-quoted strings); such text is an error here, never read as something else: the
+ * JSONC parser alone would make `{ allowScripts: true }` an empty object.
  *
  * @param text A `deno.json` or `deno.jsonc` file's text.
  * @returns What it holds.
- * @throws {Error} When it is neither JSON nor JSONC.
+ * @throws {SyntaxError} When it is neither JSON nor JSONC.
  *
- * @example A config with a comment
+ * @example A config with a comment, and one with an unquoted key
  * ```ts
  * import { parseDenoConfig } from "./deno_config.ts";
- * import { deepEqual } from "node:assert/strict";
+ * import { deepEqual, rejects } from "node:assert/strict";
  *
  * deepEqual(await parseDenoConfig('{ "lock": false, // none\n }'), { lock: false });
+ * await rejects(parseDenoConfig("{ allowScripts: true }"), SyntaxError);
  * ```
  */
 export async function parseDenoConfig(text: string): Promise<unknown> {
   try {
     return JSON.parse(text);
   } catch {
-    const { parse } = await import("@std/jsonc");
-    return parse(text);
+    const { parse, printParseErrorCode } = await import("@std/jsonc");
+    // jsonc-parser (the stand-in for @std/jsonc) reports errors instead of throwing.
+    const errors: import("@std/jsonc").ParseError[] = [];
+    const value = parse(text, errors, { allowTrailingComma: true });
+    if (errors.length > 0) {
+      const { error, offset } = errors[0];
+      throw new SyntaxError(`${printParseErrorCode(error)} at offset ${offset}`);
+    }
+    return value;
   }
 }
 
 /**
- * A config's parsed text; `undefined` when it cannot be read or parsed.
+ * A config's parsed text; `undefined` when there is no such file.
  *
  * @param file The config's path.
  * @returns Its parsed content.
+ * @throws {Error} When it exists but cannot be read, or is not JSON or JSONC: what it asks
+ * of the host (install scripts, a lockfile elsewhere, a workspace) cannot be checked.
  *
  * @example
  * ```ts
@@ -168,10 +181,21 @@ export async function parseDenoConfig(text: string): Promise<unknown> {
  * ```
  */
 export async function readConfig(file: string): Promise<unknown> {
+  let text: string;
   try {
-    return await parseDenoConfig(Deno.readTextFileSync(file));
-  } catch {
-    return undefined;
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw new Error(`the config ${JSON.stringify(file)} cannot be read: ${thrownText(error)}`);
+  }
+  try {
+    return await parseDenoConfig(text);
+  } catch (error) {
+    throw new Error(
+      `the config ${JSON.stringify(file)} is not JSON or JSONC (${
+        thrownText(error)
+      }): Deno would read it, but what it asks of the host cannot be checked (quote its keys and strings)`,
+    );
   }
 }
 

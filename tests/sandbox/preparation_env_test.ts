@@ -123,6 +123,35 @@ Deno.test("a plugin's project that sets allowScripts is refused before Deno coul
   }
 });
 
+Deno.test("a plugin's deno.json that Deno reads but JSONC does not (unquoted keys, single quotes) is refused", async () => {
+  // Found by an attack: the JSONC parser read `{ allowScripts: true }` as `{}`, so every check
+  // on the project passed while Deno applied it (an install script ran as the host's user, and
+  // a lockfile named outside the project was written there).
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-loose-" }));
+  try {
+    await Deno.mkdir(`${root}/outside`);
+    for (
+      const text of [
+        '{ lock: { path: "../outside/planted.lock" } }',
+        "{ 'lock': '../outside/planted.lock' }",
+        '{ allowScripts: true, nodeModulesDir: "auto" }',
+      ]
+    ) {
+      const plugin = await pluginProject(root, {});
+      await Deno.writeTextFile(`${root}/plugin/deno.json`, text);
+      const problem = "InvalidSymbol at offset 2";
+      const message =
+        `Cannot load plugin "${plugin}": the config "${root}/plugin/deno.json" is not JSON or JSONC (${problem}): Deno would read it, but what it asks of the host cannot be checked (quote its keys and strings)`;
+      await rejects(loadPlugin(plugin, { sandbox: true, onWarning: () => {} }), { message }, text);
+      await rejects(inspectPlugin(plugin), { message }, text);
+      deepEqual([...Deno.readDirSync(`${root}/outside`)], [], text);
+      equal(await Deno.stat(`${root}/plugin/node_modules`).then(() => true, () => false), false);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("a plugin's lockfile or node_modules behind a symlinked folder is refused before Deno writes through it", async () => {
   // Found by an attack: `"lock": "sub/x"` with `sub -> <anywhere>` passed the check on the
   // path as written, and Deno wrote the lockfile there (a host project's deno.lock was cut
