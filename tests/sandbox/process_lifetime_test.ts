@@ -8,7 +8,7 @@ import type { Plugin } from "@tack/agent";
 import { loadPlugin, NO_GROUP_KILL_WARNING } from "../../sdk/sandbox/mod.ts";
 import { callTool } from "../support/sandboxed_calls.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
-import { processesWith, procStat, runningAfter } from "../support/proc_stat.ts";
+import { processesWith, procStat, running, runningAfter } from "../support/proc_stat.ts";
 
 const LEFTOVER = "./tests/fixtures/sandbox/leftover_plugin.ts";
 const LEFTOVER_HOST = "./tests/fixtures/sandbox/leftover_host.ts";
@@ -61,6 +61,62 @@ for (const confine of [true, false]) {
     },
   });
 }
+
+Deno.test({
+  name: "a process that leaves the sandbox's group (detached: true) ends with a bubblewrap sandbox",
+  ignore: skipWithoutBwrap("process lifetime"),
+  async fn() {
+    // Out of the group, the group kill misses it: the PID namespace, which ends with its first
+    // process, is what takes it down.
+    const marker = `${5000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+    const plugin = await loadPlugin(LEFTOVER, { sandbox: true, stderr: "capture" });
+    try {
+      try {
+        const started = await callTool(plugin, "start", { seconds: marker, detached: true });
+        equal(started.startsWith("started "), true, started);
+        const [sleep] = await appeared(`sleep ${marker}`);
+        // It did leave: a session and group of its own, not the sandbox's.
+        const stat = procStat(sleep.pid)!;
+        equal(stat.pgrp, sleep.pid);
+        equal(stat.session, sleep.pid);
+      } finally {
+        equal(await disposeOf(plugin), "disposed");
+      }
+      deepEqual(await runningAfter(`sleep ${marker}`, 2_000), []);
+    } finally {
+      for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+});
+
+Deno.test("without the OS layer a process that leaves the group (detached: true) outlives dispose() (not prevented)", async () => {
+  // docs/sandbox.md, "Not prevented": pinned, so a change in what holds is seen.
+  const marker = `${6000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+  const plugin = await loadPlugin(LEFTOVER, {
+    sandbox: true,
+    confine: false,
+    stderr: "capture",
+    onWarning: () => {},
+  });
+  try {
+    let pid = 0;
+    try {
+      const started = await callTool(plugin, "start", { seconds: marker, detached: true });
+      equal(started.startsWith("started "), true, started);
+      pid = Number(started.slice("started ".length));
+      deepEqual((await appeared(`sleep ${marker}`)).map((process) => process.pid), [pid]);
+    } finally {
+      equal(await disposeOf(plugin), "disposed");
+    }
+    // The sandbox's deno is gone (its group was killed); the sleep, left with no parent there,
+    // still runs.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    deepEqual(processesWith(`sleep ${marker}`).map((process) => process.pid), [pid]);
+    equal(running(pid), true);
+  } finally {
+    for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+  }
+});
 
 Deno.test({
   name: "a bubblewrap sandbox is one process group, led by the bubblewrap the host started",
