@@ -1,6 +1,8 @@
 // A sandbox's processes end with it: it is one process group (bubblewrap, the sandbox it
 // forks, what the plugin starts), killed whole, and what holds its pipes cannot hold up
-// dispose, nor outlive a host that exits without it. And a sandbox has no controlling
+// dispose, nor outlive a host that exits without it; under bubblewrap, a PID namespace, not
+// even a process that leaves the group, nor a host killed by a signal (without bubblewrap
+// both are not prevented, and pinned). And a sandbox has no controlling
 // terminal, even when its host has one (a granted stty finds none at /dev/tty; the host's
 // own file descriptors are another way, not prevented without bubblewrap: docs/sandbox.md).
 import { deepEqual, equal } from "node:assert/strict";
@@ -199,6 +201,63 @@ Deno.test("a host that exits without dispose() (a second Ctrl-C) takes its sandb
     // The group was killed (SIGKILL) as the host exited: the sleep (of over an hour) is gone
     // within moments (a loaded machine may take a few to deliver the signal).
     deepEqual(await runningAfter(`sleep ${marker}`, 2_000), []);
+  } finally {
+    for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+  }
+});
+
+/**
+ * Starts the killed host (`flags`: without the OS layer), waits for its plugin's sleep to have
+ * started, then kills the host with SIGKILL (no exit handler runs).
+ */
+async function killHost(marker: string, layer: "bwrap" | "flags"): Promise<string> {
+  const host = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "./tests/fixtures/sandbox/killed_host.ts", marker, layer],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const guard = setTimeout(() => host.kill("SIGKILL"), 20_000);
+  let line = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of host.stdout) {
+    line += decoder.decode(chunk, { stream: true });
+    if (line.includes("\n")) break;
+  }
+  await appeared(`sleep ${marker}`);
+  host.kill("SIGKILL");
+  const status = await host.status;
+  clearTimeout(guard);
+  equal(status.signal, "SIGKILL");
+  return line.trim();
+}
+
+Deno.test({
+  name: "a host killed by a signal takes its bubblewrap sandbox with it (--die-with-parent)",
+  ignore: skipWithoutBwrap("process lifetime"),
+  async fn() {
+    const marker = `${7000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+    try {
+      const line = await killHost(marker, "bwrap");
+      equal(line.startsWith("started "), true, line);
+      deepEqual(await runningAfter(`sleep ${marker}`, 2_000), []);
+    } finally {
+      for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+    }
+  },
+});
+
+Deno.test("without the OS layer what a plugin started outlives a host killed by a signal (not prevented)", async () => {
+  // docs/sandbox.md, "Not prevented": the sandbox's deno reads the end of its stdin and exits,
+  // what the plugin started keeps running.
+  const marker = `${8000 + Math.floor(Math.random() * 1000)}.${Date.now() % 1_000_000}`;
+  try {
+    const line = await killHost(marker, "flags");
+    const pid = Number(line.slice("started ".length));
+    equal(line, `started ${pid}`);
+    deepEqual(await runningAfter("tests/fixtures/sandbox/leftover_plugin.ts", 2_000), []);
+    deepEqual(processesWith(`sleep ${marker}`).map((process) => process.pid), [pid]);
+    equal(running(pid), true);
   } finally {
     for (const { pid } of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
   }
