@@ -224,11 +224,12 @@ async function killHost(marker: string, layer: "bwrap" | "flags"): Promise<strin
     line += decoder.decode(chunk, { stream: true });
     if (line.includes("\n")) break;
   }
-  await appeared(`sleep ${marker}`);
+  const sleeps = (await appeared(`sleep ${marker}`)).length;
   host.kill("SIGKILL");
   const status = await host.status;
   clearTimeout(guard);
   equal(status.signal, "SIGKILL");
+  equal(sleeps, 1);
   return line.trim();
 }
 
