@@ -98,6 +98,33 @@ async function withServer(body: (server: TestServer) => Promise<void>): Promise<
         return Response.redirect(`${here}/echo`, 303);
       case "/to-other-origin":
         return Response.redirect(`http://localhost:${url.port}/echo`, 307);
+      case "/credentials":
+        return Response.json({
+          authorization: req.headers.get("authorization"),
+          cookie: req.headers.get("cookie"),
+          proxyAuthorization: req.headers.get("proxy-authorization"),
+          custom: req.headers.get("x-custom"),
+        });
+      case "/hop":
+        // A redirect to ?to= (another origin, or this one).
+        return Response.redirect(url.searchParams.get("to")!, 302);
+      case "/trickle": {
+        // Headers at once, then a byte every 200 ms for 10 s.
+        let sent = 0;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const stream = new ReadableStream<Uint8Array>({
+          pull: (controller) =>
+            new Promise<void>((resolve) => {
+              timer = setTimeout(() => {
+                if (sent++ >= 50) controller.close();
+                else controller.enqueue(new TextEncoder().encode("t"));
+                resolve();
+              }, 200);
+            }),
+          cancel: () => clearTimeout(timer),
+        });
+        return new Response(stream, { headers: { "content-type": "text/plain" } });
+      }
       default:
         return new Response("?", { status: 500 });
     }
@@ -300,6 +327,66 @@ Deno.test("fetch_url: credentials are dropped when a redirect changes origin", a
       authorization: "Bearer secret",
       custom: null,
     });
+  });
+});
+
+Deno.test("fetch_url: Authorization, Cookie and Proxy-Authorization are dropped on a redirect to another origin, kept on one to the same", async () => {
+  await withServer(async (server) => {
+    const credentials = {
+      authorization: "Bearer secret",
+      cookie: "session=secret",
+      "proxy-authorization": "Basic c2VjcmV0",
+      "x-custom": "kept",
+    };
+    const hop = (to: string) =>
+      toolCall("fetch_url", {
+        url: `${server.base}/hop?to=${encodeURIComponent(to)}`,
+        headers: credentials,
+      });
+    const results = await run(
+      http({
+        allowedHosts: [server.host, `localhost:${server.port}`],
+        allowPrivateAddresses: true,
+      }),
+      [
+        hop(`http://localhost:${server.port}/credentials`),
+        hop(`${server.base}/credentials`),
+      ],
+    );
+    const echoed = (r: ToolResultMessage) =>
+      JSON.parse(textOf(r).split("\n\n").slice(1).join("\n\n"));
+    deepEqual(results.map((r) => [(r.details as { redirects: number }).redirects, r.isError]), [
+      [1, false],
+      [1, false],
+    ]);
+    deepEqual(echoed(results[0]), {
+      authorization: null,
+      cookie: null,
+      proxyAuthorization: null,
+      custom: "kept",
+    });
+    deepEqual(echoed(results[1]), {
+      authorization: "Bearer secret",
+      cookie: "session=secret",
+      proxyAuthorization: "Basic c2VjcmV0",
+      custom: "kept",
+    });
+  });
+});
+
+Deno.test("fetch_url: the timeout bounds the body too (a server trickling one byte every 200 ms)", async () => {
+  await withServer(async (server) => {
+    const started = Date.now();
+    const [result] = await run(plugin(server, { timeoutSeconds: 1 }), [
+      toolCall("fetch_url", { url: `${server.base}/trickle` }),
+    ]);
+    const took = Date.now() - started;
+    deepEqual(outcome(result), [
+      `Request to ${server.base}/trickle timed out after 1 seconds`,
+      true,
+    ]);
+    // The body would take 10 s.
+    equal(took < 2_500, true, `took ${took} ms`);
   });
 });
 
