@@ -1,6 +1,7 @@
 /**
- * The shell plugin on real bash processes: exit codes, timeouts and aborts that kill the
- * whole process group, capped output, progress, sequential batches, bad arguments.
+ * The shell plugin on real bash processes: exit codes, timeouts, aborts and dispose() that
+ * kill the whole process group, closed stdin, capped output, progress, sequential batches,
+ * bad arguments.
  */
 
 import {
@@ -333,5 +334,106 @@ Deno.test("bash: the host's API keys stay with the host; the allowlist and env p
       Deno.env.delete("GITHUB_TOKEN");
       Deno.env.delete("LC_TACK_TEST");
     }
+  });
+});
+
+Deno.test("bash: stdin is closed (/dev/null): an interactive read fails at once, even when the host's stdin has a line to read", async () => {
+  await withRoot(async (root) => {
+    // A host whose own stdin is a pipe holding a line, kept open: a command that inherited it
+    // would read that line (or wait for more).
+    const shellModule = new URL("../../plugins/shell/mod.ts", import.meta.url).href;
+    const source = `import { shell } from ${JSON.stringify(shellModule)};
+      const plugin = shell({ root: ${JSON.stringify(root)}, timeoutSeconds: 5 });
+      const result = await plugin.tools[0].execute(
+        { command: "read -r l; echo rc=$?; readlink /proc/self/fd/0" },
+        { toolCallId: "1", signal: new AbortController().signal },
+      );
+      console.log(JSON.stringify([result.content[0].text, result.details]));`;
+    const host = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--ext=ts", source],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const guard = setTimeout(() => host.kill("SIGKILL"), 20_000);
+    const writer = host.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("typed by the user\n"));
+    const { stdout } = await host.output();
+    clearTimeout(guard);
+    await writer.close().catch(() => {});
+    const [output, details] = JSON.parse(new TextDecoder().decode(stdout));
+    equal(output, "rc=1\n/dev/null\n");
+    deepEqual(details, { exitCode: 0, outputChars: 15, elidedChars: 0 });
+  });
+});
+
+/** Waits (up to 5 s) until the files exist and are not empty: the pids a command wrote. */
+async function pidsWritten(root: string, names: string[]): Promise<number[]> {
+  for (let i = 0; i < 100; i++) {
+    const texts = await Promise.all(
+      names.map((name) => Deno.readTextFile(`${root}/${name}`).catch(() => "")),
+    );
+    if (texts.every((text) => text.endsWith("\n"))) return texts.map(Number);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${names.join(", ")} not written within 5 s`);
+}
+
+const RUNS_ON = "echo $$ > pid; sleep 1000 & echo $! > child; wait";
+
+/** Whether `pid` is gone or a zombie (nobody reaps orphans in a container), now. */
+function deadNow(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+Deno.test("bash: agent.dispose() mid-call kills the running command (and its children) and waits for it", async () => {
+  await withRoot(async (root) => {
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: RUNS_ON })], [text("never")]]),
+      plugins: [shell({ root, timeoutSeconds: 600 })],
+    });
+    const prompt = agent.prompt("go").catch((error: Error) => error);
+    const [pid, child] = await pidsWritten(root, ["pid", "child"]);
+    equal(deadNow(pid), false);
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const disposed = await Promise.race([
+      agent.dispose().then(() => "disposed"),
+      new Promise((resolve) => bound = setTimeout(() => resolve("dispose hung"), 5_000)),
+    ]);
+    clearTimeout(bound);
+    equal(disposed, "disposed");
+    // It waited: the shell is gone once dispose() returned.
+    equal(deadNow(pid), true, `the shell ${pid} still runs after dispose()`);
+    ok(await isDead(child), `its child ${child} survived dispose()`);
+    await prompt;
+  });
+});
+
+Deno.test("bash: the plugin's dispose() kills a call still running and waits for it", async () => {
+  await withRoot(async (root) => {
+    const plugin = shell({ root, timeoutSeconds: 600 });
+    const call = Promise.resolve(
+      plugin.tools![0].execute({ command: RUNS_ON }, {
+        toolCallId: "1",
+        signal: new AbortController().signal,
+      }),
+    ).then(() => "returned", (error: Error) => `error: ${error.message}`);
+    const [pid, child] = await pidsWritten(root, ["pid", "child"]);
+    equal(deadNow(pid), false);
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const disposed = await Promise.race([
+      Promise.resolve(plugin.dispose!()).then(() => "disposed"),
+      new Promise((resolve) => bound = setTimeout(() => resolve("dispose hung"), 5_000)),
+    ]);
+    clearTimeout(bound);
+    equal(disposed, "disposed");
+    equal(deadNow(pid), true, `the shell ${pid} still runs after dispose()`);
+    ok(await isDead(child), `its child ${child} survived dispose()`);
+    equal(await call, "error: (no output)\n\nCommand aborted");
   });
 });
