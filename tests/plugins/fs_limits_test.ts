@@ -1,7 +1,7 @@
 /**
  * The fs tools against files built to hurt the host: a file too large to grep (never
  * read), a multi-gigabyte single line (read in bounded memory, stopped by the call's
- * timeout or abort), FIFOs and sockets (refused, never opened), and a hard link to a file
+ * timeout or abort), FIFOs, sockets and devices (refused, never opened), and a hard link to a file
  * outside the root (refused for reading and writing).
  */
 
@@ -173,6 +173,91 @@ Deno.test("fs: FIFOs and sockets are refused by read, grep, write and edit, skip
       socket.close();
     }
   });
+});
+
+/** Whether this process can make device nodes (root, and mknod allowed here). */
+const CAN_MKNOD = await (async () => {
+  if (Deno.uid() !== 0) return false;
+  const dir = await Deno.makeTempDir({ prefix: "tack_mknod_probe_" });
+  try {
+    const made = await new Deno.Command("mknod", { args: [`${dir}/zero`, "c", "1", "5"] })
+      .output().catch(() => undefined);
+    return made?.success === true && Deno.lstatSync(`${dir}/zero`).isCharDevice === true;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+})();
+
+Deno.test({
+  name:
+    "fs: devices (/dev/zero, /dev/null, a block device) are refused by read, grep, write and edit, skipped by grep's walk (needs root: mknod)",
+  ignore: !CAN_MKNOD,
+  async fn() {
+    await withRoot(async (root) => {
+      for (
+        const [name, ...node] of [["zero", "c", "1", "5"], ["null", "c", "1", "3"], [
+          "loop",
+          "b",
+          "7",
+          "0",
+        ]]
+      ) {
+        const made = await new Deno.Command("mknod", { args: [`${root}/${name}`, ...node] })
+          .output();
+        equal(made.success, true, new TextDecoder().decode(made.stderr));
+      }
+      const refused = (
+        name: string,
+        kind: string,
+      ) => [`${name} is ${kind}, not a regular file; fs tools only open regular files`, true];
+      const outcomes = await call(
+        root,
+        [
+          toolCall("read", { path: "zero" }),
+          toolCall("read", { path: "null" }),
+          toolCall("read", { path: "loop" }),
+          toolCall("grep", { pattern: "x", path: "zero" }),
+          toolCall("grep", { pattern: "x", path: "null" }),
+          toolCall("write", { path: "null", content: "x" }),
+          toolCall("write", { path: "zero", content: "x" }),
+          toolCall("edit", { path: "null", oldText: "a", newText: "b" }),
+          toolCall("edit", { path: "zero", oldText: "a", newText: "b" }),
+          toolCall("grep", { pattern: "x" }),
+          // A device opened would block or never end: bounded, a regression fails, not hangs.
+        ],
+        {},
+        5_000,
+      );
+      deepEqual(outcomes.map((o) => [o.text, o.isError]), [
+        refused("zero", "a character device"),
+        refused("null", "a character device"),
+        refused("loop", "a block device"),
+        refused("zero", "a character device"),
+        refused("null", "a character device"),
+        refused("null", "a character device"),
+        refused("zero", "a character device"),
+        refused("null", "a character device"),
+        refused("zero", "a character device"),
+        ["No matches for x in .", false],
+      ]);
+      deepEqual(outcomes[9].details, {
+        matches: 0,
+        files: 0,
+        limitReached: false,
+        skippedFiles: 3,
+      });
+      // Nothing was written: the nodes are still the devices, and nothing else is there.
+      const entries = [...Deno.readDirSync(root)].map((entry) => entry.name).sort();
+      deepEqual(entries, ["loop", "null", "zero"]);
+      deepEqual(
+        entries.map((name) => {
+          const info = Deno.lstatSync(`${root}/${name}`);
+          return [name, info.isCharDevice, info.isBlockDevice, info.isFile];
+        }),
+        [["loop", false, true, false], ["null", true, false, false], ["zero", true, false, false]],
+      );
+    });
+  },
 });
 
 Deno.test("fs: a hard link to a file outside the root is neither read nor written", async () => {
