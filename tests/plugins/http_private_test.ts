@@ -2,13 +2,15 @@
  * fetch_url does not reach the machine it runs on or its network unless told to: a
  * loopback server is refused through the machine's own host name (resolved with DNS),
  * `localhost`, `127.1`, `[::1]`, `0.0.0.0` and an IPv4-mapped IPv6 address, even when
- * listed, until `allowPrivateAddresses` is set. The server counts the requests it got.
+ * listed, until `allowPrivateAddresses` is set, nor through a redirect from a public address
+ * (1.2.3.4 in a network namespace of its own). The server counts the requests it got.
  */
 
 import { createAgent, type Plugin, scriptedModel, text, toolCall } from "@tack/agent";
 import { http, nonPublicRange } from "@tack/agent/plugins/http";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
+import { outputWithin } from "../support/run_script.ts";
 
 const RULE = "fetch_url refuses loopback, private, link-local and unspecified addresses " +
   "unless the http option allowPrivateAddresses is true";
@@ -165,4 +167,76 @@ Deno.test("fetch_url: a name with no A or AAAA record is refused (fetch asks oth
     [`http://127.0.0.1:${port}/`],
   );
   equal(listed, "HTTP 200 OK (text/plain;charset=UTF-8)\n\ninside");
+});
+
+// A public-looking first hop: 1.2.3.4 on the loopback device of a network namespace of its own
+// (`unshare -rn`: nothing leaves it), where a host runs the plugin against a server on 0.0.0.0.
+const NETNS_SETUP = "ip link set lo up && ip addr add 1.2.3.4/32 dev lo";
+const HAVE_NETNS = await new Deno.Command("unshare", {
+  args: ["-rn", "sh", "-c", NETNS_SETUP],
+  stdout: "null",
+  stderr: "null",
+}).output().then((out) => out.success, () => false);
+
+Deno.test({
+  name:
+    "fetch_url: a redirect from an allowed public address to 127.0.0.1 is refused (checked again on each redirect; needs unshare -rn and ip)",
+  ignore: !HAVE_NETNS,
+  async fn() {
+    const at = (path: string) => new URL(path, import.meta.url).href;
+    const source = `
+      import { createAgent, scriptedModel, text, toolCall } from ${
+      JSON.stringify(at("../../mod.ts"))
+    };
+      import { http } from ${JSON.stringify(at("../../plugins/http/mod.ts"))};
+      const hits = [];
+      const server = Deno.serve({ hostname: "0.0.0.0", port: 0, onListen() {} }, (req) => {
+        const url = new URL(req.url);
+        hits.push(url.host + url.pathname);
+        return url.pathname === "/hop"
+          ? Response.redirect("http://127.0.0.1:" + url.port + "/inside", 302)
+          : new Response("inside");
+      });
+      const port = server.addr.port;
+      const calls = ["/hop", "/inside"].map((path) =>
+        toolCall("fetch_url", { url: "http://1.2.3.4:" + port + path })
+      );
+      const agent = createAgent({
+        model: scriptedModel([calls, [text("done")]]),
+        plugins: [http({ allowedHosts: ["1.2.3.4:" + port, "127.0.0.1:" + port] })],
+      });
+      const results = (await agent.prompt("go")).filter((m) => m.role === "toolResult")
+        .map((r) => [r.content.map((c) => c.text).join(""), r.isError]);
+      console.log(JSON.stringify({ port, results, hits }));
+      await server.shutdown();`;
+    const { stdout, stderr, code } = await outputWithin(
+      new Deno.Command("unshare", {
+        args: [
+          "-rn",
+          "sh",
+          "-c",
+          `${NETNS_SETUP} && exec "$0" eval --ext=ts "$1"`,
+          Deno.execPath(),
+          source,
+        ],
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }),
+      20_000,
+    );
+    equal(code, 0, stderr);
+    const { port, results, hits } = JSON.parse(stdout);
+    deepEqual(results, [
+      [
+        `Redirect from http://1.2.3.4:${port}/hop to http://127.0.0.1:${port}/inside refused: ` +
+        `Host 127.0.0.1:${port} is a loopback address; ${RULE}`,
+        true,
+      ],
+      // The first hop's address passes: fetched directly, it answers.
+      ["HTTP 200 OK (text/plain;charset=UTF-8)\n\ninside", false],
+    ]);
+    // The server never saw a request on 127.0.0.1.
+    deepEqual(hits, [`1.2.3.4:${port}/hop`, `1.2.3.4:${port}/inside`]);
+  },
 });
