@@ -1,6 +1,6 @@
 /**
- * An MCP listing followed page by page, bounded: a server may list only so many items, in
- * only so many pages, within one deadline for the whole listing, so one sending cursors
+ * An MCP listing followed page by page, bounded: a server may list only so many items, of only
+ * so many characters, in only so many pages, within one deadline for the whole listing, so one sending cursors
  * forever, or slowly, cannot hold the host.
  *
  * @module
@@ -12,6 +12,11 @@ import { settledWithin } from "../../sdk/sleep.ts";
 export const MAX_LISTED_TOOLS = 1000;
 /** The most resources, resource templates or prompts a server may list. */
 export const MAX_LISTED_ITEMS = 10_000;
+/**
+ * The most characters a listing's items may take together, as JSON: a server listed 60 tools
+ * with a 9 MB description each (one page each), and 200 such pages ran the host out of memory.
+ */
+export const MAX_LISTING_CHARS = 4_000_000;
 /** The most pages a listing may take. */
 export const MAX_LIST_PAGES = 1000;
 
@@ -40,7 +45,8 @@ export interface ListPage<T> {
  * for a listing whose time started before it was asked for.
  * @returns Every item.
  * @throws {Error} `Cannot list the <what> of MCP server "<server>": it lists more than
- * <most>` (or `it sent more than 1000 pages`, or `it did not list them all within <ms> ms`
+ * <most>` (or `it lists more than 4000000 characters` when the items' JSON passes
+ * {@linkcode MAX_LISTING_CHARS}, or `it sent more than 1000 pages`, or `it did not list them all within <ms> ms`
  * when a page was not done by the deadline), and whatever `page` throws.
  *
  * @example A listing of two pages
@@ -91,6 +97,7 @@ export async function listPages<T>(
   const deadline = since + withinMs;
   const late = () => refuse(`did not list them all within ${withinMs} ms`);
   const items: T[] = [];
+  let chars = 0;
   let cursor: string | undefined;
   for (let pages = 1;; pages++) {
     if (pages > MAX_LIST_PAGES) throw refuse(`sent more than ${MAX_LIST_PAGES} pages`);
@@ -108,6 +115,8 @@ export async function listPages<T>(
       throw error;
     }
     if (items.length + result.items.length > most) throw refuse(`lists more than ${most}`);
+    chars += JSON.stringify(result.items).length;
+    if (chars > MAX_LISTING_CHARS) throw refuse(`lists more than ${MAX_LISTING_CHARS} characters`);
     items.push(...result.items);
     cursor = result.next;
     if (cursor === undefined) return items;

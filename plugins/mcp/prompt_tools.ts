@@ -11,14 +11,22 @@ import type { McpConnection } from "./connection.ts";
 import { mapResult } from "./map_result.ts";
 import { failRequest, type ServerToolOptions } from "./resource_tools.ts";
 import { toolName } from "./tool_name.ts";
+import { clipText, MAX_DESCRIPTION_CHARS } from "./clip_text.ts";
 import type { McpCallDetails } from "./to_tack_tool.ts";
 
+/** One listed prompt, its descriptions cut as a tool's are. */
 function promptLine(prompt: Prompt): string {
   const args = (prompt.arguments ?? []).map((
     arg: { name: string; required?: boolean; description?: string },
-  ) => `${arg.name}${arg.required ? "" : "?"}${arg.description ? ` (${arg.description})` : ""}`);
+  ) =>
+    `${arg.name}${arg.required ? "" : "?"}${
+      arg.description ? ` (${clipText(arg.description, MAX_DESCRIPTION_CHARS)})` : ""
+    }`
+  );
   const about = prompt.description ?? prompt.title;
-  return `- ${prompt.name}(${args.join(", ")})${about ? `: ${about}` : ""}`;
+  return `- ${prompt.name}(${args.join(", ")})${
+    about ? `: ${clipText(about, MAX_DESCRIPTION_CHARS)}` : ""
+  }`;
 }
 
 /** A prompt's messages as parts: each message's text after its role, images as they are. */

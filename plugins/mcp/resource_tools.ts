@@ -18,6 +18,7 @@ import { describeFailure } from "./describe_failure.ts";
 import type { McpCallDetails } from "./to_tack_tool.ts";
 import { mapResult } from "./map_result.ts";
 import { toolName } from "./tool_name.ts";
+import { clipText, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from "./clip_text.ts";
 
 /** How the resource tools are named and bounded. */
 export interface ServerToolOptions {
@@ -48,9 +49,11 @@ function asText(contents: Contents): Contents {
   return { ...rest, text: new TextDecoder().decode(bytes) };
 }
 
+/** One listed resource or template, its name and description cut as a tool's are. */
 function line(uri: string, name: string, mimeType?: string, description?: string): string {
   const type = mimeType ? ` (${mimeType})` : "";
-  return `- ${uri}: ${name}${type}${description ? ` — ${description}` : ""}`;
+  const about = description ? ` — ${clipText(description, MAX_DESCRIPTION_CHARS)}` : "";
+  return `- ${uri}: ${clipText(name, MAX_TITLE_CHARS)}${type}${about}`;
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
 import { describeFailure } from "./describe_failure.ts";
 import { mapResult, textOf } from "./map_result.ts";
+import { clipText, MAX_DESCRIPTION_CHARS, MAX_TITLE_CHARS } from "./clip_text.ts";
 import { paceProgress } from "../../sdk/pace_progress.ts";
 
 /** The `details` of an MCP tool's result (and of its error results). */
@@ -93,7 +94,9 @@ function progressText(progress: Progress): string {
 }
 
 /**
- * Wraps an MCP tool as a Tack tool whose `execute` calls it through `connection`. The
+ * Wraps an MCP tool as a Tack tool whose `execute` calls it through `connection`. Its
+ * description is cut to `MAX_DESCRIPTION_CHARS` and its title (the label) to `MAX_TITLE_CHARS`,
+ * with a note saying how much was cut: the model is sent them with every call. The
  * call's `signal` cancels the MCP request; the server's `isError` results and every
  * failure (server gone, timeout, protocol error) become error results whose text names
  * the server; progress notifications become `tool_execution_update` events: the first at
@@ -128,12 +131,15 @@ export function toTackTool(
   options: TackToolOptions,
 ): AgentTool<Record<string, unknown>, McpCallDetails> {
   const server = connection.server;
-  const label = tool.title ?? tool.annotations?.title;
+  const title = tool.title ?? tool.annotations?.title;
+  const label = title === undefined ? undefined : clipText(title, MAX_TITLE_CHARS);
   const { parameters, note } = schemaOf(tool, options.schemaTally);
+  const description = tool.description === undefined
+    ? undefined
+    : clipText(tool.description, MAX_DESCRIPTION_CHARS);
   return {
     name: options.name,
-    description: (tool.description ?? label ?? `MCP tool ${tool.name} of server ${server}`) +
-      note,
+    description: (description ?? label ?? `MCP tool ${tool.name} of server ${server}`) + note,
     parameters,
     ...(label ? { label } : {}),
     effects: options.effects,
