@@ -1,6 +1,7 @@
 /**
- * MCP tool results as Tack content: text and images pass through, everything else
- * becomes a short text the model can read.
+ * MCP tool results as Tack content: text and images pass through (at most
+ * {@linkcode MAX_RESULT_IMAGES} images a result), everything else becomes a short text the
+ * model can read.
  *
  * @module
  */
@@ -17,6 +18,47 @@ export interface MappedResult {
   isError: boolean;
   /** The server's `structuredContent`, if any, for `details`. */
   structuredContent?: Record<string, unknown>;
+}
+
+/**
+ * The most images one result shows the model: the result budget counts text only, and a server
+ * sent 150,000 tiny images in one result, every one of them sent again with each later model
+ * call.
+ */
+export const MAX_RESULT_IMAGES = 20;
+
+/**
+ * Content with at most {@linkcode MAX_RESULT_IMAGES} images: the first are kept, the rest left
+ * out, with a note at the end saying how many.
+ *
+ * @param content Mapped content.
+ * @returns `content` itself when it has few enough images; else a copy without the rest.
+ *
+ * @example 25 images
+ * ```ts
+ * import { capImages } from "@tack/agent/plugins/mcp";
+ * import { equal } from "node:assert/strict";
+ *
+ * const pixel = { type: "image" as const, data: "AA==", mimeType: "image/png" };
+ * const capped = capImages(Array.from({ length: 25 }, () => pixel));
+ * equal(capped.length, 21);
+ * equal(capped[20].type === "text" && capped[20].text, "[5 more images left out: a result shows at most 20]");
+ * ```
+ */
+export function capImages(
+  content: (TextContent | ImageContent)[],
+): (TextContent | ImageContent)[] {
+  let images = 0;
+  const kept = content.filter((part) => part.type !== "image" || ++images <= MAX_RESULT_IMAGES);
+  if (images <= MAX_RESULT_IMAGES) return content;
+  const left = images - MAX_RESULT_IMAGES;
+  kept.push({
+    type: "text",
+    text: `[${left} more image${
+      left === 1 ? "" : "s"
+    } left out: a result shows at most ${MAX_RESULT_IMAGES}]`,
+  });
+  return kept;
 }
 
 function bytesOf(base64: string): number {
@@ -61,7 +103,8 @@ function mapBlock(block: ContentBlock): TextContent | ImageContent {
 /**
  * Maps an MCP `tools/call` result to Tack content. Text and images pass through; an
  * embedded text resource becomes its text under a `[resource <uri>]` line; audio, binary
- * resources and resource links become a one-line note. A result with no content but
+ * resources and resource links become a one-line note. Past {@linkcode MAX_RESULT_IMAGES}
+ * images, the rest are left out with a note (see {@linkcode capImages}). A result with no content but
  * `structuredContent` shows that as JSON.
  *
  * @param result What the server answered.
@@ -83,7 +126,7 @@ function mapBlock(block: ContentBlock): TextContent | ImageContent {
  */
 export function mapResult(result: CallToolResult): MappedResult {
   const blocks = Array.isArray(result.content) ? result.content : [];
-  const content = blocks.map(mapBlock);
+  const content = capImages(blocks.map(mapBlock));
   let structured = result.structuredContent;
   // Kept in the result's details, which events, `--json` and session files write whole: a
   // server's 200,000 levels overflowed the stack of every JSON.stringify after it.

@@ -27,7 +27,13 @@ export { ServerLink } from "./server_link.ts";
 export type { ListPage } from "./list_pages.ts";
 export { INHERITED_ENV, StdioTransport, type StdioTransportOptions } from "./stdio_transport.ts";
 export { describeFailure, errorText } from "./describe_failure.ts";
-export { type MappedResult, mapResult, textOf } from "./map_result.ts";
+export {
+  capImages,
+  type MappedResult,
+  mapResult,
+  MAX_RESULT_IMAGES,
+  textOf,
+} from "./map_result.ts";
 export type {
   McpHttpServer,
   McpLimits,

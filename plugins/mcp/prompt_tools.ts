@@ -8,7 +8,7 @@ import { type AgentTool, defineTool, type ImageContent, type TextContent } from 
 import { Type } from "typebox";
 import type { CallToolResult, GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js";
 import type { McpConnection } from "./connection.ts";
-import { mapResult } from "./map_result.ts";
+import { capImages, mapResult } from "./map_result.ts";
 import { failRequest, type ServerToolOptions } from "./resource_tools.ts";
 import { toolName } from "./tool_name.ts";
 import { clipText, MAX_DESCRIPTION_CHARS } from "./clip_text.ts";
@@ -29,7 +29,10 @@ function promptLine(prompt: Prompt): string {
   }`;
 }
 
-/** A prompt's messages as parts: each message's text after its role, images as they are. */
+/**
+ * A prompt's messages as parts: each message's text after its role, images as they are (at most
+ * `MAX_RESULT_IMAGES` in all, as in a tool's result).
+ */
 function promptContent(result: GetPromptResult): (TextContent | ImageContent)[] {
   const parts: (TextContent | ImageContent)[] = [];
   if (result.description) parts.push({ type: "text", text: result.description });
@@ -43,7 +46,7 @@ function promptContent(result: GetPromptResult): (TextContent | ImageContent)[] 
       ...(part.type === "image" ? [part] : []),
     );
   }
-  return parts;
+  return capImages(parts);
 }
 
 /**
