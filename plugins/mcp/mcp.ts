@@ -23,6 +23,7 @@ import { promptTools } from "./prompt_tools.ts";
 import { resourceTools } from "./resource_tools.ts";
 import { settledWithin } from "../../sdk/sleep.ts";
 import { listingWarnings } from "./listing_warnings.ts";
+import { refreshPace } from "./refresh_pace.ts";
 
 /** The plugin `mcp()` returns: a {@linkcode Plugin} plus its servers' connections. */
 export interface McpPlugin extends Plugin {
@@ -37,7 +38,9 @@ export interface McpPlugin extends Plugin {
   /**
    * Lists the servers' tools again and gives the new list to every agent the plugin is in
    * (done on each `notifications/tools/list_changed`; a failed refresh keeps the old list).
-   * A refresh, connecting again included, takes at most `connectTimeoutMs`.
+   * A refresh, connecting again included, takes at most `connectTimeoutMs`. One announced by a
+   * server starts at least a second after the last refresh ended (more while announcements
+   * keep coming, see `refreshPace`); this one starts as soon as the refresh under way is done.
    */
   refreshTools(): Promise<void>;
   /** Closes every connection and ends the server processes; idempotent. */
@@ -197,7 +200,10 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   );
   const warn = options.onWarning ?? ((message: string) => console.warn(`Tack: ${message}`));
   const warnings = new Map(servers.map(([server]) => [server, listingWarnings(warn)]));
+  // Aborted on dispose: a refresh waiting for its turn does not start.
+  const closing = new AbortController();
   const dispose = async (): Promise<void> => {
+    closing.abort();
     await Promise.all([...connections.values()].map((connection) => connection.close()));
   };
   const build = async (strict: boolean) => {
@@ -259,21 +265,38 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
   }
   // Runtime tool changes: each agent's handle, and one refresh at a time. A refresh that has
   // not started yet lists after every change announced so far, so a burst of announcements
-  // waits for one refresh, not one each. Each refresh is bounded (the connect timeout).
+  // waits for one refresh, not one each. Each refresh is bounded (the connect timeout). An
+  // announced refresh starts only so soon after the last one ended (`refreshPace`): a server
+  // that announced a change after every listing kept the host listing without a pause.
   const hosts: PluginHost[] = [];
+  const pace = refreshPace();
   let refreshing: Promise<void> = Promise.resolve();
   let waiting: Promise<void> | undefined;
+  // Ends the wait of the refresh not started yet: the host asked for one.
+  let hurry = new AbortController();
   // Whether no refresh is under way or queued; and, while some are, whether a model call gave
   // up waiting for them (the calls after it do not wait until they are done).
   let idle = true;
   let stalled = false;
-  const refreshTools = (): Promise<void> => {
-    if (waiting) return waiting;
+  const refresh = (announced: boolean): Promise<void> => {
+    if (waiting) {
+      if (!announced) hurry.abort();
+      return waiting;
+    }
+    const asked = performance.now();
+    hurry = new AbortController();
+    const { signal } = hurry;
     const run = refreshing.then(async () => {
+      if (announced) await pace.wait(asked, AbortSignal.any([signal, closing.signal]));
+      if (closing.signal.aborted) return;
       waiting = undefined;
-      const next = await build(false);
-      for (const host of hosts) host.setTools(next);
-      tools = next;
+      try {
+        const next = await build(false);
+        for (const host of hosts) host.setTools(next);
+        tools = next;
+      } finally {
+        pace.ended();
+      }
     });
     waiting = run;
     idle = false;
@@ -285,9 +308,10 @@ export async function mcp(options: McpOptions): Promise<McpPlugin> {
     refreshing = settled;
     return run;
   };
+  const refreshTools = () => refresh(false);
   for (const connection of connections.values()) {
     connection.onToolsChanged(() =>
-      void refreshTools().catch((error) =>
+      void refresh(true).catch((error) =>
         warn(
           `Cannot refresh the tools of MCP plugin "${name}"; it keeps the tools listed before: ${
             errorText(error)

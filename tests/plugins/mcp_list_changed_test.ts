@@ -111,3 +111,36 @@ Deno.test("a tools refresh is bounded by one deadline, connecting again included
     await server.shutdown();
   }
 });
+
+/** Waits until `check` holds, or `withinMs` passed; says whether it held. */
+async function until(check: () => boolean, withinMs: number): Promise<boolean> {
+  const deadline = performance.now() + withinMs;
+  while (!check()) {
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+Deno.test("a server that announces a change after every listing is listed a few times, not without a pause; a real change still shows", async () => {
+  const plugin = await mcp({ name: "loud", ...fixtureServer("relisting_server.ts") });
+  const names = () => plugin.tools.map((tool) => tool.name);
+  try {
+    const started = performance.now();
+    const connection = plugin.servers.get("loud")!;
+    await connection.callTool("grow", {});
+    ok(await until(() => names().includes("loud_extra1"), 5_000), `tools: ${names()}`);
+    await new Promise((resolve) => setTimeout(resolve, 3_000 - (performance.now() - started)));
+    const lists = await connection.callTool("lists", {});
+    // The load, a refresh at once, one a second after it ended, one 2 s after that: before, the
+    // host listed the tools again as soon as each listing was done (~60 times a second).
+    const count = Number(lists.content[0].type === "text" && lists.content[0].text);
+    ok(count >= 2 && count <= 6, `the tools were listed ${count} times in 3 s`);
+    // The gap has grown (4 s, then 8 s), but a change still shows.
+    await connection.callTool("grow", {});
+    ok(await until(() => names().includes("loud_extra2"), 15_000), `tools: ${names()}`);
+    deepEqual(names(), ["loud_grow", "loud_lists", "loud_extra1", "loud_extra2"]);
+  } finally {
+    await plugin.dispose();
+  }
+});
