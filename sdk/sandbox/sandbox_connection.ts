@@ -13,6 +13,7 @@ import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
 import { toolSpec } from "./tool_spec.ts";
 import { TranscriptCursor } from "./transcript_cursor.ts";
 import { printable } from "./strip_control_sequences.ts";
+import { unaskedMessage } from "./unasked_message.ts";
 
 export type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_child.ts";
 
@@ -141,6 +142,12 @@ export class SandboxConnection {
     };
     live.child = this.#spawn({
       onMessage: (message) => {
+        // One that answers nothing is a fault, not dropped (see unasked_message.ts).
+        const unasked = unaskedMessage(message, live);
+        if (unasked !== undefined) {
+          live.fault ??= `sent a message it was not asked for ${unasked}`;
+          return this.#stop(live);
+        }
         switch (message.type) {
           case "manifest":
             clearTimeout(startTimer);
