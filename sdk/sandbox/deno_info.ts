@@ -81,6 +81,8 @@ function hasErrors(info: DenoInfo): boolean {
  * @param specifier The module.
  * @param cwd Where Deno resolves it from (its config and lock).
  * @param foreign For a plugin's own project: less of the host's environment (see `runDeno`).
+ * @param timeoutMs How long each `deno` run may take (see `runDeno`); one that runs past it
+ * fails the whole description (no `deno cache` after it).
  * @returns The description.
  * @throws {Error} `Cannot prepare plugin: deno cache failed: …` when the graph cannot be
  * resolved or fetched.
@@ -98,17 +100,20 @@ export async function denoInfo(
   specifier: string,
   cwd: string,
   foreign?: { denoDir: string },
+  timeoutMs?: number,
 ): Promise<DenoInfo> {
-  const describe = async () =>
-    JSON.parse(await runDeno(["info", "--json", specifier], cwd, foreign)) as DenoInfo;
+  const run = (args: string[]) => runDeno(args, cwd, foreign, timeoutMs);
+  const describe = async () => JSON.parse(await run(["info", "--json", specifier])) as DenoInfo;
   let info: DenoInfo;
   try {
     info = await describe();
   } catch (error) {
-    await runDeno(["cache", "--quiet", specifier], cwd, foreign);
+    // What stalled info would stall cache too: its error says what stalled.
+    if (/ did not finish within /.test((error as Error).message)) throw error;
+    await run(["cache", "--quiet", specifier]);
     throw error;
   }
   if (!hasErrors(info)) return info;
-  await runDeno(["cache", "--quiet", specifier], cwd, foreign);
+  await run(["cache", "--quiet", specifier]);
   return await describe();
 }

@@ -73,6 +73,7 @@ function isBare(specifier: string): boolean {
  * @param cwd Where the host's `deno.json` is found (default `Deno.cwd()`).
  * @param project `false` passes over a config in the project the host may not read, as one
  * above it is ({@linkcode findConfig}); for the host's own code, whose lockfile it may skip.
+ * @param timeoutMs How long each `deno` run describing it may take (see `runDeno`).
  * @returns The graph's local files, remote hosts and import map.
  * @throws {Error} `Cannot prepare plugin: …` when the graph cannot be resolved or fetched.
  *
@@ -90,6 +91,7 @@ export async function prepareModuleGraph(
   specifier: string,
   cwd: string = Deno.cwd(),
   project = true,
+  timeoutMs?: number,
 ): Promise<ModuleGraph> {
   const key = `${specifier}\0${cwd}`;
   const denoDir = await denoCacheDir();
@@ -103,7 +105,7 @@ export async function prepareModuleGraph(
     return cached.graph;
   }
   const since = Date.now();
-  const graph = await describeModuleGraph(specifier, cwd, denoDir, own);
+  const graph = await describeModuleGraph(specifier, cwd, denoDir, own, timeoutMs);
   const described = { graph, fingerprint: await fingerprintOf(graph, cwd, own) };
   // A file changed while it was described: the next load describes it again.
   if (await changedSince(graph, cwd, since)) return graph;
@@ -272,6 +274,7 @@ async function describeModuleGraph(
   cwd: string,
   denoDir: string,
   project: string | undefined,
+  timeoutMs: number | undefined,
 ): Promise<ModuleGraph> {
   // A local plugin with its own project (a deno.json at or above its folder) is cached
   // and resolved by that project's config and lock; anything else by the host's.
@@ -285,7 +288,7 @@ async function describeModuleGraph(
   // the host's environment (PREPARATION_ENV).
   const foreign = own !== undefined && own.dir !== hosts?.dir ? { denoDir } : undefined;
   if (foreign !== undefined) await refuseUnsafeProject(own!, project);
-  const info = await denoInfo(specifier, cwd, foreign);
+  const info = await denoInfo(specifier, cwd, foreign, timeoutMs);
   const redirects = info.redirects ?? {};
   const follow = (url: string) => redirects[url] ?? url;
   const modules = new Map(info.modules.map((module) => [module.specifier, module]));

@@ -48,7 +48,7 @@ export interface SandboxOptions {
   options?: unknown;
   /** `false` turns the OS layer (bubblewrap, `unshare -n`) off: Deno flags only. Default `true`. */
   confine?: boolean;
-  /** How long the module may take to load and report its manifest (default 30 000 ms); loaded in process, to load and return its plugin (its top-level await and factory). */
+  /** How long the module may take to load and report its manifest (default 30 000 ms), and each `deno info` or `deno cache` preparing it; loaded in process, to load and return its plugin (its top-level await and factory). */
   startTimeoutMs?: number;
   /** `"forward"` (default) prints the child's stderr prefixed with the plugin; `"capture"` keeps it for error texts only. */
   stderr?: "forward" | "capture";
@@ -256,7 +256,10 @@ export async function prepareSandbox(
   let graph: ModuleGraph;
   let runner: ModuleGraph;
   try {
-    [graph, runner] = await Promise.all([prepareModuleGraph(url), runnerModules()]);
+    [graph, runner] = await Promise.all([
+      prepareModuleGraph(url, undefined, undefined, options.startTimeoutMs),
+      runnerModules(),
+    ]);
   } catch (error) {
     const message = (error as Error).message;
     throw new Error(`${label}: ${message}${loadFailureHint(message, moduleForCommand(url))}`);

@@ -6,6 +6,8 @@
 
 import { hostMay } from "./host_may.ts";
 import { stripBacktrace } from "./strip_backtrace.ts";
+import { printable } from "./strip_control_sequences.ts";
+import { drainWithin, killProcessGroup, spawnGroup } from "../process_group.ts";
 
 /**
  * The host's environment variables `deno info` and `deno cache` get when they run in a plugin's
@@ -56,15 +58,45 @@ function preparationEnv(denoDir: string): Record<string, string> {
 }
 
 /**
- * Runs `deno <args>` in `cwd` and returns its stdout.
+ * How long one `deno info` or `deno cache` of a sandbox's preparation may run, by default:
+ * `startTimeoutMs`'s default. A registry or host the graph names that accepts and never
+ * answers held `loadPlugin` and `inspectPlugin` for ever (found by the sandbox attack).
+ */
+export const PREPARATION_TIMEOUT_MS = 30_000;
+
+/** A stream read to its end, or until `stop`. */
+function collect(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  const done = (async () => {
+    while (true) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done || value === undefined) return;
+      chunks.push(value);
+    }
+  })();
+  const text = () => {
+    const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+    chunks.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
+    return new TextDecoder().decode(bytes);
+  };
+  return { done, text, stop: () => void reader.cancel().catch(() => {}) };
+}
+
+/**
+ * Runs `deno <args>` in `cwd` and returns its stdout. It leads a process group of its own,
+ * killed whole when it runs past `timeoutMs`.
  *
  * @param args The subcommand and its arguments.
  * @param cwd Where it runs (its config is found from there).
  * @param foreign For a plugin's own project: the host's Deno cache folder. It then gets only
  * {@linkcode PREPARATION_ENV} of the host's environment, and `DENO_DIR`.
+ * @param timeoutMs How long it may run (default {@linkcode PREPARATION_TIMEOUT_MS}; anything
+ * but a positive finite number means the default).
  * @returns What it printed on stdout.
  * @throws {Error} `Cannot prepare plugin: deno <subcommand> failed: <its stderr>` when it fails
- * (without the Rust backtrace `RUST_BACKTRACE` adds).
+ * (without the Rust backtrace `RUST_BACKTRACE` adds), or
+ * `Cannot prepare plugin: deno <subcommand> did not finish within <timeoutMs> ms (startTimeoutMs); it was stopped …`.
  *
  * @example The Deno version
  * ```ts
@@ -78,8 +110,12 @@ export async function runDeno(
   args: string[],
   cwd: string,
   foreign?: { denoDir: string },
+  timeoutMs?: number,
 ): Promise<string> {
-  const output = await new Deno.Command(Deno.execPath(), {
+  const limit = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)
+    ? timeoutMs
+    : PREPARATION_TIMEOUT_MS;
+  const child = spawnGroup(Deno.execPath(), {
     args,
     cwd,
     stdin: "null",
@@ -88,14 +124,36 @@ export async function runDeno(
     // The host's whole environment for its own project; only PREPARATION_ENV for another's.
     clearEnv: foreign !== undefined,
     env: foreign === undefined ? { NO_COLOR: "1" } : preparationEnv(foreign.denoDir),
-  }).output();
-  const decoder = new TextDecoder();
-  if (!output.success) {
+  });
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<"stalled">((resolve) => {
+    timer = setTimeout(() => resolve("stalled"), limit);
+  });
+  const status = await Promise.race([child.status, stalled]);
+  clearTimeout(timer);
+  if (status === "stalled") killProcessGroup(child);
+  await child.status;
+  // Its pipes end with its group; whatever left the group may not hold them up.
+  await drainWithin(Promise.all([stdout.done, stderr.done]), 1000, () => {
+    stdout.stop();
+    stderr.stop();
+  });
+  if (status === "stalled") {
+    const last = stderr.text().trim().split("\n").at(-1) ?? "";
     throw new Error(
-      `Cannot prepare plugin: deno ${args[0]} failed: ${
-        stripBacktrace(decoder.decode(output.stderr))
+      `Cannot prepare plugin: deno ${
+        args[0]
+      } did not finish within ${limit} ms (startTimeoutMs); it was stopped${
+        last === "" ? "" : `; what it printed last: ${JSON.stringify(printable(last.slice(-300)))}`
       }`,
     );
   }
-  return decoder.decode(output.stdout);
+  if (!status.success) {
+    throw new Error(
+      `Cannot prepare plugin: deno ${args[0]} failed: ${stripBacktrace(stderr.text())}`,
+    );
+  }
+  return stdout.text();
 }
