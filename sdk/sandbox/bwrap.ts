@@ -17,9 +17,9 @@ export interface BwrapMounts {
   /** Empty folders mounted over parts of the read-only mounts (e.g. the cache's storage). */
   hidden?: readonly string[];
   /**
-   * A host folder mounted read-write at another path before the other mounts, so they
-   * land inside it: the child's own Deno cache (its transpiled modules and code caches)
-   * under the cache entries of its graph.
+   * The child's own Deno cache at another path, before the other mounts, so they land
+   * inside it (under the cache entries of its graph): a capped tmpfs, with only
+   * `source`'s `gen/file` (the emit of the graph's files) mounted read-write from the host.
    */
   underlay?: { source: string; target: string };
   /** Share the host's network namespace (only when `net` is granted). */
@@ -31,10 +31,13 @@ export interface BwrapMounts {
 const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
 
 /**
- * The most a plugin may keep in origin storage (localStorage, the Cache API), and in the code
- * Deno emits for its `data:` modules: 64 MiB each, in memory.
+ * The most what Deno writes in a child's cache during one start may take (its code caches,
+ * the code emitted for `data:` and `blob:` modules, origin storage): 64 MiB, in memory.
  */
-export const ORIGIN_STORAGE_BYTES = 64 * 1024 * 1024;
+export const CHILD_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The part of a child's cache kept on disk between starts: the emit of its graph's files. */
+export const KEPT_EMIT = "gen/file";
 const NET_READ_ONLY = [
   "/etc/ssl",
   "/etc/ca-certificates",
@@ -182,16 +185,17 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
   const system = mounts.shareNet ? [...SYSTEM_READ_ONLY, ...NET_READ_ONLY] : SYSTEM_READ_ONLY;
   for (const path of system) args.push("--ro-bind-try", path, path);
   if (mounts.underlay) {
-    args.push("--bind", mounts.underlay.source, mounts.underlay.target);
-    // Deno writes there, with no permission asked, origin storage (localStorage, the Cache
-    // API) and the code it emits for a `data:` module (a plugin importing 1 MB ones filled
-    // 1 GB): a tmpfs over each, so neither outlives the sandbox nor fills the host's disk.
-    for (const folder of ["location_data", "gen/data"]) {
-      if (mounts.tmpBytes !== undefined) {
-        args.push("--size", String(Math.min(mounts.tmpBytes, ORIGIN_STORAGE_BYTES)));
-      }
-      args.push("--tmpfs", `${mounts.underlay.target}/${folder}`);
+    const { source, target } = mounts.underlay;
+    // Deno writes there with no permission asked: code caches that grow with every module
+    // (SQLite files), the code it emits for `data:` and `blob:` modules, origin storage
+    // (localStorage, the Cache API). A plugin importing 1 MB ones filled 1.1 GB: all of it
+    // goes to a capped tmpfs, gone with the sandbox. Only the emit of the graph's own files
+    // (`gen/file`: bounded by what is mounted) is kept on disk, for later starts.
+    if (mounts.tmpBytes !== undefined) {
+      args.push("--size", String(Math.min(mounts.tmpBytes, CHILD_CACHE_BYTES)));
     }
+    args.push("--tmpfs", target);
+    args.push("--bind", `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
   }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);

@@ -1,6 +1,7 @@
 /**
  * A sandboxed plugin's own Deno cache: where the child's Deno keeps its transpiled modules
- * and V8 code cache between starts. The host's cache stays hidden from the child (its
+ * (`gen/file`) between starts; the rest of what it writes there is a capped tmpfs in the
+ * sandbox (see `bwrap.ts`). The host's cache stays hidden from the child (its
  * `gen/` folder holds transpiled copies of every TypeScript file the user ever ran); this
  * folder holds only what the child itself wrote, for this plugin alone.
  *
@@ -14,6 +15,16 @@ import { pruneStore } from "./prune_store.ts";
 /** The first 16 hex digits of the SHA-256 of `text`. */
 async function shortHash(text: string): Promise<string> {
   return (await sha256Hex(text)).slice(0, 16);
+}
+
+/** Removes what a child cache holds beside `gen/file` (left by earlier versions of Tack). */
+async function dropUnkept(dir: string): Promise<void> {
+  for (const [folder, keep] of [[dir, "gen"], [`${dir}/gen`, "file"]]) {
+    for (const entry of await Array.fromAsync(Deno.readDir(folder)).catch(() => [])) {
+      if (entry.name === keep) continue;
+      await Deno.remove(`${folder}/${entry.name}`, { recursive: true }).catch(() => {});
+    }
+  }
 }
 
 /** How many plugins' caches are kept whatever their age, and how long the others stay. */
@@ -60,8 +71,10 @@ export async function childCacheDir(url: string, denoDir: string, temp: string):
     });
     const now = new Date();
     await Deno.utime(shared, now, now);
-    // Only a new cache can take the count over the bound.
-    if (created) {
+    // Only a new cache can take the count over the bound. An older one may hold what earlier
+    // versions kept on disk (code caches, emitted blob: modules): only gen/file is kept now.
+    if (!created) await dropUnkept(shared);
+    else {
       await pruneStore(root, { keep: KEEP_NEWEST, unusedForMs: KEEP_FOR_MS, except: shared });
     }
     return shared;

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { KEPT_EMIT } from "./bwrap.ts";
+
 /**
  * Makes sure the child's cache folder exists (an empty one if housekeeping removed it: the
  * child then transpiles its modules again) and marks it used now, so that housekeeping,
@@ -20,12 +22,13 @@
  *
  * const dir = `${await Deno.makeTempDir()}/cache`;
  * keepChildCache(dir);
- * equal(Deno.statSync(dir).isDirectory, true);
+ * equal(Deno.statSync(`${dir}/gen/file`).isDirectory, true);
  * ```
  */
 export function keepChildCache(dir: string): void {
   try {
-    Deno.mkdirSync(dir, { recursive: true });
+    // The part of it mounted in the sandbox: it must exist.
+    Deno.mkdirSync(`${dir}/${KEPT_EMIT}`, { recursive: true });
     const now = new Date();
     Deno.utimeSync(dir, now, now);
   } catch {

@@ -3,6 +3,7 @@
 // so a plugin with no permissions could store as much as it liked there, and keep it: that
 // folder's `location_data` is a capped tmpfs in the sandbox.
 import { deepEqual, equal } from "node:assert/strict";
+import { childCacheDir } from "../../sdk/sandbox/child_cache.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
@@ -103,5 +104,69 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
     deepEqual((await emitted()).filter((name) => !before.has(name)), []);
+  },
+});
+
+/** The bytes of every file under `path` (0 when it does not exist). */
+async function sizeOf(path: string): Promise<number> {
+  let total = 0;
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const at = `${dir}/${entry.name}`;
+      if (entry.isDirectory) await walk(at);
+      else if (entry.isFile) total += (await Deno.stat(at)).size;
+    }
+  };
+  await walk(path).catch(() => {});
+  return total;
+}
+
+Deno.test({
+  name:
+    "a plugin compiling many blob: and data: modules cannot grow its cache folder on the host's disk (found by the sandbox attack: 1.1 GB)",
+  ignore: skipWithoutBwrap("child cache growth"),
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-blobfill-" }));
+    const file = `${dir}/filler.js`;
+    // 40 TypeScript blob: modules of 1 MB (emitted to gen/blob) and 40 JavaScript data:
+    // modules of many functions (V8's code cache and Deno's dependency analysis, SQLite files).
+    await Deno.writeTextFile(
+      file,
+      `export default { name: "filler", tools: [{
+        name: "fill", description: "Compiles modules", parameters: { type: "object" },
+        async execute() {
+          let done = 0;
+          try {
+            for (let i = 0; i < 40; i++) {
+              const ts = "// " + crypto.randomUUID() + "\\nconst s: string = '" + "x".repeat(1 << 20) + "';\\nexport default s.length;";
+              await import(URL.createObjectURL(new Blob([ts], { type: "application/typescript" })));
+              const js = "// " + crypto.randomUUID() + "\\n" +
+                Array.from({ length: 5000 }, (_, k) => "export function f" + k + "(a) { return a * " + k + "; }").join("\\n");
+              await import("data:application/javascript;base64," + btoa(js));
+              done++;
+            }
+            return { content: [{ type: "text", text: "compiled " + done }] };
+          } catch (error) {
+            return { content: [{ type: "text", text: "refused after " + done + ": " + error.name }] };
+          }
+        } }] };
+`,
+    );
+    const own = await childCacheDir(`file://${file}`, await denoCacheDir(), dir);
+    const call = { toolCallId: "1", signal: new AbortController().signal };
+    const plugin = await loadPlugin(file, { sandbox: true, onWarning: () => {} });
+    try {
+      const result = await plugin.tools![0].execute({}, call);
+      // Deno keeps what it cannot cache in memory: every module still loads.
+      deepEqual(result.content, [{ type: "text", text: "compiled 40" }]);
+      const size = await sizeOf(own);
+      // Before: 40 MB in gen/blob alone, and the SQLite caches above it. Now only the emit of
+      // the graph's own files (Tack's runner, ~2.5 MB).
+      equal(size < 8 * 1024 * 1024, true, `${size} bytes on the host's disk`);
+    } finally {
+      await plugin.dispose?.();
+      await Deno.remove(own, { recursive: true });
+      await Deno.remove(dir, { recursive: true });
+    }
   },
 });
