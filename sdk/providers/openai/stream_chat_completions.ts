@@ -159,18 +159,20 @@ class ChatMapping {
 
   #toolCall(call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): void {
     this.#switchTo("toolCall");
-    const name = call.function?.name;
-    const index = typeof call.index === "number" ? call.index : this.#indexOf(call.id, name);
+    // The server's JSON, unchecked: an id or name that is not a string counts as absent.
+    const id = typeof call.id === "string" ? call.id : undefined;
+    const name = typeof call.function?.name === "string" ? call.function.name : undefined;
+    const index = typeof call.index === "number" ? call.index : this.#indexOf(id, name);
     this.#lastIndex = index;
     this.#nextIndex = Math.max(this.#nextIndex, index + 1);
     let entry = this.#calls.get(index);
-    if (!entry || (call.id && entry.id && call.id !== entry.id)) {
-      entry = { key: `tool:${index}:${call.id ?? this.#calls.size}`, id: call.id, named: false };
+    if (!entry || (id && entry.id && id !== entry.id)) {
+      entry = { key: `tool:${index}:${id ?? this.#calls.size}`, id, named: false };
       this.#calls.set(index, entry);
     }
-    entry.id ??= call.id;
+    entry.id ??= id;
     if (name) entry.named = true;
-    this.out.openToolCall(entry.key, call.id, call.function?.name);
+    this.out.openToolCall(entry.key, id, name);
     if (call.function?.arguments) this.out.appendArguments(entry.key, call.function.arguments);
   }
 

@@ -44,6 +44,11 @@ function idsIn(messages: readonly Message[]): Set<string> {
   return ids;
 }
 
+/** A value from the wire as text: a string as it is, anything else (a number, an object) as `undefined`. */
+function textOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
 /** Token counts as the APIs report them: whatever JSON the server put there. */
 export interface ReportedUsage {
   /** Prompt tokens, cached ones included. */
@@ -60,6 +65,9 @@ export interface ReportedUsage {
  * its block; ending a key pushes its `*_end` event. `finish` and `fail` end the stream.
  * A delta or tool call past its {@linkcode ResponseLimits} throws
  * {@linkcode ResponseTooLargeError}, for the caller to stop reading and fail the message.
+ * Deltas, ids, names and argument texts are taken as the server's JSON had them: one that
+ * is not a string (a number, an object) is ignored, so it neither shows in the message nor
+ * upsets the count of characters.
  * Tool-call ids are unique in the message: a call without one, or with one an earlier
  * call has, gets `call_<n>` (its place among the tool calls, moved on past the ids in use
  * in this message and in the transcript the request sent, so a generated id never repeats
@@ -185,10 +193,12 @@ export class StreamingMessage {
    *
    * @param key The block's key.
    * @param kind `"text"` or `"thinking"`.
-   * @param delta The new text.
+   * @param text The new text (ignored unless a string).
    * @throws {ResponseTooLargeError} When the message would pass `maxChars`.
    */
-  appendText(key: string, kind: "text" | "thinking", delta: string): void {
+  appendText(key: string, kind: "text" | "thinking", text: unknown): void {
+    const delta = textOf(text);
+    if (delta === undefined) return;
     this.#count(delta.length);
     this.start();
     let open = this.#open.get(key);
@@ -217,12 +227,14 @@ export class StreamingMessage {
    * Opens a tool-call block under `key`, or fills in its id and name if it is open.
    *
    * @param key The block's key.
-   * @param id The call id (may arrive later).
-   * @param name The tool name (may arrive later).
+   * @param givenId The call id (may arrive later; ignored unless a string).
+   * @param givenName The tool name (may arrive later; ignored unless a string).
    * @throws {ResponseTooLargeError} When the message would pass `maxToolCalls`, or
    *   `maxChars` (the id and name count as characters).
    */
-  openToolCall(key: string, id: string | undefined, name: string | undefined): void {
+  openToolCall(key: string, givenId: unknown, givenName: unknown): void {
+    const id = textOf(givenId);
+    const name = textOf(givenName);
     this.start();
     const open = this.#open.get(key);
     if (open?.kind === "toolCall") {
@@ -264,10 +276,12 @@ export class StreamingMessage {
    * block's `arguments` show what parses so far.
    *
    * @param key The block's key.
-   * @param delta The new argument text.
+   * @param text The new argument text (ignored unless a string).
    * @throws {ResponseTooLargeError} When the message would pass a limit.
    */
-  appendArguments(key: string, delta: string): void {
+  appendArguments(key: string, text: unknown): void {
+    const delta = textOf(text);
+    if (delta === undefined) return;
     this.#count(delta.length);
     if (!this.#open.has(key)) this.openToolCall(key, undefined, undefined);
     const open = this.#open.get(key);
@@ -292,11 +306,12 @@ export class StreamingMessage {
    * Ends the block under `key` (if open), pushing its `*_end` event.
    *
    * @param key The block's key.
-   * @param finalArguments For a tool call: the complete argument text, when the API
-   *   sends it at the end (it wins over the deltas).
+   * @param givenArguments For a tool call: the complete argument text, when the API
+   *   sends it at the end (it wins over the deltas; ignored unless a string).
    * @throws {ResponseTooLargeError} When the final arguments pass `maxChars`.
    */
-  end(key: string, finalArguments?: string): void {
+  end(key: string, givenArguments?: unknown): void {
+    const finalArguments = textOf(givenArguments);
     const open = this.#open.get(key);
     if (!open) return;
     if (open.kind === "toolCall" && finalArguments !== undefined) {
