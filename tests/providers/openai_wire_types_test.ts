@@ -100,3 +100,66 @@ Deno.test("responses: a numeric output_text.delta leaves maxResponseChars in for
   equal(turn.message.errorMessage, `${server.baseURL}: ${TOO_MUCH}`);
   deepEqual(turn.message.content, [{ type: "text", text: "y".repeat(1000) }]);
 });
+
+Deno.test("chat: a chunk, choice or tool-call entry that is not an object is skipped", async () => {
+  // Before, `tool_calls: [null]` threw a TypeError, taken for a broken connection: retried.
+  const raw = (json: string) => `data: ${json}\n\n`;
+  await using server = await startFakeOpenAI({
+    turns: [{
+      contentType: "text/event-stream",
+      rawBody: raw("null") + raw("5") + raw('{"choices":["x"]}') +
+        chunk({ tool_calls: [null, 5, "x"] }) + chunk({ content: "ok" }) + chunk({}, "stop"),
+    }],
+  });
+  const turn = await runTurn(quickModel(server.baseURL), ask("hi"));
+  equal(turn.message.errorMessage, undefined);
+  deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  equal(server.requests.length, 1);
+});
+
+Deno.test("responses: an event or item that is not an object is skipped", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{
+      contentType: "text/event-stream",
+      rawBody: event({ type: "response.created", response: { id: "r" } }) +
+        "data: null\n\n" +
+        event({ type: "response.output_item.added", output_index: 0, item: null }) +
+        event({ type: "response.output_item.done", output_index: 0, item: 5 }) +
+        event({ type: "response.output_text.delta", item_id: "m1", delta: "ok" }) +
+        event({ type: "response.completed", response: { id: "r" } }),
+    }],
+  });
+  const model = quickModel(server.baseURL, { api: "responses" });
+  const turn = await runTurn(model, ask("hi"));
+  equal(turn.message.errorMessage, undefined);
+  deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  equal(server.requests.length, 1);
+});
+
+Deno.test("a chunk of an unexpected shape ends the turn, named as such, without a retry", async () => {
+  // Before, the TypeError reading it was taken for a broken connection: retried twice.
+  await using server = await startFakeOpenAI({
+    turns: [
+      // The client itself reads every choice's finish_reason.
+      { contentType: "text/event-stream", rawBody: 'data: {"choices":[null]}\n\n' },
+      {
+        contentType: "text/event-stream",
+        rawBody: event({ type: "response.created", response: { id: "r" } }) +
+          event({ type: "response.completed", response: null }),
+      },
+    ],
+  });
+  const chat = await runTurn(quickModel(server.baseURL), ask("hi"));
+  equal(
+    chat.message.errorMessage,
+    `${server.baseURL} sent a stream chunk of an unexpected shape: ` +
+      "Cannot read properties of null (reading 'finish_reason')",
+  );
+  const responses = await runTurn(quickModel(server.baseURL, { api: "responses" }), ask("hi"));
+  equal(
+    responses.message.errorMessage,
+    `${server.baseURL} sent a stream chunk of an unexpected shape: ` +
+      "Cannot read properties of null (reading 'usage')",
+  );
+  equal(server.requests.length, 2);
+});

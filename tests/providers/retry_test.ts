@@ -21,7 +21,10 @@ Deno.test("transient failures are retryable, rejections are not", () => {
     false,
   );
   equal(isRetryable(new APIConnectionError({ cause: new TypeError("refused") })), true);
-  equal(isRetryable(new TypeError("error reading a body from connection")), true);
+  const refused = new Error("Connection refused (os error 111)");
+  equal(isRetryable(new TypeError("fetch failed", { cause: refused })), true);
+  // A TypeError of our own (a chunk of an unexpected shape) is no connection's.
+  equal(isRetryable(new TypeError("Cannot read properties of null (reading 'type')")), false);
   equal(isRetryable(new IncompleteStreamError()), true);
   equal(isRetryable(new SyntaxError("malformed")), false);
   const denied = new TypeError("fetch", { cause: new Deno.errors.NotCapable("net") });

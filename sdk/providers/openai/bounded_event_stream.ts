@@ -11,6 +11,38 @@ import { ResponseTooLargeError } from "./response_limits.ts";
 const NEWLINE = 10;
 const RETURN = 13;
 
+/** The errors reading a body failed with (a connection cut mid-stream). */
+const readFailures = new WeakSet<object>();
+
+/**
+ * Whether `error` is what reading an event-stream body through
+ * {@linkcode boundEventStream} failed with: the connection broke. Other `TypeError`s met
+ * while streaming come from a chunk of an unexpected shape (`"choices": [null]`), which
+ * a retry would not mend.
+ *
+ * @param error What a stream failed with.
+ * @returns `true` for a failed read of the body.
+ *
+ * @example
+ * ```ts
+ * import { boundEventStream, isBodyReadFailure } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const broken = new ReadableStream<Uint8Array>({
+ *   pull() {
+ *     throw new TypeError("error reading a body from connection");
+ *   },
+ * });
+ * const bounded = boundEventStream(broken, { maxBytes: 100, maxEventBytes: 10 });
+ * const failure = await bounded.getReader().read().catch((error) => error);
+ * equal(isBodyReadFailure(failure), true);
+ * equal(isBodyReadFailure(new TypeError("Cannot read properties of null")), false);
+ * ```
+ */
+export function isBodyReadFailure(error: unknown): boolean {
+  return typeof error === "object" && error !== null && readFailures.has(error);
+}
+
 /** The byte bounds of one event-stream body. */
 export interface EventStreamBounds {
   /** Bytes of the whole body. */
@@ -90,7 +122,10 @@ export function boundEventStream(
   // A pull source rather than a TransformStream: one stream hop per chunk instead of two.
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch((error) => {
+        if (typeof error === "object" && error !== null) readFailures.add(error);
+        throw error;
+      });
       if (done) return controller.close();
       total += value.length;
       if (total > maxBytes) {

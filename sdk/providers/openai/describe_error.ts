@@ -15,6 +15,7 @@ import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
 import { textOfPage } from "../../page_text.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
+import { isConnectionTypeError } from "./retry.ts";
 import { thrownText } from "../../../core/thrown_text.ts";
 
 /** Where the request went, for the message. */
@@ -123,6 +124,9 @@ function describeFailure(error: unknown, context: ErrorContext): string {
   }
   if (error instanceof SyntaxError) {
     return `${where} sent a malformed stream chunk (not JSON): ${error.message}`;
+  }
+  if (error instanceof TypeError && !isConnectionTypeError(error)) {
+    return `${where} sent a stream chunk of an unexpected shape: ${error.message}`;
   }
   if (error instanceof TypeError) {
     const cause = causeText(error);

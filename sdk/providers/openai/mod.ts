@@ -62,6 +62,7 @@ export { type FunctionTool, toFunctionTool, toStrictSchema } from "./convert_too
 export { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
 export {
   DEFAULT_RETRY_POLICY,
+  isConnectionTypeError,
   isRetryable,
   retryAfterMs,
   retryDelayMs,
@@ -86,5 +87,9 @@ export {
   ResponseTooLargeError,
 } from "./response_limits.ts";
 export { MAX_REPORTED_TOKENS, tokenCount } from "./token_count.ts";
-export { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
+export {
+  boundEventStream,
+  type EventStreamBounds,
+  isBodyReadFailure,
+} from "./bounded_event_stream.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";

@@ -5,6 +5,7 @@
  */
 
 import { APIConnectionError, APIError } from "@openai/openai";
+import { isBodyReadFailure } from "./bounded_event_stream.ts";
 import { NotAStreamError } from "./reply_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
@@ -33,7 +34,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * timeouts (408), conflicts (409), and connections that failed, broke or closed early
  * ({@linkcode IncompleteStreamError}) or stalled ({@linkcode StalledStreamError}). A response the
  * server rejected (400, 401, 404, …) is not, nor a 2xx reply that is not a stream
- * ({@linkcode NotAStreamError}), nor an abort, nor an in-stream error event.
+ * ({@linkcode NotAStreamError}), nor an abort, nor an in-stream error event, nor a
+ * `TypeError` that is neither a failed read of the body ({@linkcode isBodyReadFailure})
+ * nor has a cause (`fetch failed` has the network's): a chunk of an unexpected shape.
  *
  * @param error What the request failed with.
  * @returns `true` for transient failures.
@@ -43,7 +46,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
  * import { isRetryable } from "@tack/agent/sdk/providers/openai";
  * import { equal } from "node:assert/strict";
  *
- * equal(isRetryable(new TypeError("error reading a body from connection")), true);
+ * const refused = new Error("Connection refused (os error 111)");
+ * equal(isRetryable(new TypeError("fetch failed", { cause: refused })), true);
+ * equal(isRetryable(new TypeError("Cannot read properties of null (reading 'type')")), false);
  * equal(isRetryable(new Error("bug")), false);
  * ```
  */
@@ -59,8 +64,29 @@ export function isRetryable(error: unknown): boolean {
     if (status === undefined) return false; // an error event inside a stream
     return status === 408 || status === 409 || status === 429 || status >= 500;
   }
-  // fetch reports a broken connection as a TypeError (its body read failed).
-  return error instanceof TypeError && !(error.cause instanceof Deno.errors.NotCapable);
+  return isConnectionTypeError(error) &&
+    !((error as Error).cause instanceof Deno.errors.NotCapable);
+}
+
+/**
+ * Whether a `TypeError` is a connection's: fetch reports a broken one as a `TypeError`
+ * when the body's read failed, or with the network's error as its cause. Any other is
+ * a chunk the code could not read (`"choices": [null]`).
+ *
+ * @param error What a stream failed with.
+ * @returns `true` for a connection's `TypeError`.
+ *
+ * @example
+ * ```ts
+ * import { isConnectionTypeError } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(isConnectionTypeError(new TypeError("fetch failed", { cause: new Error("reset") })), true);
+ * equal(isConnectionTypeError(new TypeError("Cannot read properties of null")), false);
+ * ```
+ */
+export function isConnectionTypeError(error: unknown): boolean {
+  return error instanceof TypeError && (isBodyReadFailure(error) || error.cause instanceof Error);
 }
 
 /**

@@ -128,6 +128,7 @@ class ChatMapping {
   }
 
   chunk(chunk: Chunk): void {
+    if (typeof chunk !== "object" || chunk === null) return; // `data: null`, `data: 5`
     if (chunk.usage) {
       this.out.setUsage({
         input: chunk.usage.prompt_tokens,
@@ -136,7 +137,7 @@ class ChatMapping {
       });
     }
     const choice = chunk.choices?.[0];
-    if (!choice) return;
+    if (typeof choice !== "object" || choice === null) return;
     const delta = choice.delta as Record<string, unknown> | undefined;
     if (delta) {
       for (const field of REASONING_FIELDS) {
@@ -152,7 +153,11 @@ class ChatMapping {
         this.out.appendText(this.#key("text"), "text", delta.content);
       }
       const calls = choice.delta.tool_calls;
-      if (Array.isArray(calls)) { for (const call of calls) this.#toolCall(call); }
+      if (Array.isArray(calls)) {
+        for (const call of calls) {
+          if (typeof call === "object" && call !== null) this.#toolCall(call);
+        }
+      }
     }
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }

@@ -75,9 +75,10 @@ function setUsage(out: StreamingMessage, response: Response): void {
 
 /** Maps events to blocks; returns `true` once the response has ended. */
 function mapEvent(event: Event, out: StreamingMessage, baseURL: string): boolean {
+  if (typeof event !== "object" || event === null) return false; // `data: null`
   switch (event.type) {
     case "response.output_item.added":
-      if (event.item.type === "function_call") {
+      if (event.item?.type === "function_call") {
         out.openToolCall(event.item.id ?? event.item.call_id, event.item.call_id, event.item.name);
       }
       return false;
@@ -98,6 +99,7 @@ function mapEvent(event: Event, out: StreamingMessage, baseURL: string): boolean
       return false;
     case "response.output_item.done": {
       const item = event.item;
+      if (typeof item !== "object" || item === null) return false;
       if (item.type === "function_call") out.end(item.id ?? item.call_id, item.arguments);
       else if (item.type === "reasoning") out.end(`${item.id}:reasoning`);
       else if (item.type === "message") out.end(item.id);
