@@ -159,7 +159,7 @@ function connectionText(error: APIConnectionError, context: ErrorContext): strin
   if (cause instanceof NotAStreamError) {
     const body = cause.body === "" ? "an empty body" : `a body of ${cause.body}`;
     return `${where} answered ${cause.status} for model ${context.model} with ` +
-      `${cause.contentType || "no content-type"} instead of an event stream: ${body}`;
+      `${quote(cause.contentType) || "no content-type"} instead of an event stream: ${body}`;
   }
   const detail = causeText(error) || error.message;
   // Our timeout aborts the request; a connect timeout of the OS is a connect failure.
@@ -184,13 +184,13 @@ function connectionText(error: APIConnectionError, context: ErrorContext): strin
 /** The provider's own error text, without the status the client prefixes. */
 function providerText(error: APIError): string {
   const body = error.error as { message?: unknown } | undefined;
-  if (body && typeof body.message === "string" && body.message !== "") return body.message;
+  if (body && typeof body.message === "string" && body.message !== "") return quote(body.message);
   // The client keeps only a JSON body's `error` field: the whole body says more.
   const raw = errorBodyOf(error.headers);
   if (raw !== undefined && raw.trim() !== "") return bodyText(raw);
-  if (body && typeof body === "object") return JSON.stringify(body);
-  if (typeof body === "string" && body !== "") return body;
-  return error.status === undefined ? error.message : "(an empty body)";
+  if (body && typeof body === "object") return quote(JSON.stringify(body));
+  if (typeof body === "string" && body !== "") return quote(body);
+  return error.status === undefined ? quote(error.message) : "(an empty body)";
 }
 
 /** The words of an error body in any shape: JSON fields that say something, or its text. */

@@ -8,6 +8,7 @@
 
 import { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
 import { RESPONSE_LIMITS } from "./response_limits.ts";
+import { stripControlSequences } from "../../sandbox/strip_control_sequences.ts";
 
 /** How much of a reply's body is kept to be quoted, in characters. */
 export const QUOTED_BODY_CHARS = 300;
@@ -83,7 +84,9 @@ async function readCapped(response: Response): Promise<string> {
 }
 
 /**
- * The start of a body, whitespace folded, for a one-line message.
+ * The start of a server's text, for a one-line message: whitespace folded, escape
+ * sequences, control characters and bidirectional marks left out (the message is read by
+ * the model and shown on terminals), cut to {@linkcode QUOTED_BODY_CHARS} characters.
  *
  * @param body The body.
  * @returns At most {@linkcode QUOTED_BODY_CHARS} characters, with the full length when cut.
@@ -94,10 +97,11 @@ async function readCapped(response: Response): Promise<string> {
  * import { equal } from "node:assert/strict";
  *
  * equal(quote("<html>\n  <b>502</b>\n</html>"), "<html> <b>502</b> </html>");
+ * equal(quote("\x1b[31mred\x1b[0m\r\n\u202Eevil"), "red evil");
  * ```
  */
 export function quote(body: string): string {
-  const folded = body.replace(/\s+/g, " ").trim();
+  const folded = stripControlSequences(body.replace(/\s+/g, " ")).replace(/\s+/g, " ").trim();
   return folded.length > QUOTED_BODY_CHARS
     ? `${folded.slice(0, QUOTED_BODY_CHARS)}… (${folded.length} characters)`
     : folded;

@@ -11,6 +11,7 @@ import { toChatMessages } from "./convert_messages.ts";
 import { toFunctionTool } from "./convert_tools.ts";
 import type { RequestSettings } from "./settings.ts";
 import { IncompleteStreamError } from "./stream_error.ts";
+import { quote } from "./reply_fetch.ts";
 import type { StreamingMessage } from "./streaming_message.ts";
 
 type Params = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
@@ -67,7 +68,7 @@ export function chatCompletionParams(request: ModelRequest, settings: RequestSet
  * Maps a chat `finish_reason` to a stop reason, or to an error text for the ones that
  * mean the answer was withheld.
  *
- * @param reason The finish reason the server sent.
+ * @param reason The finish reason the server sent (quoted in the error text: folded, cut).
  * @param hasToolCalls Whether the message has tool calls (some servers say `"stop"`).
  * @returns The stop reason, or `{ error }`.
  *
@@ -98,7 +99,9 @@ export function mapFinishReason(
     case "function_call":
       return "toolUse";
     default:
-      return { error: `the provider withheld the answer (finish_reason: ${reason})` };
+      return {
+        error: `the provider withheld the answer (finish_reason: ${quote(String(reason))})`,
+      };
   }
 }
 

@@ -12,6 +12,7 @@ import { toResponsesInput } from "./convert_responses_input.ts";
 import { toFunctionTool } from "./convert_tools.ts";
 import type { RequestSettings } from "./settings.ts";
 import { IncompleteStreamError } from "./stream_error.ts";
+import { quote } from "./reply_fetch.ts";
 import type { StreamingMessage } from "./streaming_message.ts";
 
 type Params = OpenAI.Responses.ResponseCreateParamsStreaming;
@@ -117,7 +118,9 @@ function mapEvent(event: Event, out: StreamingMessage, baseURL: string): boolean
       if (reason === "max_output_tokens") out.finish("length");
       else {out.fail(
           "error",
-          `${baseURL}: the response is incomplete (${reason ?? "no reason given"})`,
+          `${baseURL}: the response is incomplete (${
+            reason ? quote(String(reason)) : "no reason given"
+          })`,
         );}
       return true;
     }

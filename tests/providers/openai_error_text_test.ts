@@ -1,0 +1,66 @@
+/**
+ * What a server says goes into `errorMessage` (read by the model, shown on a terminal,
+ * kept in session files) folded to one line, without escape sequences, cut to 300
+ * characters, and without the API key.
+ */
+
+import { equal } from "node:assert/strict";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { ask, quickModel, runTurn } from "./stream_helpers.ts";
+
+/** A chat completion chunk with one delta, as an SSE event. */
+function chunk(delta: unknown, finish: unknown = null): string {
+  const choices = [{ index: 0, delta, finish_reason: finish }];
+  return `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", choices })}\n\n`;
+}
+
+const HOSTILE = "\x1b[2J\x1b[31mFAKE PROMPT> \x1b]0;pwned\x07\nline2\r\u202Eevil";
+
+Deno.test("an error body's message is folded, stripped of escapes and cut like any other", async () => {
+  // Before, OpenAI-shaped messages went in whole: 60 KB with escapes, newlines, bidi.
+  await using server = await startFakeOpenAI({
+    turns: [{
+      status: 400,
+      contentType: "application/json",
+      rawBody: JSON.stringify({ error: { message: HOSTILE + "A".repeat(60_000) } }),
+    }],
+  });
+  const turn = await runTurn(quickModel(server.baseURL), ask("hi"));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 400 for model m: FAKE PROMPT> line2 evil${"A".repeat(277)}` +
+      "… (60023 characters)",
+  );
+});
+
+Deno.test("an error event mid-stream is quoted the same way", async () => {
+  const error = { error: { message: "\x1b]52;c;ZWNobyBwd25lZA==\x07" + "B".repeat(5_000) } };
+  await using server = await startFakeOpenAI({
+    turns: [{
+      contentType: "text/event-stream",
+      rawBody: chunk({ role: "assistant" }) + `data: ${JSON.stringify(error)}\n\n`,
+    }],
+  });
+  const turn = await runTurn(quickModel(server.baseURL), ask("hi"));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} reported an error mid-stream (model m): ${"B".repeat(300)}` +
+      "… (5000 characters)",
+  );
+});
+
+Deno.test("an unknown finish_reason is quoted the same way", async () => {
+  // Before, it went in as it came (3 MB in the attack).
+  await using server = await startFakeOpenAI({
+    turns: [{
+      contentType: "text/event-stream",
+      rawBody: chunk({ content: "hi" }) + chunk({}, "\x1b[2Jweird\n" + "C".repeat(3_000)),
+    }],
+  });
+  const turn = await runTurn(quickModel(server.baseURL), ask("hi"));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: the provider withheld the answer (finish_reason: weird ` +
+      `${"C".repeat(294)}… (3006 characters))`,
+  );
+});
