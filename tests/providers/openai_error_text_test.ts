@@ -64,3 +64,38 @@ Deno.test("an unknown finish_reason is quoted the same way", async () => {
       `${"C".repeat(294)}… (3006 characters))`,
   );
 });
+
+Deno.test("the API key and custom header values a server echoes are replaced", async () => {
+  // Before, a gateway echoing `Bearer sk-…` put the key into errorMessage.
+  await using server = await startFakeOpenAI({
+    turns: [(request) => ({
+      status: 400,
+      contentType: "application/json",
+      rawBody: JSON.stringify({
+        error: {
+          message: `bad header: ${request.headers.get("authorization")}, ` +
+            `x-api-key ${request.headers.get("x-api-key")}`,
+        },
+      }),
+    })],
+  });
+  const model = quickModel(server.baseURL, {
+    apiKey: "sk-secret-123456",
+    headers: { "x-api-key": "Key hdr-secret-7890" },
+  });
+  const turn = await runTurn(model, ask("hi"));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL} answered 400 for model m: bad header: Bearer <apiKey>, ` +
+      "x-api-key <headers.x-api-key>",
+  );
+});
+
+Deno.test("a base URL's user:password@ is left out of the message", async () => {
+  await using server = await startFakeOpenAI({
+    turns: [{ status: 400, contentType: "text/plain", rawBody: "no" }],
+  });
+  const withUser = server.baseURL.replace("http://", "http://me:pa55word-long@");
+  const turn = await runTurn(quickModel(withUser), ask("hi"));
+  equal(turn.message.errorMessage, `${server.baseURL} answered 400 for model m: no`);
+});

@@ -17,6 +17,7 @@ import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
 import { isConnectionTypeError } from "./retry.ts";
 import { thrownText } from "../../../core/thrown_text.ts";
+import { withoutUserinfo } from "./redact.ts";
 
 /** Where the request went, for the message. */
 export interface ErrorContext {
@@ -35,6 +36,8 @@ export interface ErrorContext {
   refusedRetryAfterMs?: number;
   /** Whether the request had been retried before (for the `Retry-After` text). */
   retried?: boolean;
+  /** Takes the API key and custom header values out of the text (see `redactor`). */
+  redact?: (text: string) => string;
 }
 
 /** Said after every failure when `OPENAI_BASE_URL` could not be read. */
@@ -65,6 +68,7 @@ function causeText(error: unknown): string {
  * address) or closed without a reply, a denied permission with the flag that grants it,
  * or a chunk that was not JSON; when the default base URL was used because
  * `OPENAI_BASE_URL` could not be read, it says so ({@linkcode UNREAD_BASE_URL_NOTE}).
+ * Secrets are taken out with `context.redact`, and userinfo out of every URL.
  *
  * @param error What the request or the stream failed with.
  * @param context The base URL and model, to name them.
@@ -83,7 +87,8 @@ function causeText(error: unknown): string {
  * ```
  */
 export function describeError(error: unknown, context: ErrorContext): string {
-  const text = describeFailure(error, context);
+  const redact = context.redact ?? withoutUserinfo;
+  const text = redact(describeFailure(error, { ...context, redact }));
   return context.unreadBaseURL ? text + UNREAD_BASE_URL_NOTE : text;
 }
 
@@ -105,7 +110,7 @@ function describeFailure(error: unknown, context: ErrorContext): string {
   if (error instanceof APIUserAbortError) return "The request was aborted";
   if (error instanceof APIConnectionError) return connectionText(error, context);
   if (error instanceof APIError) {
-    const text = providerText(error);
+    const text = providerText(error, context.redact ?? withoutUserinfo);
     if (error.status === undefined) {
       return `${where} reported an error mid-stream (model ${context.model}): ${text}`;
     }
@@ -181,26 +186,30 @@ function connectionText(error: APIConnectionError, context: ErrorContext): strin
   return `The connection to ${where} failed: ${detail}`;
 }
 
-/** The provider's own error text, without the status the client prefixes. */
-function providerText(error: APIError): string {
+/**
+ * The provider's own error text, without the status the client prefixes: secrets taken
+ * out before it is quoted (cut, a secret could leave its start behind).
+ */
+function providerText(error: APIError, redact: (text: string) => string): string {
+  const said = (text: string) => quote(redact(text));
   const body = error.error as { message?: unknown } | undefined;
-  if (body && typeof body.message === "string" && body.message !== "") return quote(body.message);
+  if (body && typeof body.message === "string" && body.message !== "") return said(body.message);
   // The client keeps only a JSON body's `error` field: the whole body says more.
   const raw = errorBodyOf(error.headers);
-  if (raw !== undefined && raw.trim() !== "") return bodyText(raw);
-  if (body && typeof body === "object") return quote(JSON.stringify(body));
-  if (typeof body === "string" && body !== "") return quote(body);
-  return error.status === undefined ? quote(error.message) : "(an empty body)";
+  if (raw !== undefined && raw.trim() !== "") return said(bodyText(raw));
+  if (body && typeof body === "object") return said(JSON.stringify(body));
+  if (typeof body === "string" && body !== "") return said(body);
+  return error.status === undefined ? said(error.message) : "(an empty body)";
 }
 
-/** The words of an error body in any shape: JSON fields that say something, or its text. */
+/** The words of an error body in any shape: JSON fields that say something, or its text (not cut). */
 function bodyText(raw: string): string {
   let json: unknown;
   try {
     json = JSON.parse(raw);
   } catch {
     // HTML error pages: their text, not their markup.
-    return quote(/^\s*</.test(raw) ? textOfPage(raw) : raw);
+    return /^\s*</.test(raw) ? textOfPage(raw) : raw;
   }
   const said: string[] = [];
   const collect = (value: unknown, depth: number) => {
@@ -211,7 +220,7 @@ function bodyText(raw: string): string {
     }
   };
   collect(json, 0);
-  return said.length > 0 ? quote(said.join(": ")) : quote(raw);
+  return said.length > 0 ? said.join(": ") : raw;
 }
 
 function hostOf(url: string): string {

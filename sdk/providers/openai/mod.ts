@@ -93,3 +93,4 @@ export {
   isBodyReadFailure,
 } from "./bounded_event_stream.ts";
 export { mapFinishReason } from "./stream_chat_completions.ts";
+export { MIN_REDACTED_CHARS, redactor, withoutUserinfo } from "./redact.ts";

@@ -9,6 +9,7 @@ import OpenAI from "@openai/openai";
 import { AssistantMessageStream } from "../../../core/assistant_message_stream.ts";
 import type { Model, ModelRequest, StreamOptions } from "../../../core/model.ts";
 import { replyFetch } from "./reply_fetch.ts";
+import { redactor, withoutUserinfo } from "./redact.ts";
 import {
   defaultMaxResponseBytes,
   RESPONSE_LIMITS,
@@ -123,6 +124,7 @@ function resolve(options: OpenAIOptions, limits: ResponseLimits): Resolved {
     }
     apiKey = PLACEHOLDER_API_KEY;
   }
+  const redact = redactor(apiKey === PLACEHOLDER_API_KEY ? undefined : apiKey, options.headers);
   // The client reads more variables as it starts (OPENAI_ORG_ID, …): those the host may read.
   const client = withPermittedEnv(() =>
     new OpenAI({
@@ -133,14 +135,15 @@ function resolve(options: OpenAIOptions, limits: ResponseLimits): Resolved {
       ...(options.headers ? { defaultHeaders: options.headers } : {}),
       ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
       // Keeps the text of replies that are not streams; bounds the bytes of those that are.
-      fetch: replyFetch(options.fetch, limits),
+      fetch: replyFetch(options.fetch, limits, redact),
     })
   );
   return {
     settings: {
       client,
       model: options.model,
-      baseURL,
+      baseURL: withoutUserinfo(baseURL),
+      redact,
       // The default was used, though the variable may name another server: errors say so.
       unreadBaseURL: envBase === undefined && options.baseURL === undefined &&
         !hostMay({ name: "env", variable: "OPENAI_BASE_URL" }),

@@ -118,6 +118,8 @@ export function quote(body: string): string {
  * @param inner The `fetch` to call; default the global one, looked up per request.
  * @param bounds Bytes of body and of one event a stream may hold (default
  *   `RESPONSE_LIMITS`: 100,000,000 and 10 MiB).
+ * @param redact Takes secrets out of a body before it is quoted (cut, a secret could
+ *   leave its start behind).
  * @returns The wrapping `fetch`.
  *
  * @example A server that ignores `stream: true`
@@ -138,6 +140,7 @@ export function replyFetch(
     maxBytes: RESPONSE_LIMITS.maxBytes,
     maxEventBytes: RESPONSE_LIMITS.maxEventBytes,
   },
+  redact: (text: string) => string = (text) => text,
 ): typeof fetch {
   return async (input, init) => {
     const response = await (inner ?? fetch)(input, init);
@@ -151,7 +154,8 @@ export function replyFetch(
           headers: response.headers,
         });
       }
-      throw new NotAStreamError(response.status, contentType, quote(await readCapped(response)));
+      const body = quote(redact(await readCapped(response)));
+      throw new NotAStreamError(response.status, contentType, body);
     }
     const body = await readCapped(response).catch(() => "");
     const copy = new Response(body, {

@@ -18,7 +18,7 @@ export interface RequestSettings {
   readonly client: OpenAI;
   /** The model name at the server. */
   readonly model: string;
-  /** The base URL, without a trailing slash (for error texts). */
+  /** The base URL, without a trailing slash nor `user:password@` (for error texts). */
   readonly baseURL: string;
   /** No `baseURL` was given and this process may not read `OPENAI_BASE_URL` (for error texts). */
   readonly unreadBaseURL?: boolean;
@@ -32,6 +32,8 @@ export interface RequestSettings {
   readonly reasoningEffort?: ReasoningEffort;
   /** Ask for strict function calling where a schema allows it. */
   readonly strictTools: boolean;
+  /** Takes the API key and custom header values out of a text (for error texts). */
+  readonly redact?: (text: string) => string;
   /** The per-request timeout the client was given, if any (for error texts). */
   readonly timeoutMs?: number;
 }

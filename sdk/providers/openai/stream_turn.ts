@@ -100,6 +100,7 @@ export async function streamTurn(
             baseURL: settings.baseURL,
             model: settings.model,
             timeoutMs: settings.timeoutMs,
+            redact: settings.redact,
             unreadBaseURL: settings.unreadBaseURL,
             // A retry was due, but the server's Retry-After asked for too long a wait.
             refusedRetryAfterMs: canRetry ? policy.maxRetryAfterMs : undefined,

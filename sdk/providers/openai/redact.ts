@@ -1,0 +1,72 @@
+/**
+ * Keeps the credentials a request carries out of error texts: a gateway that echoes the
+ * `Authorization` header would otherwise put the API key into `errorMessage`, events and
+ * session files.
+ *
+ * @module
+ */
+
+/** Secrets shorter than this are not replaced: `"k"` would take every k of a message. */
+export const MIN_REDACTED_CHARS = 8;
+
+/** Userinfo (`user:password@`) after a URL's scheme. */
+const USERINFO = /\b(https?:\/\/)[^\s/?#@]*@/gi;
+
+/**
+ * A base URL as error texts show it: without `user:password@`.
+ *
+ * @param url The base URL.
+ * @returns It without userinfo.
+ *
+ * @example
+ * ```ts
+ * import { withoutUserinfo } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(withoutUserinfo("https://me:pw@proxy.example/v1"), "https://proxy.example/v1");
+ * ```
+ */
+export function withoutUserinfo(url: string): string {
+  return url.replace(USERINFO, "$1");
+}
+
+/**
+ * A function that replaces, in any text, the API key with `<apiKey>`, the value of each
+ * custom header (and each word of it, such as a token after `Bearer`) with
+ * `<headers.NAME>`, and the userinfo of any URL with nothing. Secrets shorter than
+ * {@linkcode MIN_REDACTED_CHARS} are left alone.
+ *
+ * @param apiKey The API key (none for a placeholder).
+ * @param headers The custom headers.
+ * @returns The redacting function.
+ *
+ * @example A gateway echoing the Authorization header
+ * ```ts
+ * import { redactor } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const redact = redactor("sk-secret-123456", { "x-api-key": "Key hdr-secret-7890" });
+ * equal(redact("bad: Bearer sk-secret-123456"), "bad: Bearer <apiKey>");
+ * equal(redact("got hdr-secret-7890"), "got <headers.x-api-key>");
+ * ```
+ */
+export function redactor(
+  apiKey: string | undefined,
+  headers: Record<string, string> = {},
+): (text: string) => string {
+  const secrets: [string, string][] = [];
+  const add = (value: string, label: string) => {
+    if (value.length >= MIN_REDACTED_CHARS) secrets.push([value, label]);
+  };
+  if (apiKey !== undefined) add(apiKey, "<apiKey>");
+  for (const [name, value] of Object.entries(headers)) {
+    add(value, `<headers.${name}>`);
+    for (const word of value.split(/\s+/)) add(word, `<headers.${name}>`);
+  }
+  secrets.sort((a, b) => b[0].length - a[0].length); // a whole value before its words
+  return (text) => {
+    let out = text.replace(USERINFO, "$1");
+    for (const [value, label] of secrets) out = out.replaceAll(value, label);
+    return out;
+  };
+}
