@@ -11,7 +11,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "@openai/openai";
-import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
+import { errorBodyOf, NotAStreamError, quote, RedirectRefusedError } from "./reply_fetch.ts";
 import { textOfPage } from "../../page_text.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
@@ -165,6 +165,11 @@ function connectionText(error: APIConnectionError, context: ErrorContext): strin
     const body = cause.body === "" ? "an empty body" : `a body of ${cause.body}`;
     return `${where} answered ${cause.status} for model ${context.model} with ` +
       `${quote(cause.contentType) || "no content-type"} instead of an event stream: ${body}`;
+  }
+  if (cause instanceof RedirectRefusedError) {
+    return `${where} answered ${cause.status} for model ${context.model}: a redirect to ` +
+      `${quote(cause.location) || "nowhere"}, not followed (it would carry the API key and the ` +
+      "transcript there; set baseURL to where it leads if you trust it)";
   }
   const detail = causeText(error) || error.message;
   // Our timeout aborts the request; a connect timeout of the OS is a connect failure.

@@ -75,6 +75,7 @@ export {
   NotAStreamError,
   quote,
   QUOTED_BODY_CHARS,
+  RedirectRefusedError,
   replyFetch,
 } from "./reply_fetch.ts";
 export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";

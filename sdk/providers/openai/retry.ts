@@ -6,7 +6,7 @@
 
 import { APIConnectionError, APIError } from "@openai/openai";
 import { isBodyReadFailure } from "./bounded_event_stream.ts";
-import { NotAStreamError } from "./reply_fetch.ts";
+import { NotAStreamError, RedirectRefusedError } from "./reply_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** How the provider retries a request that failed before any output arrived. */
@@ -57,7 +57,7 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof APIConnectionError) {
     // The server answered, with something else than a stream: it would again.
     return !(error.cause instanceof Deno.errors.NotCapable ||
-      error.cause instanceof NotAStreamError);
+      error.cause instanceof NotAStreamError || error.cause instanceof RedirectRefusedError);
   }
   if (error instanceof APIError) {
     const status = error.status;
