@@ -117,6 +117,54 @@ Deno.test("events ended by \\r\\n\\r\\n or \\r\\r, cut anywhere, are each within
 
 Deno.test("boundEventStream passes a body within its bounds through unchanged", async () => {
   const text = "data: a\n\n: ping\r\rdata: b\r\n\r\n";
-  const bounded = boundEventStream(new Response(text).body!, { maxBytes: 100, maxEventBytes: 10 });
+  // The longest event the client holds: `: ping\r\r` and `data: b\r\n\r\n`, 19 bytes.
+  const bounded = boundEventStream(new Response(text).body!, { maxBytes: 100, maxEventBytes: 19 });
   equal(await new Response(bounded).text(), text);
+});
+
+Deno.test("`: ping` comments without end are stopped at maxEventBytes: the client holds them", async () => {
+  // Before, each blank line restarted the count, while the client's decoder kept every
+  // comment line until an event with data came: its memory grew with the bytes.
+  await using server = await startEndlessBody(() => ": ping\n\n".repeat(1000));
+  const model = quickModel(server.baseURL, { maxEventBytes: 65_536 });
+  const turn = await within(10_000, runTurn(model, ask("hi")));
+  equal(
+    turn.message.errorMessage,
+    `${server.baseURL}: one event of the stream passed 65536 bytes without ending ` +
+      "(maxEventBytes); the rest was not read",
+  );
+  equal(server.requests, 1);
+});
+
+Deno.test("comments between events count toward the event after them, and no further", async () => {
+  const pings = ": ping\r\n\r\nid: 7\n\nevent:\n\n".repeat(20); // no event: the client holds it all
+  const body = pings + chunk({ content: "ab" }) + pings + chunk({ content: "cd" }) +
+    chunk({}).replace('"finish_reason":null', '"finish_reason":"stop"') + "data: [DONE]\n\n";
+  const served = encoder.encode(body);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    let offset = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= served.length) return controller.close();
+        controller.enqueue(served.slice(offset, offset += 1 + (offset % 5)));
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const baseURL = `http://127.0.0.1:${server.addr.port}/v1`;
+    const held = pings.length + chunk({ content: "ab" }).length;
+    const fits = await runTurn(quickModel(baseURL, { maxEventBytes: held }), ask("hi"));
+    equal(fits.message.errorMessage, undefined);
+    deepEqual(fits.message.content, [{ type: "text", text: "abcd" }]);
+    const tight = await runTurn(quickModel(baseURL, { maxEventBytes: held - 1 }), ask("hi"));
+    equal(
+      tight.message.errorMessage,
+      `${baseURL}: one event of the stream passed ${held - 1} bytes without ending ` +
+        "(maxEventBytes); the rest was not read",
+    );
+  } finally {
+    await server.shutdown();
+  }
 });

@@ -6,10 +6,8 @@
  * @module
  */
 
+import { EventMeter } from "./event_meter.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
-
-const NEWLINE = 10;
-const RETURN = 13;
 
 /** The errors reading a body failed with (a connection cut mid-stream). */
 const readFailures = new WeakSet<object>();
@@ -47,7 +45,10 @@ export function isBodyReadFailure(error: unknown): boolean {
 export interface EventStreamBounds {
   /** Bytes of the whole body. */
   readonly maxBytes: number;
-  /** Bytes of one event: a line, or `data:` lines up to the blank line that ends them. */
+  /**
+   * Bytes of one event: its lines up to the blank line that ends them, and any comments
+   * (`: ping`) and other lines since the event before, which the client holds with it.
+   */
   readonly maxEventBytes: number;
 }
 
@@ -55,8 +56,10 @@ export interface EventStreamBounds {
  * Wraps an event-stream body so that it errors with {@linkcode ResponseTooLargeError}
  * once the body passes `maxBytes` (`maxResponseBytes`), or one event passes
  * `maxEventBytes` (`maxEventBytes`) without the blank line that ends it (`\n\n`,
- * `\r\r`, `\r\n\r\n`, as the client splits events). The chunk that passes a limit is not
- * passed on, and the body it came from is cancelled.
+ * `\r\r`, `\r\n\r\n`, as the client splits events). An event is what the client holds
+ * until it hands one on ({@linkcode EventMeter}): comments and other lines before a
+ * `data` line count toward it, so `: ping` comments without end pass the bound too. The
+ * chunk that passes a limit is not passed on, and the body it came from is cancelled.
  *
  * @param body The response's body.
  * @param bounds The limits.
@@ -82,39 +85,7 @@ export function boundEventStream(
   const { maxBytes, maxEventBytes } = bounds;
   const reader = body.getReader();
   let total = 0;
-  /** Bytes of the event not yet ended. */
-  let open = 0;
-  /** The two bytes before the chunk, to see a blank line cut between chunks. */
-  let before1 = 0;
-  let before2 = 0;
-  /** The size of the longest event the chunk holds or ends (`open` updated for the next). */
-  const measure = (chunk: Uint8Array): number => {
-    const at = (i: number) => i >= 0 ? chunk[i] : i === -1 ? before1 : before2;
-    let start = 0; // where the open event starts in this chunk
-    let longest = 0;
-    // Events end at blank lines; CR line ends are rare, so LF alone is searched natively.
-    const returns = chunk.indexOf(RETURN) !== -1;
-    let i = returns ? 0 : chunk.indexOf(NEWLINE);
-    while (i !== -1 && i < chunk.length) {
-      const byte = chunk[i];
-      if (byte === NEWLINE || byte === RETURN) {
-        const previous = at(i - 1);
-        const blank = byte === NEWLINE && previous === RETURN
-          ? at(i - 2) === NEWLINE || at(i - 2) === RETURN
-          : previous === NEWLINE || previous === RETURN;
-        if (blank) {
-          longest = Math.max(longest, open + i + 1 - start);
-          open = 0;
-          start = i + 1;
-        }
-      }
-      i = returns ? i + 1 : chunk.indexOf(NEWLINE, i + 1);
-    }
-    open += chunk.length - start;
-    before2 = at(chunk.length - 2);
-    before1 = at(chunk.length - 1);
-    return Math.max(longest, open);
-  };
+  const meter = new EventMeter();
   const fail = (controller: ReadableStreamDefaultController, error: Error) => {
     controller.error(error);
     reader.cancel(error).catch(() => {});
@@ -131,7 +102,7 @@ export function boundEventStream(
       if (total > maxBytes) {
         return fail(controller, new ResponseTooLargeError("maxResponseBytes", maxBytes));
       }
-      if (measure(value) > maxEventBytes) {
+      if (meter.measure(value) > maxEventBytes) {
         return fail(controller, new ResponseTooLargeError("maxEventBytes", maxEventBytes));
       }
       controller.enqueue(value);
