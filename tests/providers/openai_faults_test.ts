@@ -358,6 +358,39 @@ Deno.test("a slow but steady stream is not cut by the idle timeout", async () =>
   deepEqual(turn.message.content, [{ type: "text", text: "one two three four" }]);
 });
 
+Deno.test("keep-alive comments count as data for the idle timeout", async () => {
+  // OpenRouter sends `: OPENROUTER PROCESSING` while a model reasons. Before, comments never
+  // reached the watchdog: "no data arrived for 400 ms" though data arrived every 100 ms.
+  const encoder = new TextEncoder();
+  const answer =
+    'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}\n\n' +
+    'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    await request.body?.cancel();
+    let n = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (n++ < 10) controller.enqueue(encoder.encode(": OPENROUTER PROCESSING\n\n"));
+        else {
+          controller.enqueue(encoder.encode(answer));
+          controller.close();
+        }
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const baseURL = `http://127.0.0.1:${server.addr.port}/v1`;
+    const options = { idleTimeoutMs: 400, maxRetries: 0 };
+    const turn = await within(5_000, runTurn(quickModel(baseURL, options), ask("hi")));
+    equal(turn.message.errorMessage, undefined);
+    deepEqual(turn.message.content, [{ type: "text", text: "ok" }]);
+  } finally {
+    await server.shutdown();
+  }
+});
+
 Deno.test("a server that streams text without end is stopped at maxResponseChars", async () => {
   // Before the limit, this took the host past 1.6 GB in 10 s and never ended.
   const text = "a".repeat(65_536);

@@ -63,6 +63,7 @@ export interface EventStreamBounds {
  *
  * @param body The response's body.
  * @param bounds The limits.
+ * @param onRead Called whenever bytes arrive, comments included (the idle watchdog).
  * @returns The bounded body.
  *
  * @example A line that never ends
@@ -81,6 +82,7 @@ export interface EventStreamBounds {
 export function boundEventStream(
   body: ReadableStream<Uint8Array>,
   bounds: EventStreamBounds,
+  onRead: () => void = () => {},
 ): ReadableStream<Uint8Array> {
   const { maxBytes, maxEventBytes } = bounds;
   const reader = body.getReader();
@@ -98,6 +100,7 @@ export function boundEventStream(
         throw error;
       });
       if (done) return controller.close();
+      onRead();
       total += value.length;
       if (total > maxBytes) {
         return fail(controller, new ResponseTooLargeError("maxResponseBytes", maxBytes));

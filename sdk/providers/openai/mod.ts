@@ -73,6 +73,7 @@ export { describeError, type ErrorContext } from "./describe_error.ts";
 export {
   errorBodyOf,
   NotAStreamError,
+  onStreamRead,
   quote,
   QUOTED_BODY_CHARS,
   RedirectRefusedError,

@@ -68,7 +68,8 @@ export interface OpenAIOptions {
   timeoutMs?: number;
   /**
    * Abort an attempt when no data has arrived for this long (ms), and report (or retry,
-   * before any output) a stalled stream. Off by default: reasoning models can be silent
+   * before any output) a stalled stream. Any bytes count, keep-alive comments
+   * (`: OPENROUTER PROCESSING`) too. Off by default: reasoning models can be silent
    * for minutes before their first token.
    */
   idleTimeoutMs?: number;

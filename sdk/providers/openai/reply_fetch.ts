@@ -18,6 +18,36 @@ const READ_LIMIT = 64 * 1024;
 
 const errorBodies = new WeakMap<Headers, string>();
 
+/** What to call when bytes of a stream's body arrive, by the response `replyFetch` returned. */
+const readListeners = new WeakMap<Response, { onRead: () => void }>();
+
+/**
+ * Calls `onRead` whenever bytes of a stream's body arrive, comments (`: ping`) included,
+ * which the client never hands on: the idle watchdog counts them as the server being
+ * alive. Does nothing for a response that did not come from {@linkcode replyFetch}.
+ *
+ * @param response The response `replyFetch` returned (the client's `withResponse()`).
+ * @param onRead What to call.
+ *
+ * @example
+ * ```ts
+ * import { onStreamRead, replyFetch } from "@tack/agent/sdk/providers/openai";
+ * import { equal } from "node:assert/strict";
+ *
+ * const stream = () =>
+ *   Promise.resolve(new Response(": ping\n\n", { headers: { "content-type": "text/event-stream" } }));
+ * const response = await replyFetch(stream)("http://x/v1/chat/completions");
+ * let reads = 0;
+ * onStreamRead(response, () => reads++);
+ * await response.text();
+ * equal(reads, 1);
+ * ```
+ */
+export function onStreamRead(response: Response, onRead: () => void): void {
+  const listener = readListeners.get(response);
+  if (listener) listener.onRead = onRead;
+}
+
 /**
  * A 2xx reply to a streaming request that is not an event stream (a server that ignores
  * `stream: true`, an HTML page from a proxy, an empty body). Not retried: the server
@@ -199,11 +229,15 @@ export function replyFetch(
     if (response.ok) {
       if (contentType === "" || /event-stream/i.test(contentType)) {
         if (!response.body) return response;
-        return new Response(boundEventStream(response.body, bounds), {
+        const listener = { onRead: () => {} };
+        const body = boundEventStream(response.body, bounds, () => listener.onRead());
+        const bounded = new Response(body, {
           status: response.status,
           statusText: response.statusText,
           headers: response.headers,
         });
+        readListeners.set(bounded, listener);
+        return bounded;
       }
       const body = quote(redact(await readCapped(response)));
       throw new NotAStreamError(response.status, contentType, body);

@@ -11,7 +11,7 @@ import { toChatMessages } from "./convert_messages.ts";
 import { toFunctionTool } from "./convert_tools.ts";
 import type { RequestSettings } from "./settings.ts";
 import { IncompleteStreamError } from "./stream_error.ts";
-import { quote } from "./reply_fetch.ts";
+import { onStreamRead, quote } from "./reply_fetch.ts";
 import type { StreamingMessage } from "./streaming_message.ts";
 
 type Params = OpenAI.Chat.ChatCompletionCreateParamsStreaming;
@@ -209,7 +209,7 @@ class ChatMapping {
  * @param settings Client, model and knobs.
  * @param out The message being built.
  * @param signal Cancels the HTTP request.
- * @param onChunk Called for every chunk that arrives (the idle watchdog).
+ * @param onChunk Called whenever bytes arrive, comments included (the idle watchdog).
  * @returns Once the message has ended, or the stream stopped on abort.
  * @throws {Error} The client's error (HTTP status, connection, malformed chunk), or
  *   {@linkcode IncompleteStreamError} when the stream stopped without a finish reason.
@@ -221,10 +221,11 @@ export async function streamChatCompletions(
   signal: AbortSignal,
   onChunk: () => void = () => {},
 ): Promise<void> {
-  const stream = await settings.client.chat.completions.create(
+  const { data: stream, response } = await settings.client.chat.completions.create(
     chatCompletionParams(request, settings),
     { signal },
-  );
+  ).withResponse();
+  onStreamRead(response, onChunk);
   out.start();
   const mapping = new ChatMapping(out);
   for await (const chunk of stream) {

@@ -12,7 +12,7 @@ import { toResponsesInput } from "./convert_responses_input.ts";
 import { toFunctionTool } from "./convert_tools.ts";
 import type { RequestSettings } from "./settings.ts";
 import { IncompleteStreamError } from "./stream_error.ts";
-import { quote } from "./reply_fetch.ts";
+import { onStreamRead, quote } from "./reply_fetch.ts";
 import type { StreamingMessage } from "./streaming_message.ts";
 
 type Params = OpenAI.Responses.ResponseCreateParamsStreaming;
@@ -148,7 +148,7 @@ function mapEvent(event: Event, out: StreamingMessage, baseURL: string): boolean
  * @param settings Client, model and knobs.
  * @param out The message being built.
  * @param signal Cancels the HTTP request.
- * @param onChunk Called for every chunk that arrives (the idle watchdog).
+ * @param onChunk Called whenever bytes arrive, comments included (the idle watchdog).
  * @returns Once the message has ended, or the stream stopped on abort.
  * @throws {Error} The client's error (HTTP status, connection, malformed chunk, an
  *   `error` or `response.failed` event), or {@linkcode IncompleteStreamError}.
@@ -160,9 +160,11 @@ export async function streamResponses(
   signal: AbortSignal,
   onChunk: () => void = () => {},
 ): Promise<void> {
-  const stream = await settings.client.responses.create(responsesParams(request, settings), {
-    signal,
-  });
+  const { data: stream, response } = await settings.client.responses.create(
+    responsesParams(request, settings),
+    { signal },
+  ).withResponse();
+  onStreamRead(response, onChunk);
   out.start();
   for await (const event of stream) {
     onChunk();
