@@ -95,10 +95,14 @@ export function boundEventStream(
   // A pull source rather than a TransformStream: one stream hop per chunk instead of two.
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const { done, value } = await reader.read().catch((error) => {
+      let read: ReadableStreamReadResult<Uint8Array>;
+      try {
+        read = await reader.read();
+      } catch (error) {
         if (typeof error === "object" && error !== null) readFailures.add(error);
         throw error;
-      });
+      }
+      const { done, value } = read;
       if (done) return controller.close();
       onRead();
       total += value.length;

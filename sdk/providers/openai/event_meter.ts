@@ -55,50 +55,64 @@ export class EventMeter {
     let longest = 0;
     let segment = 0; // where the open event starts in this chunk
     let start = 0; // where the current line starts in this chunk
+    // Lines end at `\n` mostly: searched natively unless the chunk holds a `\r`.
     const returns = chunk.indexOf(RETURN) !== -1;
-    const next = (from: number) => {
-      if (!returns) return chunk.indexOf(NEWLINE, from);
-      for (let i = from; i < chunk.length; i++) {
-        if (chunk[i] === NEWLINE || chunk[i] === RETURN) return i;
-      }
-      return -1;
-    };
-    for (let i = next(0); i !== -1; i = next(i + 1)) {
+    let i = returns ? lineEnd(chunk, 0) : chunk.indexOf(NEWLINE);
+    while (i !== -1) {
       const length = this.#lineLength + i - start;
       const lfOfCrLf = this.#afterReturn && chunk[i] === NEWLINE && length === 0;
       this.#afterReturn = chunk[i] === RETURN;
-      if (!lfOfCrLf) {
-        const head = [...this.#head, ...chunk.subarray(start, Math.min(i, start + 8))];
-        if (length === 0 && (this.#data || this.#event)) {
+      if (lfOfCrLf) {
+        // The `\n` of a `\r\n`: the line ended at the `\r`.
+      } else if (length === 0) {
+        if (this.#data || this.#event) {
           longest = Math.max(longest, this.#open + i + 1 - segment);
           this.#open = 0;
           segment = i + 1;
           this.#data = this.#event = false;
-        } else this.#readField(head, length);
+        }
+      } else if (this.#lineLength === 0) this.#readField(chunk, start, length);
+      else {
+        // A line begun in an earlier chunk (rare): its first bytes were kept.
+        const head = Uint8Array.from([...this.#head, ...chunk.subarray(start, start + 8)]);
+        this.#readField(head, 0, length);
       }
-      this.#head = [];
+      this.#head.length = 0;
       this.#lineLength = 0;
       start = i + 1;
+      i = returns ? lineEnd(chunk, start) : chunk.indexOf(NEWLINE, start);
     }
     if (start < chunk.length) {
       this.#afterReturn = false;
       const room = 8 - this.#head.length;
-      if (room > 0) this.#head.push(...chunk.subarray(start, start + room));
+      for (let k = start; k < chunk.length && k < start + room; k++) this.#head.push(chunk[k]);
       this.#lineLength += chunk.length - start;
     }
     this.#open += chunk.length - segment;
     return Math.max(longest, this.#open);
   }
 
-  /** Notes a `data` or `event` line, as the client's decoder reads its field. */
-  #readField(head: number[], length: number): void {
-    const named = (name: number[]) =>
-      name.every((byte, k) => head[k] === byte) &&
-      (length === name.length || head[name.length] === COLON);
-    if (named(DATA)) this.#data = true;
-    else if (named(EVENT)) {
+  /** Notes a `data` or `event` line (its bytes from `at`), as the client's decoder reads its field. */
+  #readField(bytes: Uint8Array, at: number, length: number): void {
+    if (isField(bytes, at, length, DATA)) this.#data = true;
+    else if (isField(bytes, at, length, EVENT)) {
       // `event:` then one optional space, then the name: empty names no event.
-      this.#event = length > (head[6] === SPACE ? 7 : 6);
+      this.#event = length > (bytes[at + 6] === SPACE ? 7 : 6);
     }
   }
+}
+
+/** Where the next line ends (`\n` or `\r`) from `from`, or -1. */
+function lineEnd(chunk: Uint8Array, from: number): number {
+  for (let i = from; i < chunk.length; i++) {
+    if (chunk[i] === NEWLINE || chunk[i] === RETURN) return i;
+  }
+  return -1;
+}
+
+/** Whether the line of `length` bytes at `at` is the field `name` (`name` alone or `name:…`). */
+function isField(bytes: Uint8Array, at: number, length: number, name: readonly number[]): boolean {
+  if (length < name.length) return false;
+  for (let k = 0; k < name.length; k++) if (bytes[at + k] !== name[k]) return false;
+  return length === name.length || bytes[at + name.length] === COLON;
 }
