@@ -648,8 +648,11 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
       "su root -c'rm -rf victim/i'",
       "su root -- -c 'rm -rf victim/j'",
       "rm -r --interactive=never victim/k",
+      // The review's: a shell option before -c after su's `--`, and su's shell fed by stdin.
+      "su root -- -ce 'rm -rf victim/l'",
+      "su <<< 'rm -rf victim/m'",
     ];
-    const folders = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"];
+    const folders = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"];
     for (const folder of folders) {
       await Deno.mkdir(join(cwd, "victim", folder), { recursive: true });
     }

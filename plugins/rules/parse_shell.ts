@@ -11,6 +11,7 @@
 import { shellSyntax } from "./shell_syntax.ts";
 import { programName, shellPartViews } from "./shell_pattern.ts";
 import { envSplitString, flockCommand, suCommand } from "./wrapper_scripts.ts";
+import { isStdinPath, shellScript } from "./shell_script.ts";
 import { type Node, Reader } from "./shell_reader.ts";
 import { evaluatedAt, namedAt } from "./run_time_code.ts";
 
@@ -172,48 +173,6 @@ function writePart(reader: Reader, redirect: Node): ShellPart | undefined {
   };
 }
 
-/** Options of a shell that take the next word as their value (`bash -o errexit -c …`). */
-const SHELL_VALUE_OPTIONS = new Set(["-o", "+o", "-O", "+O", "--rcfile", "--init-file"]);
-
-/**
- * How a shell call is given its script: with `-c`, its first operand; else, with no operand,
- * `-s`, or `/dev/stdin`, it reads it from stdin (`"stdin"`); else it runs a file (`undefined`).
- */
-function shellScript(
-  words: readonly string[],
-  dynamic: readonly boolean[],
-): { script: string } | "stdin" | undefined {
-  let command = false;
-  let stdin = false;
-  for (let i = 1; i < words.length; i++) {
-    if (dynamic[i]) return undefined;
-    const word = words[i];
-    if (word === "--" || word === "-") {
-      if (command) return dynamic[i + 1] === false ? { script: words[i + 1] } : undefined;
-      return i + 1 >= words.length || stdin || isStdinPath(words[i + 1]) ? "stdin" : undefined;
-    }
-    if (SHELL_VALUE_OPTIONS.has(word)) i++;
-    else if (/^[-+][a-zA-Z]+$/.test(word)) {
-      if (word[0] === "-") {
-        command ||= word.includes("c");
-        stdin ||= word.includes("s");
-      }
-      // Each o or O of a cluster takes the next word: `-euo pipefail`, `-co pipefail`.
-      i += word.slice(1).match(/[oO]/g)?.length ?? 0;
-    } else if (!word.startsWith("--")) {
-      if (command) return { script: word };
-      return stdin || isStdinPath(word) ? "stdin" : undefined;
-    }
-  }
-  return command ? undefined : "stdin";
-}
-
-/** Whether a path is the caller's stdin: `/dev/stdin`, `/dev/fd/0`, `/proc/<self|pid>/fd/0`. */
-function isStdinPath(word: string | undefined): boolean {
-  return word !== undefined &&
-    /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0)$/.test(word);
-}
-
 /**
  * The script one view of a call runs: `bash -c '…'` (options anywhere before it), `eval …`,
  * `trap '…' SIG`, `env -S '…'`; `undefined` when none.
@@ -224,7 +183,10 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
     // `eval -- '…'`: bash's eval takes `--` as the end of its (no) options.
     return words.slice(words[1] === "--" ? 2 : 1).join(" ");
   }
-  if (name === "su" || name === "runuser") return suCommand(words, dynamic);
+  if (name === "su" || name === "runuser") {
+    const given = suCommand(words, dynamic);
+    return typeof given === "object" ? given.script : undefined;
+  }
   if (name === "trap") {
     // `trap 'action' SIG…`; `trap SIG` alone resets the signal: no action.
     const at = words[1] === "--" ? 2 : 1;
@@ -248,6 +210,8 @@ function readsScriptFromStdin(part: ShellPart): boolean {
     const name = dynamic[0] ? undefined : programName(words[0] ?? "");
     if (name === "xargs" || name === "find") return false;
     if (name === "." || name === "source") return isStdinPath(words[1]);
+    // `su`, `runuser` without a command: their shell reads its script from stdin.
+    if ((name === "su" || name === "runuser") && suCommand(words, dynamic) === "stdin") return true;
     if (name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin") {
       return true;
     }

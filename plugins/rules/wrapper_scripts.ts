@@ -6,6 +6,7 @@
  */
 
 import { wrapperTakesValue } from "./shell_pattern.ts";
+import { shellScript } from "./shell_script.ts";
 
 /**
  * `env -S '…'` (`-iS'…'`, `--split-string=…`, an abbreviation of it): the string env splits
@@ -72,38 +73,50 @@ const SU_LONG: Readonly<Record<string, "script" | "value" | "flag">> = {
 const SU_SHORT_VALUES = new Set(["c", "g", "G", "s", "w", "u"]);
 
 /**
- * `su [options] [user] -c '…'`, `runuser [options] user -c '…'`: the command given to `-c`
- * (`--command`, `--session-command`), which their shell runs. Read as their getopt_long reads
- * it: options anywhere (`su root -c …`), a value glued to its letter (`-c'…'`, `-lc'…'`), a
- * long name abbreviated (`--comm`); after `--`, the user and then the shell's own arguments
- * (`su root -- -c '…'`, which the shell runs too).
+ * What `su [options] [user] [shell arguments]` and `runuser` (without `-u`) have their shell
+ * run: the command given to `-c` (`--command`, `--session-command`); else the shell's own
+ * arguments (`su root -- -ec '…'` runs the script too, `su root -- -s` reads stdin); with
+ * none, the script the shell reads from stdin (`su <<< '…'`). Read as their getopt_long
+ * reads them: options anywhere (`su root -c …`), a value glued to its letter (`-c'…'`,
+ * `-lc'…'`), a long name abbreviated (`--comm`); after `--`, only the user and the shell's
+ * arguments.
  *
  * @param words The call's words.
  * @param dynamic Which words are not known before the call runs.
- * @returns The script, or `undefined` when there is none or it is not known.
+ * @returns The script, `"stdin"`, or `undefined` when it runs a file, runs a command itself
+ * (`runuser -u user -- cmd`), or is not known.
  *
  * @example
  * ```ts
  * import { suCommand } from "./wrapper_scripts.ts";
- * import { equal } from "node:assert/strict";
+ * import { deepEqual, equal } from "node:assert/strict";
  *
  * const words = ["runuser", "root", "-c", "rm -rf x"];
- * equal(suCommand(words, words.map(() => false)), "rm -rf x");
+ * deepEqual(suCommand(words, words.map(() => false)), { script: "rm -rf x" });
  * // `su -c'rm -rf x'`, as bash hands it over: the script glued to `-c`
- * equal(suCommand(["su", "-crm -rf x"], [false, false]), "rm -rf x");
+ * deepEqual(suCommand(["su", "-crm -rf x"], [false, false]), { script: "rm -rf x" });
+ * equal(suCommand(["su"], [false]), "stdin");
  * ```
  */
 export function suCommand(
   words: readonly string[],
   dynamic: readonly boolean[],
-): string | undefined {
-  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
-  let user = false; // whether the user was named before `--`
-  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+): { script: string } | "stdin" | undefined {
+  const next = (i: number) => (dynamic[i] === false ? { script: words[i] } : undefined);
+  const positional: number[] = []; // the user, then the shell's arguments
+  // `runuser -u user -- cmd` runs the command itself (a wrapper), not through a shell; with a
+  // `-c` too, runuser refuses to run at all: the script is still reported, to be safe.
+  let runsCommand = false;
+  for (let i = 1; i < words.length; i++) {
+    // A word not known before the call (`su "$user" -c …`) is taken for an operand.
+    if (dynamic[i]) {
+      positional.push(i);
+      continue;
+    }
     const word = words[i];
     if (word === "--") {
-      const from = user ? i + 1 : i + 2;
-      return shellArguments(words.slice(from), dynamic.slice(from));
+      for (let k = i + 1; k < words.length; k++) positional.push(k);
+      break;
     }
     if (word.startsWith("--")) {
       const at = word.indexOf("=");
@@ -111,31 +124,26 @@ export function suCommand(
       const matches = Object.keys(SU_LONG).filter((long) => long.startsWith(name));
       const option = SU_LONG[name] ? name : matches.length === 1 ? matches[0] : undefined;
       if (option === undefined) continue; // su refuses it: nothing runs
+      if (option === "--user") runsCommand = true;
       const kind = SU_LONG[option];
-      if (kind === "script") return at < 0 ? next(i + 1) : word.slice(at + 1);
+      if (kind === "script") return at < 0 ? next(i + 1) : { script: word.slice(at + 1) };
       if (kind === "value" && at < 0) i++;
     } else if (word === "-" || !word.startsWith("-")) {
-      if (word !== "-") user = true; // `-` alone is `--login`
+      if (word !== "-") positional.push(i); // `-` alone is `--login`
     } else {
       // In a cluster, the first letter that takes a value takes the rest (`-lc'…'`).
       const letter = [...word.slice(1)].findIndex((l) => SU_SHORT_VALUES.has(l)) + 1;
       if (letter === 0) continue;
+      if (word[letter] === "u") runsCommand = true;
       const glued = word.slice(letter + 1);
-      if (word[letter] === "c") return glued !== "" ? glued : next(i + 1);
+      if (word[letter] === "c") return glued !== "" ? { script: glued } : next(i + 1);
       if (glued === "") i++;
     }
   }
-  return undefined;
-}
-
-/** The script a shell's arguments give it with `-c` (`-c '…'`, `-lc '…'`), if any. */
-function shellArguments(words: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  for (let i = 0; i < words.length && !dynamic[i]; i++) {
-    const given = commandOption(words, dynamic, i, []);
-    if (given !== null) return given;
-    if (!words[i].startsWith("-")) return undefined;
-  }
-  return undefined;
+  if (runsCommand) return undefined;
+  const shell = positional.slice(1);
+  if (shell.some((k) => dynamic[k])) return undefined;
+  return shellScript(["sh", ...shell.map((k) => words[k])], [false, ...shell.map(() => false)]);
 }
 
 /**

@@ -147,6 +147,16 @@ const TABLE: [string, string][] = [
   ["runuser -u root -c'rm -rf build'", "deny no-rm-rf"],
   ["rm -r --interactive=never build", "deny no-rm-rf"], // never asks, as -f
   ["rm -r --inter=n build", "deny no-rm-rf"],
+  // The review's: a shell's own options after su's `--`, and su's shell fed by stdin.
+  ["su root -- -ce 'rm -rf build'", "deny no-rm-rf"],
+  ["su root -- -o pipefail -c 'rm -rf build'", "deny no-rm-rf"],
+  ["su root -- -c -- 'rm -rf build'", "deny no-rm-rf"],
+  ["su root -- +e -c 'rm -rf build'", "deny no-rm-rf"],
+  ["runuser root -- -ce 'rm -rf build'", "deny no-rm-rf"],
+  ["su \"$u\" -c 'rm -rf build'", "deny no-rm-rf"],
+  ["su <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["su root -- -s <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["runuser -l root <<< 'rm -rf build'", "deny no-rm-rf"],
   ["su -c 'echo rm -rf build'", "asked"],
   ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
   ["rm -r --interactive=always build", "asked"],
