@@ -11,7 +11,8 @@ import {
   APIError,
   APIUserAbortError,
 } from "@openai/openai";
-import { errorBodyOf, NotAStreamError, quote, RedirectRefusedError } from "./reply_fetch.ts";
+import { errorBodyOf, NotAStreamError, quote } from "./reply_fetch.ts";
+import { RedirectRefusedError } from "./same_origin_fetch.ts";
 import { textOfPage } from "../../page_text.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 import { ResponseTooLargeError } from "./response_limits.ts";
@@ -168,8 +169,8 @@ function connectionText(error: APIConnectionError, context: ErrorContext): strin
   }
   if (cause instanceof RedirectRefusedError) {
     return `${where} answered ${cause.status} for model ${context.model}: a redirect to ` +
-      `${quote(cause.location) || "nowhere"}, not followed (it would carry the API key and the ` +
-      "transcript there; set baseURL to where it leads if you trust it)";
+      `${quote(cause.location) || "nowhere"}, not followed (another origin would get the API key ` +
+      "and the transcript, and only 5 redirects are followed; set baseURL to where it leads if you trust it)";
   }
   const detail = causeText(error) || error.message;
   // Our timeout aborts the request; a connect timeout of the OS is a connect failure.

@@ -76,9 +76,9 @@ export {
   onStreamRead,
   quote,
   QUOTED_BODY_CHARS,
-  RedirectRefusedError,
   replyFetch,
 } from "./reply_fetch.ts";
+export { MAX_REDIRECTS, RedirectRefusedError, sameOriginFetch } from "./same_origin_fetch.ts";
 export { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 export {
   defaultMaxResponseBytes,

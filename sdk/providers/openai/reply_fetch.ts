@@ -8,6 +8,7 @@
 
 import { boundEventStream, type EventStreamBounds } from "./bounded_event_stream.ts";
 import { RESPONSE_LIMITS } from "./response_limits.ts";
+import { sameOriginFetch } from "./same_origin_fetch.ts";
 import { stripControlSequences } from "../../sandbox/strip_control_sequences.ts";
 
 /** How much of a reply's body is kept to be quoted, in characters. */
@@ -88,51 +89,6 @@ export class NotAStreamError extends Error {
   }
 }
 
-/**
- * A redirect the provider did not follow: fetch would send the request again, its API key,
- * custom headers (`api-key`, `x-api-key`) and transcript included, wherever the server
- * pointed. Not retried: the server would point there again.
- *
- * @example
- * ```ts
- * import { RedirectRefusedError } from "@tack/agent/sdk/providers/openai";
- * import { equal } from "node:assert/strict";
- *
- * const error = new RedirectRefusedError(307, "http://other:8080/v1/chat/completions");
- * equal(error.message, "a redirect to http://other:8080/v1/chat/completions was not followed");
- * ```
- */
-export class RedirectRefusedError extends Error {
-  /** The HTTP status (301, 302, 303, 307, 308). */
-  readonly status: number;
-  /** Where it pointed, resolved against the request's URL (`""` when it named nowhere). */
-  readonly location: string;
-
-  /**
-   * Creates the error.
-   *
-   * @param status The HTTP status.
-   * @param location Where the redirect pointed.
-   */
-  constructor(status: number, location: string) {
-    super(`a redirect to ${location || "nowhere"} was not followed`);
-    this.name = "RedirectRefusedError";
-    this.status = status;
-    this.location = location;
-  }
-}
-
-/** Where a redirect points, as an absolute URL when it can be resolved. */
-function locationOf(response: Response, input: RequestInfo | URL): string {
-  const location = response.headers.get("location") ?? "";
-  const base = input instanceof Request ? input.url : String(input);
-  try {
-    return location === "" ? "" : new URL(location, base).href;
-  } catch {
-    return location;
-  }
-}
-
 /** Reads at most `READ_LIMIT` bytes of a body as text, and cancels the rest. */
 async function readCapped(response: Response): Promise<string> {
   if (!response.body) return "";
@@ -192,8 +148,8 @@ export function quote(body: string): string {
  *
  * @param inner The `fetch` to call; default the global one, looked up per request.
  * @param bounds Bytes of body and of one event a stream may hold (default
- *   `RESPONSE_LIMITS`: 100,000,000 and 10 MiB). Redirects are not followed: one fails as
- *   {@linkcode RedirectRefusedError}.
+ *   `RESPONSE_LIMITS`: 100,000,000 and 10 MiB). Redirects are followed within the origin
+ *   only ({@linkcode sameOriginFetch}); another fails as `RedirectRefusedError`.
  * @param redact Takes secrets out of a body before it is quoted (cut, a secret could
  *   leave its start behind).
  * @returns The wrapping `fetch`.
@@ -219,12 +175,8 @@ export function replyFetch(
   redact: (text: string) => string = (text) => text,
 ): typeof fetch {
   return async (input, init) => {
-    // Following would send the key, custom headers and transcript wherever it points.
-    const response = await (inner ?? fetch)(input, { ...init, redirect: "manual" });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel();
-      throw new RedirectRefusedError(response.status, locationOf(response, input));
-    }
+    // Following to another origin would send the key, custom headers and transcript there.
+    const response = await sameOriginFetch(inner ?? fetch, input, init);
     const contentType = response.headers.get("content-type") ?? "";
     if (response.ok) {
       if (contentType === "" || /event-stream/i.test(contentType)) {

@@ -6,7 +6,8 @@
 
 import { APIConnectionError, APIError } from "@openai/openai";
 import { isBodyReadFailure } from "./bounded_event_stream.ts";
-import { NotAStreamError, RedirectRefusedError } from "./reply_fetch.ts";
+import { NotAStreamError } from "./reply_fetch.ts";
+import { RedirectRefusedError } from "./same_origin_fetch.ts";
 import { IncompleteStreamError, StalledStreamError } from "./stream_error.ts";
 
 /** How the provider retries a request that failed before any output arrived. */
