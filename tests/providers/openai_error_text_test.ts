@@ -74,28 +74,40 @@ Deno.test("the API key and custom header values a server echoes are replaced", a
       rawBody: JSON.stringify({
         error: {
           message: `bad header: ${request.headers.get("authorization")}, ` +
-            `x-api-key ${request.headers.get("x-api-key")}`,
+            `x-api-key ${request.headers.get("x-api-key")}, ` +
+            `for ${request.headers.get("x-title")}`,
         },
       }),
     })],
   });
   const model = quickModel(server.baseURL, {
     apiKey: "sk-secret-123456",
-    headers: { "x-api-key": "Key hdr-secret-7890" },
+    // A header that is no credential keeps its words in messages (found by the review: every
+    // custom header's words were replaced, "assistant" included).
+    headers: { "x-api-key": "Key hdr-secret-7890", "X-Title": "Refactoring assistant" },
   });
   const turn = await runTurn(model, ask("hi"));
   equal(
     turn.message.errorMessage,
     `${server.baseURL} answered 400 for model m: bad header: Bearer <apiKey>, ` +
-      "x-api-key <headers.x-api-key>",
+      "x-api-key <headers.x-api-key>, for Refactoring assistant",
   );
 });
 
-Deno.test("a base URL's user:password@ is left out of the message", async () => {
+Deno.test("a base URL's user:password@, and one in a URL the server quotes, are left out of the message", async () => {
   await using server = await startFakeOpenAI({
-    turns: [{ status: 400, contentType: "text/plain", rawBody: "no" }],
+    turns: [
+      { status: 400, contentType: "text/plain", rawBody: "no" },
+      // A password holding `@` (found by the review: what followed it was left in).
+      { status: 502, contentType: "text/plain", rawBody: "via http://me:p@ss-long@proxy/v1" },
+    ],
   });
   const withUser = server.baseURL.replace("http://", "http://me:pa55word-long@");
   const turn = await runTurn(quickModel(withUser), ask("hi"));
   equal(turn.message.errorMessage, `${server.baseURL} answered 400 for model m: no`);
+  const quoted = await runTurn(quickModel(server.baseURL, { maxRetries: 0 }), ask("hi"));
+  equal(
+    quoted.message.errorMessage,
+    `${server.baseURL} answered 502 for model m: via http://proxy/v1 (the server failed; retries were used up)`,
+  );
 });

@@ -10,7 +10,11 @@
 export const MIN_REDACTED_CHARS = 8;
 
 /** Userinfo (`user:password@`) after a URL's scheme. */
-const USERINFO = /\b(https?:\/\/)[^\s/?#@]*@/gi;
+// Up to the last `@` before the path, as URL parsers read it (`u:p@ss@host`: password `p@ss`).
+const USERINFO = /\b(https?:\/\/)[^\s/?#]*@/gi;
+
+/** A header whose name says it carries a credential (`Authorization`, `api-key`, `X-Auth-Token`). */
+const CREDENTIAL_HEADER = /auth|key|token|secret|password|cookie|session|credential/i;
 
 /**
  * A base URL as error texts show it: without `user:password@`.
@@ -32,8 +36,9 @@ export function withoutUserinfo(url: string): string {
 
 /**
  * A function that replaces, in any text, the API key with `<apiKey>`, the value of each
- * custom header (and each word of it, such as a token after `Bearer`) with
- * `<headers.NAME>`, and the userinfo of any URL with nothing. Secrets shorter than
+ * custom header whose name says it is a credential (`auth`, `key`, `token`, `secret`,
+ * `password`, `cookie`, `session`; each word of it too, such as a token after `Bearer`)
+ * with `<headers.NAME>`, and the userinfo of any URL with nothing. Secrets shorter than
  * {@linkcode MIN_REDACTED_CHARS} are left alone.
  *
  * @param apiKey The API key (none for a placeholder).
@@ -45,9 +50,14 @@ export function withoutUserinfo(url: string): string {
  * import { redactor } from "@tack/agent/sdk/providers/openai";
  * import { equal } from "node:assert/strict";
  *
- * const redact = redactor("sk-secret-123456", { "x-api-key": "Key hdr-secret-7890" });
+ * const redact = redactor("sk-secret-123456", {
+ *   "x-api-key": "Key hdr-secret-7890",
+ *   "X-Title": "Refactoring assistant",
+ * });
  * equal(redact("bad: Bearer sk-secret-123456"), "bad: Bearer <apiKey>");
  * equal(redact("got hdr-secret-7890"), "got <headers.x-api-key>");
+ * equal(redact("Refactoring assistant"), "Refactoring assistant"); // not a credential
+ * equal(redact("at https://u:p@ss@host/v1"), "at https://host/v1");
  * ```
  */
 export function redactor(
@@ -60,6 +70,9 @@ export function redactor(
   };
   if (apiKey !== undefined) add(apiKey, "<apiKey>");
   for (const [name, value] of Object.entries(headers)) {
+    // `Content-Type: application/json` or `X-Title: Refactoring assistant` are no secrets:
+    // replaced, they took those words out of every message.
+    if (!CREDENTIAL_HEADER.test(name)) continue;
     add(value, `<headers.${name}>`);
     for (const word of value.split(/\s+/)) add(word, `<headers.${name}>`);
   }
