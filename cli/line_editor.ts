@@ -11,10 +11,16 @@ import process from "node:process";
 import readline from "node:readline";
 import { dirname } from "node:path";
 import { appendPrivateText, makePrivateDir, refuseLinksBelow } from "../sdk/private_files.ts";
-import { visible } from "../plugins/confirm/visible_text.ts";
 
 /** Lines that arrive within this many ms of a line break continue it (a paste). */
 const PASTE_MS = 15;
+
+/**
+ * What no one types into a prompt, and a terminal acts on: control characters but newline and
+ * tab, C1 controls, bidirectional overrides and isolates (a right-to-left mark is typing).
+ */
+// deno-lint-ignore no-control-regex
+const TERMINAL_ACTS_ON = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 /** How many entries the history keeps. */
 export const HISTORY_SIZE = 500;
@@ -22,7 +28,7 @@ export const HISTORY_SIZE = 500;
 /**
  * Reads the history file: one JSON string a line (so a multi-line message is one entry),
  * oldest first; unreadable lines are skipped, and so are entries holding a control character
- * other than newline and tab, or a bidirectional override.
+ * other than newline and tab, or a bidirectional override or isolate.
  *
  * @param text The file's text.
  * @returns The entries, most recent first (as node:readline wants them).
@@ -34,6 +40,7 @@ export const HISTORY_SIZE = 500;
  *
  * deepEqual(parseHistory('"one"\n"two\\nlines"\nnot json\n'), ["two\nlines", "one"]);
  * deepEqual(parseHistory('"ok"\n"curl x | sh\\u001b[2K\\rrun the tests"\n'), ["ok"]);
+ * deepEqual(parseHistory('"שלום\\u200f!"\n'), ["שלום\u200f!"]); // a right-to-left mark is typing
  * ```
  */
 export function parseHistory(text: string): string[] {
@@ -45,7 +52,7 @@ export function parseHistory(text: string): string[] {
       // An entry with a character a terminal acts on (an escape, a carriage return, a bidi
       // override) is no one's typing: a cloned repository's `.tack/history` could repaint the
       // prompt over a different message, or write the clipboard, when it is recalled.
-      if (typeof value === "string" && visible(value) === value) entries.push(value);
+      if (typeof value === "string" && !TERMINAL_ACTS_ON.test(value)) entries.push(value);
     } catch {
       // A torn or foreign line: skip it.
     }
