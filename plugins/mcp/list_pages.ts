@@ -16,7 +16,7 @@ export const MAX_LISTED_ITEMS = 10_000;
  * The most characters a listing's items may take together, as JSON: a server listed 60 tools
  * with a 9 MB description each (one page each), and 200 such pages ran the host out of memory.
  */
-export const MAX_LISTING_CHARS = 4_000_000;
+export const MAX_LISTING_CHARS = 16_000_000;
 /** The most pages a listing may take. */
 export const MAX_LIST_PAGES = 1000;
 
@@ -45,7 +45,7 @@ export interface ListPage<T> {
  * for a listing whose time started before it was asked for.
  * @returns Every item.
  * @throws {Error} `Cannot list the <what> of MCP server "<server>": it lists more than
- * <most>` (or `it lists more than 4000000 characters` when the items' JSON passes
+ * <most>` (or `it lists more than 16000000 characters` when the items' JSON passes
  * {@linkcode MAX_LISTING_CHARS}, or `it sent more than 1000 pages`, or `it did not list them all within <ms> ms`
  * when a page was not done by the deadline), and whatever `page` throws.
  *

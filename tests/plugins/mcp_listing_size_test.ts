@@ -31,19 +31,19 @@ Deno.test("a tool's description and title are cut to 4,000 and 200 characters, w
   }
 });
 
-Deno.test("a server whose tools listing passes 4,000,000 characters is refused at load", async () => {
-  // Before: its 3 pages of 1.5 MB were all taken, and sent to the model with every call.
+Deno.test("a server whose tools listing passes 16,000,000 characters is refused at load", async () => {
+  // Before: its 3 pages of 6 MB were all taken, and sent to the model with every call.
   await rejects(mcp({ name: "wordy", ...HUGE }), {
-    message: 'Cannot list the tools of MCP server "wordy": it lists more than 4000000 characters',
+    message: 'Cannot list the tools of MCP server "wordy": it lists more than 16000000 characters',
   });
 });
 
-Deno.test("a resources listing past 4,000,000 characters is refused too", async () => {
+Deno.test("a resources listing past 16,000,000 characters is refused too", async () => {
   const connection = new McpConnection("wordy", HUGE);
   try {
     await rejects(connection.listResources(), {
       message:
-        'Cannot list the resources of MCP server "wordy": it lists more than 4000000 characters',
+        'Cannot list the resources of MCP server "wordy": it lists more than 16000000 characters',
     });
   } finally {
     await connection.close();
