@@ -158,7 +158,7 @@ export async function importPlugin(
   let lateError: Error | undefined;
   const late = (what: string) => () =>
     lateError = new Error(
-      `its ${what} did not finish within ${timeoutMs} ms (does it await something that never settles?)`,
+      `its ${what} did not finish within ${timeoutMs} ms (does it await something that never settles? if it is only slow, raise its "startTimeoutMs")`,
     );
   let module: Record<string, unknown>;
   try {

@@ -89,7 +89,7 @@ async function importInProcess(
         `Cannot load plugin ${
           JSON.stringify(url)
         }: it did not finish loading within ${timeoutMs} ms ` +
-          "(a top-level await or a factory that never settles?)",
+          "(a top-level await or a factory that never settles? if it is only slow, raise startTimeoutMs)",
       ),
   );
   if (typeof exported?.name !== "string" || exported.name === "") {

@@ -55,7 +55,7 @@ Deno.test("cli: a plugin whose top-level await never settles fails to load after
   equal(
     stderr.includes(
       'Cannot load plugin "./hang.ts" (tack.jsonc:1:13): its module did not finish within 500 ms ' +
-        "(does it await something that never settles?)",
+        '(does it await something that never settles? if it is only slow, raise its "startTimeoutMs")',
     ),
     true,
     stderr,

@@ -431,7 +431,7 @@ Deno.exit(0);
       equal(
         output.stdout.trim(),
         `Cannot load plugin "${pathToFileURL(`${dir}/${name}`).href}": it did not finish loading ` +
-          "within 200 ms (a top-level await or a factory that never settles?)",
+          "within 200 ms (a top-level await or a factory that never settles? if it is only slow, raise startTimeoutMs)",
       );
     }
   } finally {
