@@ -12,6 +12,7 @@ import type { PluginManifest, ProxiedHook } from "./protocol.ts";
 import type { SandboxChild, SpawnChild } from "./sandbox_child.ts";
 import { toolSpec } from "./tool_spec.ts";
 import { TranscriptCursor } from "./transcript_cursor.ts";
+import { type Live, wakeIfQuiet } from "./live_child.ts";
 import { printable } from "./strip_control_sequences.ts";
 import { unaskedMessage } from "./unasked_message.ts";
 
@@ -21,36 +22,6 @@ export type { ChildHandlers, SandboxChild, SpawnChild } from "./sandbox_child.ts
 export interface SandboxCallResult {
   result: ToolResult;
   isError: boolean;
-}
-
-interface Pending {
-  tool: string;
-  resolve: (outcome: SandboxCallResult) => void;
-  update?: (partial: ToolResult) => void;
-}
-
-interface Live {
-  child: SandboxChild;
-  ready: Promise<PluginManifest>;
-  pending: Map<number, Pending>;
-  hooks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
-  cancelled: Set<number>;
-  /** Waiting for every cancelled call to answer (or the child to be killed). */
-  quiet: (() => void)[];
-  fault?: string;
-  /** The fault speaks for itself: error texts leave out the child's stderr. */
-  bare?: boolean;
-  /** What this child has seen of the transcript. */
-  cursor: TranscriptCursor;
-  /** What this child has seen of the hooks' tool list. */
-  toolsCursor: TranscriptCursor;
-  /** It reported its manifest. */
-  started: boolean;
-}
-
-function wakeIfQuiet(live: Live, force = false): void {
-  if (!force && live.cancelled.size > 0) return;
-  for (const wake of live.quiet.splice(0)) wake();
 }
 
 /** The sandbox went away while a hook was waiting for it (not the hook's own failure). */

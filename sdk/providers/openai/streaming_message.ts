@@ -17,7 +17,7 @@ import {
 } from "../../../core/messages.ts";
 import { parseFinalToolArguments, parseToolArguments, PartialJsonParser } from "./partial_json.ts";
 import { RESPONSE_LIMITS, type ResponseLimits, ResponseTooLargeError } from "./response_limits.ts";
-import { tokenCount } from "./token_count.ts";
+import { type ReportedUsage, tokenCount } from "./token_count.ts";
 
 type OpenBlock =
   | { kind: "text"; block: TextContent; index: number }
@@ -47,16 +47,6 @@ function idsIn(messages: readonly Message[]): Set<string> {
 /** A value from the wire as text: a string as it is, anything else (a number, an object) as `undefined`. */
 function textOf(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-/** Token counts as the APIs report them: whatever JSON the server put there. */
-export interface ReportedUsage {
-  /** Prompt tokens, cached ones included. */
-  input: unknown;
-  /** Completion tokens (reasoning included). */
-  output: unknown;
-  /** Prompt tokens served from the cache. */
-  cached: unknown;
 }
 
 /**

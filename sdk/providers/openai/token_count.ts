@@ -5,6 +5,16 @@
  * @module
  */
 
+/** Token counts as the APIs report them: whatever JSON the server put there. */
+export interface ReportedUsage {
+  /** Prompt tokens, cached ones included. */
+  input: unknown;
+  /** Completion tokens (reasoning included). */
+  output: unknown;
+  /** Prompt tokens served from the cache. */
+  cached: unknown;
+}
+
 /**
  * The largest token count one response may report: 1,000,000,000, a hundred times the
  * longest context window. A larger count is taken as this, so sums stay exact integers.
