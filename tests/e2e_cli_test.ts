@@ -651,8 +651,12 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
       // The review's: a shell option before -c after su's `--`, and su's shell fed by stdin.
       "su root -- -ce 'rm -rf victim/l'",
       "su <<< 'rm -rf victim/m'",
+      // The rules attack's: a here-string reaching a shell through a block, and xargs's
+      // optional-value --replace.
+      "{ bash; } <<< 'rm -rf victim/n'",
+      "echo victim/o | xargs --replace rm -rf {}",
     ];
-    const folders = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m"];
+    const folders = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o"];
     for (const folder of folders) {
       await Deno.mkdir(join(cwd, "victim", folder), { recursive: true });
     }

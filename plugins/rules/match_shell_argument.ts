@@ -69,7 +69,8 @@ function viewText(words: readonly string[], dynamic: readonly boolean[]): string
  * - `allow`: the command parses and **every** part matches (an unparseable command never);
  * - `deny`, `ask`: the whole text matches (regex), or **any** part does, in any of its
  *   views (`sudo rm -rf x` is also `rm -rf x`); an unparseable text is split at its
- *   operators and each piece is tried.
+ *   operators and each piece is tried; here-document and here-string bodies read as data
+ *   are tried as commands too.
  *
  * @param arg The compiled pattern (`regex` or `shell`).
  * @param action The rule's action.
@@ -116,8 +117,13 @@ export function matchesShellArgument(
   ) {
     return true;
   }
-  return parsed.kind === "ok" &&
+  if (parsed.kind !== "ok") return false;
+  if (
     parsed.parts.some((part) =>
       shellPartViews(part).some((view) => matchView(view.words, view.dynamic))
-    );
+    )
+  ) return true;
+  // Here-document bodies read as data may still reach a shell (`{ bash; } <<< '…'`, `bash
+  // /dev/fd/3 3<<< '…'`): read as commands too. At worst a deny rule blocks a file's text.
+  return (parsed.data ?? []).some((body) => matchesShellArgument(arg, action, body));
 }

@@ -38,8 +38,25 @@ export interface ShellPart {
  * {@linkcode evaluatedAt}): rules never allow such a command.
  */
 export type ShellParse =
-  | { kind: "ok"; parts: ShellPart[]; normalized: string; evaluates?: string }
+  | {
+    kind: "ok";
+    parts: ShellPart[];
+    normalized: string;
+    evaluates?: string;
+    /**
+     * The bodies of here-documents and here-strings not read as a shell's script: data, as
+     * far as the parser can tell, which a shell may still read (`{ bash; } <<< '…'`,
+     * `bash /dev/fd/3 3<<< '…'`). Deny and ask rules look into them too.
+     */
+    data?: string[];
+  }
   | { kind: "error"; message: string };
+
+/** What parsing found beside the parts. */
+interface Found {
+  evaluates?: string;
+  data: string[];
+}
 
 const syntax = shellSyntax;
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "ash", "yash"]);
@@ -231,7 +248,7 @@ function innerScript(part: ShellPart): string | undefined {
   return undefined;
 }
 
-function collect(source: string, depth: number, found: { evaluates?: string }): ShellPart[] {
+function collect(source: string, depth: number, found: Found): ShellPart[] {
   const file = syntax.NewParser(syntax.KeepComments(true)).Parse(source, "");
   const reader = new Reader(source);
   const parts: ShellPart[] = [];
@@ -239,20 +256,27 @@ function collect(source: string, depth: number, found: { evaluates?: string }): 
     if (!node) return true;
     const type = syntax.NodeType(node);
     if (found.evaluates === undefined) found.evaluates = evaluatedAt(type, node, reader);
-    if (type === "Stmt" && node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr") {
+    if (type === "Stmt" && node.Redirs) {
       // A shell fed its script by a here-document or here-string: `bash <<'EOF'`, `sh <<< '…'`.
-      const call = partOf(reader, node.Cmd.Assigns ?? [], node.Cmd.Args ?? []);
-      if (depth < MAX_DEPTH && readsScriptFromStdin(call)) {
-        for (const redirect of node.Redirs ?? []) {
-          const op = /^(?:\d+)?(<<<|<<-?)/.exec(reader.text(redirect))?.[1];
-          const body = op === "<<<"
-            ? staticWord(redirect.Word) ?? reader.text(redirect.Word)
-            : op && redirect.Hdoc
-            ? reader.text(redirect.Hdoc)
-            : undefined;
-          // A script bash would run but this parser rejects makes the whole text unreadable.
-          if (body !== undefined) parts.push(...collect(body, depth + 1, found));
-        }
+      const call = node.Cmd && syntax.NodeType(node.Cmd) === "CallExpr"
+        ? partOf(reader, node.Cmd.Assigns ?? [], node.Cmd.Args ?? [])
+        : undefined;
+      const script = call !== undefined && depth < MAX_DEPTH && readsScriptFromStdin(call);
+      for (const redirect of node.Redirs) {
+        const op = /^(?:\d+)?(<<<|<<-?)/.exec(reader.text(redirect))?.[1];
+        const body = op === "<<<"
+          ? staticWord(redirect.Word) ?? reader.text(redirect.Word)
+          : op && redirect.Hdoc
+          // `<<-` drops each line's leading tabs before the shell reads it (a tab after a
+          // `\` continuation would split the word it continues).
+          ? (op === "<<-"
+            ? reader.text(redirect.Hdoc).replace(/^\t+/gm, "")
+            : reader.text(redirect.Hdoc))
+          : undefined;
+        if (body === undefined) continue;
+        // A script bash would run but this parser rejects makes the whole text unreadable.
+        if (script) parts.push(...collect(body, depth + 1, found));
+        else found.data.push(body);
       }
     } else if (type === "CallExpr") {
       const part = partOf(reader, node.Assigns ?? [], node.Args ?? []);
@@ -301,14 +325,15 @@ function collect(source: string, depth: number, found: { evaluates?: string }): 
  */
 export function parseShell(source: string): ShellParse {
   try {
-    const found: { evaluates?: string } = {};
+    const found: Found = { data: [] };
     // mvdan/sh reads a carriage return as a blank; bash as a character of a word.
     if (source.includes("\r")) found.evaluates = "\\r";
     const parts = collect(source, 0, found);
     const normalized = syntax.NewPrinter().Print(syntax.NewParser().Parse(source, "")).trim();
-    return found.evaluates === undefined
-      ? { kind: "ok", parts, normalized }
-      : { kind: "ok", parts, normalized, evaluates: found.evaluates };
+    const parse: ShellParse = { kind: "ok", parts, normalized };
+    if (found.evaluates !== undefined) parse.evaluates = found.evaluates;
+    if (found.data.length > 0) parse.data = found.data;
+    return parse;
   } catch (error) {
     const message = (error as { Error?: () => string })?.Error?.() ?? String(error);
     return { kind: "error", message: `Cannot parse the command as bash: ${message}` };

@@ -53,7 +53,7 @@ const WRAPPERS: Record<string, Wrapper> = {
       .concat(["--other-user", "--command-timeout", "-R", "--chroot", "-a", "--auth-type"])
       .concat(["-c", "--login-class"]),
   },
-  doas: { values: ["-u", "-C"] },
+  doas: { values: ["-u", "-C", "-a"] },
   env: { values: ["-u", "-C", "--unset", "--chdir"] },
   command: { values: [] },
   builtin: { values: [] },
@@ -67,16 +67,27 @@ const WRAPPERS: Record<string, Wrapper> = {
   ionice: { values: ["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"] },
   xargs: {
     values: ["-I", "-L", "-n", "-P", "-s", "-d", "-E", "-a", "--arg-file", "--delimiter"]
-      .concat(["--max-args", "--max-procs", "--max-chars", "--max-lines", "--replace"])
-      .concat(["--eof", "--process-slot-var"]),
+      // Not `--max-lines`, `--replace`, `--eof`: their value is optional, so only `=` gives one.
+      .concat(["--max-args", "--max-procs", "--max-chars", "--process-slot-var"]),
   },
   watch: { values: ["-n", "-d", "--interval"] },
   unbuffer: { values: [] },
-  flock: { values: ["-w", "-E", "--timeout", "--conflict-exit-code"], operands: 1 },
+  flock: { values: ["-w", "-E", "--timeout", "--wait", "--conflict-exit-code"], operands: 1 },
   taskset: { values: [], operands: 1 },
   chrt: { values: [], operands: 1 },
   prlimit: { values: ["-p", "--pid", "-o", "--output"] },
-  unshare: { values: ["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd"] },
+  unshare: {
+    values: ["-S", "-G", "-R", "-w", "-l", "--setuid", "--setgid", "--root", "--wd"]
+      .concat(["--propagation", "--setgroups", "--monotonic", "--boottime", "--load-interp"]),
+  },
+  nsenter: {
+    values: ["-t", "-S", "-G", "-w", "-r", "--target", "--setuid", "--setgid", "--wd"]
+      .concat(["--root", "--wdns"]),
+  },
+  "ssh-agent": { values: ["-a", "-E", "-t", "-P", "-O"] },
+  "dbus-run-session": { values: [] },
+  // `time -p -- cmd`: the parser leaves the `--` as the command's first word.
+  "--": { values: [] },
   setpriv: {
     values: ["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups"]
       .concat(["--inh-caps", "--ambient-caps", "--bounding-set", "--securebits"])
@@ -90,7 +101,8 @@ const WRAPPERS: Record<string, Wrapper> = {
     values: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-X", "-P", "-U"]
       .concat(["--output", "--attach", "--string-limit", "--user", "--env", "--columns"])
       .concat(["--trace-path", "--trace", "--signal", "--status", "--summary-columns"])
-      .concat(["--const-print-style", "--detach-on", "--seccomp-bpf", "--decode-fds"]),
+      // Not `--seccomp-bpf` (a flag) nor `--decode-fds` (its value is optional).
+      .concat(["--const-print-style", "--detach-on"]),
   },
   ltrace: { values: ["-o", "-e", "-p", "-s", "-u", "-a", "-n"] },
   fakeroot: { values: ["-s", "-i", "-l", "--lib", "--faked"] },
@@ -231,7 +243,8 @@ function unwrap(words: readonly string[], dynamic: readonly boolean[]): number |
         i++;
         return;
       }
-      if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
+      // `env X=1 cmd`, `sudo X=1 cmd`: variables for the command, before it.
+      if ((name === "env" || name === "sudo") && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) i++;
       else if (word.startsWith("-") && word !== "-") i += takesValue(wrapper, word) ? 2 : 1;
       else return;
     }

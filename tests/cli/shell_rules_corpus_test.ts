@@ -157,6 +157,28 @@ const TABLE: [string, string][] = [
   ["su <<< 'rm -rf build'", "deny no-rm-rf"],
   ["su root -- -s <<< 'rm -rf build'", "deny no-rm-rf"],
   ["runuser -l root <<< 'rm -rf build'", "deny no-rm-rf"],
+  // Found by the rules attack (2026-12-04), each run by real bash and "asked" before: a here-doc
+  // reaching a shell through a compound command, a function, exec or another descriptor; `<<-`
+  // with a tab after a continuation; wrappers' options read wrong or not known.
+  ["{ cd . && bash -s; } <<'EOF'\nrm -rf build\nEOF", "deny no-rm-rf"],
+  ["( set -e; bash ) <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["f() { bash; }; f <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["exec <<< 'rm -rf build'; bash", "deny no-rm-rf"],
+  ["bash -c 'bash' <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["bash /dev/fd/3 3<<<'rm -rf build'", "deny no-rm-rf"],
+  ["exec 3<<<'rm -rf build'; . /dev/fd/3", "deny no-rm-rf"],
+  ["bash <<-'EOF'\n\t\trm -r\\\n\t\tf build\n\tEOF", "deny no-rm-rf"],
+  ["echo build | xargs --replace rm -rf {}", "deny no-rm-rf"],
+  ["echo build | xargs --eof rm -rf", "deny no-rm-rf"],
+  ["flock --wait 5 lk rm -rf build", "deny no-rm-rf"],
+  ["unshare --propagation private rm -rf build", "deny no-rm-rf"],
+  ["nsenter -t 1 -m rm -rf build", "deny no-rm-rf"],
+  ["ssh-agent rm -rf build", "deny no-rm-rf"],
+  ["dbus-run-session -- rm -rf build", "deny no-rm-rf"],
+  ["strace -f --seccomp-bpf -o /dev/null rm -rf build", "deny no-rm-rf"],
+  ["time -p -- rm -rf build", "deny no-rm-rf"],
+  ["sudo DEBIAN_FRONTEND=noninteractive rm -rf build", "deny no-rm-rf"],
+  ["cat > notes.md <<< 'never run rm -rf on build'", "asked"], // prose is not a command
   ["su -c 'echo rm -rf build'", "asked"],
   ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
   ["rm -r --interactive=always build", "asked"],
@@ -203,7 +225,9 @@ const TABLE: [string, string][] = [
   ["rm -r build", "asked"],
   ["rm -- -rf", "asked"],
   ["bash script.sh -c 'rm -rf build'", "asked"], // a script's own arguments, not bash's -c
-  ["bash script.sh <<< 'rm -rf build'", "asked"], // the script is the file; stdin is its input
+  // The script is the file, stdin its input; which it may run (`eval "$(cat)"`): deny rules
+  // read here-document bodies as commands too.
+  ["bash script.sh <<< 'rm -rf build'", "deny no-rm-rf"],
   ["echo 'rm -rf build'", "asked"],
   ["grep -rf patterns.txt .", "asked"],
   // What rules cannot see through: asked, never allowed.
@@ -212,7 +236,7 @@ const TABLE: [string, string][] = [
   ["rm -{r,f} build", "asked"],
   ["echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "asked"],
   ["python3 -c 'import shutil; shutil.rmtree(\"build\")'", "asked"],
-  ["bash -c \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", "asked"], // a script made by $(…)
+  ["bash -c \"$(cat <<'EOF'\nrm -rf build\nEOF\n)\"", "deny no-rm-rf"], // a here-doc's body is read
   ["echo 'rm -rf build' | bash", "asked"], // a script piped in
   // Text bash runs as code at run time (arithmetic, subscripts, indirection, prompt
   // expansion, reading a quoted word back through $_): never allowed; deny rules read the
