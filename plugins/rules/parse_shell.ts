@@ -10,7 +10,13 @@
 
 import { shellSyntax } from "./shell_syntax.ts";
 import { programName, shellPartViews } from "./shell_pattern.ts";
-import { envSplitString, flockCommand, suCommand } from "./wrapper_scripts.ts";
+import {
+  envSplitString,
+  flockCommand,
+  groupShellScript,
+  suCommand,
+  sudoShellReadsStdin,
+} from "./wrapper_scripts.ts";
 import { isStdinPath, shellScript } from "./shell_script.ts";
 import { type Node, Reader } from "./shell_reader.ts";
 import { evaluatedAt, namedAt } from "./run_time_code.ts";
@@ -212,6 +218,10 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
       : undefined;
   }
   if (name === "env") return envSplitString(words, dynamic);
+  if (name === "sg") {
+    const given = groupShellScript(words, dynamic);
+    return typeof given === "object" ? given.script : undefined;
+  }
   if (name === "flock") return flockCommand(words, dynamic);
   if (name === undefined || !SHELLS.has(name)) return undefined;
   const given = shellScript(words, dynamic);
@@ -223,12 +233,21 @@ function scriptOf(words: readonly string[], dynamic: readonly boolean[]): string
  * through `xargs` or `find`: their commands do not read the call's stdin.
  */
 function readsScriptFromStdin(part: ShellPart): boolean {
-  for (const { words, dynamic } of shellPartViews(part)) {
+  const views = shellPartViews(part);
+  for (let at = 0; at < views.length; at++) {
+    const { words, dynamic } = views[at];
     const name = dynamic[0] ? undefined : programName(words[0] ?? "");
     if (name === "xargs" || name === "find") return false;
     if (name === "." || name === "source") return isStdinPath(words[1]);
-    // `su`, `runuser` without a command: their shell reads its script from stdin.
+    // `su`, `runuser`, `sg`, `newgrp`, `sudo -s` without a command: their shell reads stdin.
     if ((name === "su" || name === "runuser") && suCommand(words, dynamic) === "stdin") return true;
+    if ((name === "sg" || name === "newgrp") && groupShellScript(words, dynamic) === "stdin") {
+      return true;
+    }
+    if (
+      // Its command, if any, is the next view.
+      (name === "sudo" || name === "doas") && sudoShellReadsStdin(words, at + 1 < views.length)
+    ) return true;
     if (name !== undefined && SHELLS.has(name) && shellScript(words, dynamic) === "stdin") {
       return true;
     }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { wrapperTakesValue } from "./shell_pattern.ts";
+import { programName, wrapperTakesValue } from "./shell_pattern.ts";
 import { shellScript } from "./shell_script.ts";
 
 /**
@@ -199,4 +199,67 @@ export function flockCommand(
     }
   }
   return undefined;
+}
+
+/**
+ * What `sg [-] group [-c] command` and `newgrp [-] [group]` run: sg hands its command to
+ * `/bin/sh -c`; with none, and newgrp always, they start a shell that reads its script from
+ * stdin.
+ *
+ * @param words The call's words (`sg` or `newgrp` first).
+ * @param dynamic Which words are not known before the call runs.
+ * @returns The script, `"stdin"`, or `undefined` when it is not known.
+ *
+ * @example
+ * ```ts
+ * import { groupShellScript } from "./wrapper_scripts.ts";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const words = ["sg", "root", "-c", "rm -rf x"];
+ * deepEqual(groupShellScript(words, words.map(() => false)), { script: "rm -rf x" });
+ * equal(groupShellScript(["newgrp", "root"], [false, false]), "stdin");
+ * ```
+ */
+export function groupShellScript(
+  words: readonly string[],
+  dynamic: readonly boolean[],
+): { script: string } | "stdin" | undefined {
+  let i = words[1] === "-" ? 2 : 1;
+  if (programName(words[0] ?? "") === "newgrp" || i + 1 >= words.length) return "stdin";
+  i++; // the group
+  if (words[i] === "-c") i++;
+  if (i >= words.length) return "stdin";
+  return dynamic[i] ? undefined : { script: words.slice(i).join(" ") };
+}
+
+/** sudo's and doas's options that take a value (a cluster's letter after one is its value). */
+const SUDO_VALUE_LETTERS = new Set([..."ugCDhprtUTRac"]);
+
+/**
+ * Whether `sudo -s`/`-i` (`--shell`, `--login`) or `doas -s` is given no command: it starts
+ * a shell that reads its script from stdin (`sudo -s <<< '…'`).
+ *
+ * @param words The call's words (`sudo` or `doas` first).
+ * @param hasCommand Whether a command follows its options.
+ * @returns Whether the shell reads stdin.
+ *
+ * @example
+ * ```ts
+ * import { sudoShellReadsStdin } from "./wrapper_scripts.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(sudoShellReadsStdin(["sudo", "-u", "root", "-s"], false), true);
+ * equal(sudoShellReadsStdin(["sudo", "-s", "ls"], true), false);
+ * ```
+ */
+export function sudoShellReadsStdin(words: readonly string[], hasCommand: boolean): boolean {
+  if (hasCommand) return false;
+  return words.slice(1).some((word) =>
+    word === "--shell" || word === "--login" ||
+    (/^-[A-Za-z]+$/.test(word) &&
+      [...word.slice(1)].some((letter, k) =>
+        (letter === "s" || letter === "i") &&
+        ![...word.slice(1, k + 1)].some((before) => SUDO_VALUE_LETTERS.has(before))
+      ))
+  );
 }

@@ -179,6 +179,11 @@ const TABLE: [string, string][] = [
   ["time -p -- rm -rf build", "deny no-rm-rf"],
   ["sudo DEBIAN_FRONTEND=noninteractive rm -rf build", "deny no-rm-rf"],
   ["cat > notes.md <<< 'never run rm -rf on build'", "asked"], // prose is not a command
+  ["sg root -c 'rm -rf build'", "deny no-rm-rf"],
+  ["sg root 'rm -rf build'", "deny no-rm-rf"],
+  ["newgrp root <<< 'rm -rf build'", "deny no-rm-rf"],
+  ["sudo -u root -s <<< 'rm -rf build'", "deny no-rm-rf"], // no command: its shell reads stdin
+  ["sg root -c 'echo build'", "asked"],
   ["su -c 'echo rm -rf build'", "asked"],
   ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
   ["rm -r --interactive=always build", "asked"],
