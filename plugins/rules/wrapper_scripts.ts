@@ -24,32 +24,59 @@ import { shellScript } from "./shell_script.ts";
  *
  * const words = ["env", "-S", "rm -rf x"];
  * equal(envSplitString(words, words.map(() => false)), "rm -rf x");
+ * const more = ["env", "-S", "bash -c", "rm -rf x"];
+ * equal(envSplitString(more, more.map(() => false)), "bash -c 'rm -rf x'");
  * ```
  */
 export function envSplitString(
   words: readonly string[],
   dynamic: readonly boolean[],
 ): string | undefined {
-  const next = (i: number) => (dynamic[i] === false ? words[i] : undefined);
-  for (let i = 1; i < words.length && !dynamic[i]; i++) {
+  let split: string | undefined;
+  let i = 1;
+  // env's own options (getopt's reading: `-u` and `-C` take the rest of their word or the
+  // next one), `-S` among them, up to its first operand or `--`.
+  for (; i < words.length && !dynamic[i]; i++) {
     const word = words[i];
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) continue; // NAME=value
-    if (word === "--" || word === "-" || !word.startsWith("-")) return undefined; // the command
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (word === "-" || !word.startsWith("-")) break; // the command
+    const next = dynamic[i + 1] === false ? words[i + 1] : undefined;
     if (word.startsWith("--")) {
       const [option, ...value] = word.split("=");
       if (option.length > 3 && "--split-string".startsWith(option)) {
-        return value.length > 0 ? value.join("=") : next(i + 1);
+        if (value.length > 0) split = value.join("=");
+        else if (next === undefined) return undefined;
+        else (split = next, i++);
+        continue;
       }
     } else {
       // In a cluster, the first letter that takes a value takes the rest (`-uSOMEVAR`).
       const at = [...word].findIndex((letter, k) =>
         k > 0 && (letter === "S" || wrapperTakesValue("env", `-${letter}`))
       );
-      if (at > 0 && word[at] === "S") return word.slice(at + 1) || next(i + 1);
+      if (at > 0 && word[at] === "S") {
+        const glued = word.slice(at + 1);
+        if (glued !== "") split = glued;
+        else if (next === undefined) return undefined;
+        else (split = next, i++);
+        continue;
+      }
     }
     if (wrapperTakesValue("env", word)) i++;
   }
-  return undefined;
+  if (split === undefined) return undefined;
+  // The command env runs is the split string, then its operands (`env -S 'bash -c' '…'`).
+  const rest = words.slice(i).map((word, k) => dynamic[i + k] ? word : quoted(word));
+  return [split, ...rest].join(" ");
+}
+
+/** A word in single quotes, as bash reads it back. */
+function quoted(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** su's and runuser's long options (util-linux), and what each takes. */

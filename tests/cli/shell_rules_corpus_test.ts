@@ -184,6 +184,8 @@ const TABLE: [string, string][] = [
   ["newgrp root <<< 'rm -rf build'", "deny no-rm-rf"],
   ["sudo -u root -s <<< 'rm -rf build'", "deny no-rm-rf"], // no command: its shell reads stdin
   ["sg root -c 'echo build'", "asked"],
+  ["env -S 'bash -c' 'rm -rf build'", "deny no-rm-rf"], // the split string, then the operands
+  ["env -S 'rm -r' -- -f build", "deny no-rm-rf"],
   ["su -c 'echo rm -rf build'", "asked"],
   ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
   ["rm -r --interactive=always build", "asked"],
