@@ -314,7 +314,9 @@ function collect(source: string, depth: number, found: Found): ShellPart[] {
       ];
       parts.push({ ...part, words, dynamic: words.map(() => true), text: words.join(" ") });
       // A name with a subscript or from an expansion (`declare "$n=1"`, `local 'a[$(…)]'`).
-      found.evaluates ??= words.find((word, i) => i > 0 && /^[^=]*[[$`]/.test(word));
+      found.evaluates ??= words.find((word, i) =>
+        i > 0 && (/^[^=]*[[$`]/.test(word) || /^(?:PS[0-4]|PROMPT_COMMAND)\+?=/.test(word))
+      );
     } else if (type === "Redirect") {
       const part = writePart(reader, node);
       if (part) parts.push(part);

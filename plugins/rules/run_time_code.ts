@@ -16,6 +16,9 @@ import type { Node, Reader } from "./shell_reader.ts";
 const NAMES_EVERY_OPERAND = new Set(["read", "mapfile", "readarray", "unset", "getopts"]);
 const NAME_OPTION = new Map([["printf", "-v"], ["test", "-v"], ["[", "-v"], ["wait", "-p"]]);
 
+/** Variables whose value bash runs or expands as code later: the prompts, `PROMPT_COMMAND`. */
+const PROMPT_VARIABLE = /^(?:PS[0-4]|PROMPT_COMMAND)(?:\[[^\]]*\])?\+?=/;
+
 /**
  * A name whose value bash may evaluate: it is not known beforehand, or it has a subscript
  * other than `@`, `*` or digits (`a[_]` reads `$_` as arithmetic, `a[$(…)]` runs).
@@ -45,10 +48,22 @@ function riskyName(word: string, dynamic: boolean): boolean {
  */
 export function namedAt(part: ShellPart): string | undefined {
   const { words, dynamic } = part;
+  // Text bash runs later as code: a prompt it expands (`PS4='$(…)'` with `set -x`), a command
+  // before each prompt.
+  const prompt = part.assigns.find((assign) => PROMPT_VARIABLE.test(assign));
+  if (prompt !== undefined) return prompt;
   const braced = words.find((word) => /^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word));
   if (braced !== undefined) return braced;
   const name = dynamic[0] ? undefined : programName(words[0] ?? "");
   if (name === undefined) return undefined;
+  // `mapfile -C 'cmd'` runs its callback as code; `hash -p /bin/rm del` makes `del` run rm.
+  if (name === "mapfile" || name === "readarray" || name === "hash") {
+    const option = name === "hash" ? "-p" : "-C";
+    const given = words.find((word, i) =>
+      i > 0 && /^-[A-Za-z]*$/.test(word) && word.includes(option[1])
+    );
+    if (given !== undefined) return given;
+  }
   if (NAMES_EVERY_OPERAND.has(name)) {
     return words.find((word, i) => i > 0 && !word.startsWith("-") && riskyName(word, dynamic[i]));
   }

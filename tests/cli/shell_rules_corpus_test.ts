@@ -186,6 +186,10 @@ const TABLE: [string, string][] = [
   ["sg root -c 'echo build'", "asked"],
   ["env -S 'bash -c' 'rm -rf build'", "deny no-rm-rf"], // the split string, then the operands
   ["env -S 'rm -r' -- -f build", "deny no-rm-rf"],
+  // Code bash runs later: a prompt it expands, a mapfile callback; a name hash binds to rm.
+  ["PS4='$(rm -rf build)'; set -x; true", "deny no-rm-rf"],
+  ["mapfile -c 1 -C 'rm -rf build #' arr <<< a", "deny no-rm-rf"],
+  ["hash -p /bin/rm del; del -rf build", "asked"], // never allowed; not seen as rm
   ["su -c 'echo rm -rf build'", "asked"],
   ["su root -- script.sh -c 'rm -rf build'", "asked"], // the script's own arguments
   ["rm -r --interactive=always build", "asked"],
