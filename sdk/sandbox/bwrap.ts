@@ -7,6 +7,7 @@
  */
 
 import { hostMay } from "./host_may.ts";
+import { SEED_MOUNT } from "./code_cache_seed.ts";
 
 /** What the child sees of the file system and the network. */
 export interface BwrapMounts {
@@ -21,7 +22,7 @@ export interface BwrapMounts {
    * inside it (under the cache entries of its graph): a capped tmpfs, with only
    * `source`'s `gen/file` (the emit of the graph's files) mounted read-write from the host.
    */
-  underlay?: { source: string; target: string };
+  underlay?: { source: string; target: string; seed?: { dir: string; fill: boolean } };
   /** Share the host's network namespace (only when `net` is granted). */
   shareNet: boolean;
   /** The most bytes the sandbox's `/tmp` (memory) may hold; no cap when left out. */
@@ -196,6 +197,9 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
     }
     args.push("--tmpfs", target);
     args.push("--bind", `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
+    // The code caches a run of Tack's runner alone left (code_cache_seed.ts), copied in.
+    const seed = mounts.underlay.seed;
+    if (seed) args.push(seed.fill ? "--bind" : "--ro-bind", seed.dir, SEED_MOUNT);
   }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);

@@ -17,11 +17,11 @@ async function shortHash(text: string): Promise<string> {
   return (await sha256Hex(text)).slice(0, 16);
 }
 
-/** Removes what a child cache holds beside `gen/file` (left by earlier versions of Tack). */
+/** Removes what a child cache holds beside `gen/file` and its seed (left by earlier versions of Tack, or a fill cut short). */
 async function dropUnkept(dir: string): Promise<void> {
-  for (const [folder, keep] of [[dir, "gen"], [`${dir}/gen`, "file"]]) {
+  for (const [folder, keep] of [[dir, ["gen", "seed"]], [`${dir}/gen`, ["file"]]] as const) {
     for (const entry of await Array.fromAsync(Deno.readDir(folder)).catch(() => [])) {
-      if (entry.name === keep) continue;
+      if ((keep as readonly string[]).includes(entry.name)) continue;
       await Deno.remove(`${folder}/${entry.name}`, { recursive: true }).catch(() => {});
     }
   }

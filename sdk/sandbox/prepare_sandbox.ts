@@ -7,6 +7,9 @@
  */
 
 import { childCacheDir } from "./child_cache.ts";
+import { readySeed, seedFilled } from "./code_cache_seed.ts";
+import { resolveGrants } from "./permission_flags.ts";
+import { DEFAULT_START_TIMEOUT_MS } from "./sandbox_connection.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
 import { loadFailureHint, moduleForCommand } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -347,6 +350,18 @@ export async function prepareSandbox(
   // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
+  // Its code caches are a tmpfs: a seed of them is copied in at each start.
+  const nothing = resolveGrants({}, "/");
+  const fill = (out: string) =>
+    sandboxCommand({
+      ...{ label: specifier, graph, importMapPath, lockPath, entryPath, layer, denoDir, cacheDir },
+      grants: nothing,
+      seed: { dir: out, fill: true },
+      limits: { ...DEFAULT_LIMITS },
+      config: { ...base(nothing), confined: true },
+    });
+  const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const seedDir = cacheDir && await readySeed(cacheDir, fill, timeoutMs);
   return {
     url,
     layer,
@@ -371,6 +386,7 @@ export async function prepareSandbox(
           layer: netLayer,
           denoDir,
           cacheDir,
+          seed: seedDir && seedFilled(seedDir) ? { dir: seedDir, fill: false } : undefined,
           stderr: options.stderr,
           limits,
           config: { ...base(grants), confined: layer === "bwrap" },

@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
 import { bwrapArgs, bwrapAvailable, bwrapCapsTmpfs, unshareNetAvailable } from "./bwrap.ts";
+import { seededCommand } from "./code_cache_seed.ts";
 import type { PluginLimits } from "../plugin_limits.ts";
 import { hostPath, isExecutableFile } from "./host_may.ts";
 import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
@@ -110,6 +111,8 @@ export interface SandboxCommandInput {
    * transpiled modules and V8 code cache outlive a start. Bubblewrap only.
    */
   cacheDir?: string;
+  /** With `cacheDir`: a seed of code caches to copy into it (`fill`: this run fills it). */
+  seed?: { dir: string; fill: boolean };
   stderr?: "forward" | "capture";
   /** Memory and message size caps (none when left out). */
   limits?: Required<PluginLimits>;
@@ -241,9 +244,10 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
       : {}),
     ...(input.cacheDir === undefined
       ? {}
-      : { underlay: { source: input.cacheDir, target: input.denoDir } }),
+      : { underlay: { source: input.cacheDir, target: input.denoDir, seed: input.seed } }),
   });
-  return run("bwrap", [...args, ...deno]);
+  const seeded = input.cacheDir !== undefined && input.seed !== undefined;
+  return run("bwrap", [...args, ...(seeded ? seededCommand(deno, input.seed!.fill) : deno)]);
 }
 
 /**
