@@ -197,7 +197,7 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
     }
     args.push("--tmpfs", target);
     args.push("--bind", `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
-    // The code caches a run of Tack's runner alone left (code_cache_seed.ts), copied in.
+    // The code caches two filling starts of the plugin left (code_cache_seed.ts), copied in.
     const seed = mounts.underlay.seed;
     if (seed) args.push(seed.fill ? "--bind" : "--ro-bind", seed.dir, SEED_MOUNT);
   }

@@ -19,9 +19,11 @@ async function shortHash(text: string): Promise<string> {
 
 /** Removes what a child cache holds beside `gen/file` and its seed (left by earlier versions of Tack, or a fill cut short). */
 async function dropUnkept(dir: string): Promise<void> {
-  for (const [folder, keep] of [[dir, ["gen", "seed"]], [`${dir}/gen`, ["file"]]] as const) {
+  for (const [folder, keep] of [[dir, "gen"], [`${dir}/gen`, "file"]]) {
     for (const entry of await Array.fromAsync(Deno.readDir(folder)).catch(() => [])) {
-      if ((keep as readonly string[]).includes(entry.name)) continue;
+      // Seeds, a failed one's mark and one being filled stay (code_cache_seed.ts drops earlier
+      // versions').
+      if (entry.name === keep || entry.name.startsWith("seed-")) continue;
       await Deno.remove(`${folder}/${entry.name}`, { recursive: true }).catch(() => {});
     }
   }

@@ -4,7 +4,8 @@
  * compile Tack's runner, the TypeBox bundle and the plugin again: ~20 ms. Instead two starts
  * with no permissions and a closed stdin (it loads, reports its manifest, ends) fill a seed
  * once, and every start copies it into its tmpfs before Deno starts. What those runs can
- * leave in the seed is bounded by that tmpfs' cap.
+ * leave in the seed is bounded by that tmpfs' cap (no seed where bubblewrap cannot cap it),
+ * and checked again on the host.
  *
  * @module
  */
@@ -18,20 +19,34 @@ export const SEED_MOUNT = "/tack_seed";
 /** The shell that copies the seed in (or out); without it the filling runs fail, and no seed is used. */
 export const SEED_SHELL = "/bin/sh";
 
+/** How long each filling start may take: a plugin slower than that to load gets no seed. */
+export const FILL_TIMEOUT_MS = 5_000;
+
 /** How many runs fill a seed: Deno writes V8's code cache for a module it analysed before. */
 const FILL_RUNS = 2;
 
-// Copy in, then run Deno in the shell's place. Filling: the same, then copy the caches out (a
-// database and its write-ahead log; the shared-memory index is rebuilt when it is opened).
-const COPY_IN = 'cp "$0"/* "$DENO_DIR"/ 2>/dev/null; exec "$@"';
-const COPY_OUT = 'cp "$0"/* "$DENO_DIR"/ 2>/dev/null; "$@"; status=$?; ' +
-  'cp "$DENO_DIR"/*_v2 "$DENO_DIR"/*_v2-wal "$0"/ 2>/dev/null; exit $status';
+// Copy in, then run Deno (by its absolute path) in the shell's place. Filling: the same, then
+// copy the caches out (a database and its write-ahead log; the shared-memory index is rebuilt
+// when it is opened). `cp` is looked up in the system's default PATH (`command -p`), never in
+// the host's PATH, where a plugin may write (found by the review: a planted `cp` ran before
+// Deno's permission checks).
+const COPY = 'command -p cp "$0"/* "$DENO_DIR"/ 2>/dev/null';
+const COPY_IN = `${COPY}; exec "$@"`;
+const COPY_OUT = `${COPY}; "$@"; status=$?; ` +
+  'command -p cp "$DENO_DIR"/*_v2 "$DENO_DIR"/*_v2-wal "$0"/ 2>/dev/null; exit $status';
+
+/** Makes a sandbox child's command, given the seed folder it fills. */
+export type FillCommand = (out: string) => {
+  command: string;
+  args: readonly string[];
+  env: Record<string, string>;
+};
 
 /**
  * A child's command behind the shell that copies its seed in (or, `fill`, out once Deno has
  * run).
  *
- * @param command The child's command (`deno run …`).
+ * @param command The child's command (`deno run …`, Deno by its absolute path).
  * @param fill Whether this run fills the seed (it is mounted writable then, and copied out
  *   when Deno is done).
  * @returns The command to run inside the sandbox.
@@ -41,10 +56,10 @@ const COPY_OUT = 'cp "$0"/* "$DENO_DIR"/ 2>/dev/null; "$@"; status=$?; ' +
  * import { SEED_MOUNT, seededCommand } from "./code_cache_seed.ts";
  * import { equal } from "node:assert/strict";
  *
- * const command = seededCommand(["deno", "run", "entry.js"], false);
+ * const command = seededCommand(["/usr/bin/deno", "run", "entry.js"], false);
  * equal(command[0], "/bin/sh");
  * equal(command[3], SEED_MOUNT);
- * equal(command.slice(4).join(" "), "deno run entry.js");
+ * equal(command.slice(4).join(" "), "/usr/bin/deno run entry.js");
  * ```
  */
 export function seededCommand(command: readonly string[], fill: boolean): string[] {
@@ -66,18 +81,19 @@ export function seededCommand(command: readonly string[], fill: boolean): string
  * ```
  */
 export function seedFilled(dir: string): boolean {
-  return isFile(`${dir}/v8_code_cache_v2`);
+  return statOf(`${dir}/v8_code_cache_v2`)?.isFile === true;
 }
 
 /**
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
  * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) twice into a fresh folder beside
- * it, then moves that in place. A run that fails, stalls past `timeoutMs`, or leaves no code cache
- * leaves no seed: starts then go without one, as before.
+ * it, then moves that in place. A run that fails or stalls past `timeoutMs`, or a seed with
+ * no code cache, with anything but files, or over `maxBytes`, leaves no seed.
  *
- * @param dir The seed folder (`<child cache>/seed`).
+ * @param dir The seed folder.
  * @param command Makes the filling run's command, given the folder it writes to.
- * @param timeoutMs How long the run may take.
+ * @param timeoutMs How long each run may take.
+ * @param maxBytes The most the seed may hold.
  * @returns Whether a seed is there now.
  *
  * @example A run that leaves nothing
@@ -87,21 +103,20 @@ export function seedFilled(dir: string): boolean {
  *
  * const dir = await Deno.makeTempDir();
  * const command = () => ({ command: "true", args: [], env: {} });
- * equal(await fillSeed(`${dir}/seed`, command, 5_000), false);
+ * equal(await fillSeed(`${dir}/seed`, command, 5_000, 1 << 20), false);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function fillSeed(
   dir: string,
-  command: (
-    out: string,
-  ) => { command: string; args: readonly string[]; env: Record<string, string> },
+  command: FillCommand,
   timeoutMs: number,
+  maxBytes: number,
 ): Promise<boolean> {
   if (seedFilled(dir)) return true;
   let out: string | undefined;
   try {
-    out = await Deno.makeTempDir({ dir: dirname(dir), prefix: "seed.filling-" });
+    out = await Deno.makeTempDir({ dir: dirname(dir), prefix: "seed-filling-" });
     const { command: program, args, env } = command(out);
     // The first run fills the dependency analysis, the second (with it) the code cache.
     for (let run = 0; run < FILL_RUNS; run++) {
@@ -117,6 +132,8 @@ export async function fillSeed(
       const { success } = await child.status.finally(() => clearTimeout(timer));
       if (!success || !seedFilled(out)) return false;
     }
+    // Copied out of a capped tmpfs, and checked again here: only files, within the cap.
+    if (filesSize(out) > maxBytes) return false;
     // Another host may have filled it first: then this copy goes.
     if (await Deno.rename(out, dir).then(() => true, () => false)) out = undefined;
     return seedFilled(dir);
@@ -130,12 +147,15 @@ export async function fillSeed(
 /**
  * The seed a plugin's starts copy in, filled now if the plugin was started before (a new
  * process, a new load: a plugin loaded once pays nothing for it); `undefined` when there is
- * none (the first load, a host that may not write there, a filling run that failed, as
- * one does without `/bin/sh` in the sandbox).
+ * none: the first load, a host that may not write there, a tmpfs bubblewrap cannot cap, or
+ * a failed filling (its top level needs permissions, or takes longer than
+ * {@linkcode FILL_TIMEOUT_MS}; remembered for this version, so later loads do not try again).
  *
  * @param cacheDir The plugin's child cache folder (its `gen/file` exists once it started).
+ * @param version This version of the plugin: a new one gets a new seed, the old one goes.
  * @param command Makes the filling run's command, given the folder it writes to.
- * @param timeoutMs How long each filling run may take.
+ * @param capped Whether the child's tmpfs is capped (at `maxBytes`).
+ * @param maxBytes The tmpfs' cap: the most a seed may hold.
  * @returns The seed folder, or `undefined`.
  *
  * @example A plugin never started
@@ -145,38 +165,48 @@ export async function fillSeed(
  *
  * const dir = await Deno.makeTempDir();
  * const command = () => ({ command: "true", args: [], env: {} });
- * equal(await readySeed(dir, command, 5_000), undefined);
+ * equal(await readySeed(dir, "v1", command, true, 1 << 20), undefined);
  * await Deno.remove(dir, { recursive: true });
  * ```
  */
 export async function readySeed(
   cacheDir: string,
-  command: (
-    out: string,
-  ) => { command: string; args: readonly string[]; env: Record<string, string> },
-  timeoutMs: number,
+  version: string,
+  command: FillCommand,
+  capped: boolean,
+  maxBytes: number,
 ): Promise<string | undefined> {
-  const dir = `${cacheDir}/seed`;
+  const name = `seed-${version.replace(/[^A-Za-z0-9]/g, "").slice(-16)}`;
+  const dir = `${cacheDir}/${name}`;
   if (seedFilled(dir)) return dir;
-  // No `/bin/sh` in the sandbox: the filling runs fail, and starts go without a seed.
-  if (!isDirectory(`${cacheDir}/gen/file`)) return undefined;
+  const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
+  if (!capped || !started || statOf(`${dir}.failed`) !== undefined) return undefined;
   if (!hostMay({ name: "write", path: cacheDir })) return undefined;
-  return await fillSeed(dir, command, timeoutMs) ? dir : undefined;
+  for (const entry of Deno.readDirSync(cacheDir)) {
+    const earlier = entry.name.startsWith("seed-") && !entry.name.startsWith("seed-filling-");
+    if (earlier && !entry.name.startsWith(name)) {
+      await Deno.remove(`${cacheDir}/${entry.name}`, { recursive: true }).catch(() => {});
+    }
+  }
+  if (await fillSeed(dir, command, FILL_TIMEOUT_MS, maxBytes)) return dir;
+  await Deno.mkdir(`${dir}.failed`).catch(() => {});
+  return undefined;
 }
 
-// Asked first: a host that may not read there gets no permission prompt (and no seed).
-function isDirectory(path: string): boolean {
+/** A path's stat, asked first (a host that may not read there gets no prompt), or `undefined`. */
+function statOf(path: string): Deno.FileInfo | undefined {
   try {
-    return hostMay({ name: "read", path }) && Deno.statSync(path).isDirectory;
+    return hostMay({ name: "read", path }) ? Deno.statSync(path) : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
-function isFile(path: string): boolean {
-  try {
-    return hostMay({ name: "read", path }) && Deno.statSync(path).isFile;
-  } catch {
-    return false;
+/** The bytes of a folder's files; anything but a file there counts as too much. */
+function filesSize(dir: string): number {
+  let total = 0;
+  for (const entry of Deno.readDirSync(dir)) {
+    total += entry.isFile ? Deno.statSync(`${dir}/${entry.name}`).size : Infinity;
   }
+  return total;
 }

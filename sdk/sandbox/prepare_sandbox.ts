@@ -9,7 +9,7 @@
 import { childCacheDir } from "./child_cache.ts";
 import { readySeed, seedFilled } from "./code_cache_seed.ts";
 import { resolveGrants } from "./permission_flags.ts";
-import { DEFAULT_START_TIMEOUT_MS } from "./sandbox_connection.ts";
+import { bwrapCapsTmpfs, CHILD_CACHE_BYTES } from "./bwrap.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
 import { loadFailureHint, moduleForCommand } from "./load_failure_hint.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -360,8 +360,8 @@ export async function prepareSandbox(
       limits: { ...DEFAULT_LIMITS },
       config: { ...base(nothing), confined: true },
     });
-  const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const seedDir = cacheDir && await readySeed(cacheDir, fill, timeoutMs);
+  const seedDir = cacheDir && version !== undefined &&
+    await readySeed(cacheDir, version, fill, bwrapCapsTmpfs(), CHILD_CACHE_BYTES);
   return {
     url,
     layer,

@@ -106,9 +106,9 @@ export interface SandboxCommandInput {
   layer: OsLayer;
   denoDir: string;
   /**
-   * The child's own Deno cache folder, writable by Deno itself (the plugin has no write
-   * permission there): mounted at `denoDir` under the graph's cache entries, so its
-   * transpiled modules and V8 code cache outlive a start. Bubblewrap only.
+   * The child's own Deno cache folder: a capped tmpfs at `denoDir`, under the graph's cache
+   * entries, but for its `gen/file` (the transpiled graph), kept on the host between starts.
+   * Bubblewrap only.
    */
   cacheDir?: string;
   /** With `cacheDir`: a seed of code caches to copy into it (`fill`: this run fills it). */
