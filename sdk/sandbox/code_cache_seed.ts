@@ -181,7 +181,8 @@ export async function readySeed(
   if (seedFilled(dir)) return dir;
   const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
   if (!capped || !started || statOf(`${dir}.failed`) !== undefined) return undefined;
-  if (!hostMay({ name: "write", path: cacheDir })) return undefined;
+  const may = (name: "read" | "write") => hostMay({ name, path: cacheDir });
+  if (!may("read") || !may("write")) return undefined; // no prompt, no seed
   for (const entry of Deno.readDirSync(cacheDir)) {
     const earlier = entry.name.startsWith("seed-") && !entry.name.startsWith("seed-filling-");
     if (earlier && !entry.name.startsWith(name)) {

@@ -3,11 +3,11 @@
 // everything again. A seed of those caches, filled by two starts with no permissions when a
 // plugin is loaded a second time, is copied into each start's tmpfs: what a plugin can leave
 // in it is bounded by that tmpfs' cap, whatever its top level compiles.
-import { equal } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { childCacheDir } from "../../sdk/sandbox/child_cache.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
 import { CHILD_CACHE_BYTES } from "../../sdk/sandbox/bwrap.ts";
-import { readySeed, seedFilled } from "../../sdk/sandbox/code_cache_seed.ts";
+import { fillSeed, readySeed, seedFilled } from "../../sdk/sandbox/code_cache_seed.ts";
 import { loadPlugin } from "../../sdk/sandbox/mod.ts";
 import { skipWithoutBwrap } from "../support/os_layer.ts";
 
@@ -176,4 +176,17 @@ for (let i = 0; i < 3; i++) {
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("a filling start that stalls is killed at its bound and leaves nothing behind", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "tack-seed-stall-" });
+  try {
+    const stalling = () => ({ command: "sleep", args: ["30"], env: {} });
+    const started = performance.now();
+    equal(await fillSeed(`${cache}/seed-v1`, stalling, 200, 1 << 20), false);
+    equal(performance.now() - started < 10_000, true, "not held by the stalled run");
+    deepEqual([...Deno.readDirSync(cache)], []); // no seed, no half-filled folder
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
 });
