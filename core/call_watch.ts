@@ -10,22 +10,31 @@ import { keepLayout } from "./keep_layout.ts";
 /** Why a watched call was stopped. */
 export type StopReason = "timeout" | "abort";
 
-interface Watcher {
+/** A watched call: what the watch stops when it must. */
+export interface Stoppable {
+  /** Called once, with why, if the call must stop before it settles. */
+  stop(reason: StopReason): void;
+}
+
+/** A call in the watch; give it back to {@linkcode CallWatch.remove} when the call settles. */
+export interface Watcher {
   /** When the call must stop (`performance.now()` time; `Infinity` for never; `NaN` until stamped). */
   deadline: number;
   /** Its timeout, from which the deadline is stamped. */
   timeoutMs: number;
-  stop: (reason: StopReason) => void;
-  /** Its neighbours in the watch's list, in start order. */
+  /** The call, to stop. */
+  call: Stoppable;
+  /** Its neighbour before it in the watch's list (start order). */
   previous: Watcher | undefined;
+  /** Its neighbour after it. */
   next: Watcher | undefined;
   /** Whether it is still in the list. */
   watched: boolean;
 }
 
 /**
- * The watch of a run (or of one batch). `add` a call when it starts executing; call the
- * function `add` returns when it settles; `dispose` when the run is done.
+ * The watch of a run (or of one batch). `add` a call when it starts executing; `remove` what
+ * `add` returned when it settles; `dispose` when the run is done.
  *
  * The timer is armed for the earliest deadline; when it fires it stops every call past its
  * deadline and re-arms for the next one. Calls that start together with the same timeout
@@ -39,8 +48,8 @@ interface Watcher {
  *
  * const watch = new CallWatch(new AbortController().signal);
  * const stopped: string[] = [];
- * watch.add(5, (why) => stopped.push(`a:${why}`));
- * watch.add(5, (why) => stopped.push(`b:${why}`));
+ * watch.add(5, { stop: (why) => stopped.push(`a:${why}`) });
+ * watch.add(5, { stop: (why) => stopped.push(`b:${why}`) });
  * await new Promise((resolve) => setTimeout(resolve, 20));
  * watch.dispose();
  * deepEqual(stopped, ["a:timeout", "b:timeout"]);
@@ -71,10 +80,10 @@ export class CallWatch {
    * Watches one running call.
    *
    * @param timeoutMs Its timeout (`Infinity` or 0 for none), counted from now.
-   * @param stop Called once, with why, if the call must stop before it settles.
-   * @returns Call when the call settles, to stop watching it.
+   * @param call Stopped once, with why, if it must stop before it settles.
+   * @returns Its place in the watch: give it to `remove` when the call settles.
    */
-  add(timeoutMs: number, stop: (reason: StopReason) => void): () => void {
+  add(timeoutMs: number, call: Stoppable): Watcher {
     if (!this.#listening) {
       this.#listening = true;
       this.#signal.addEventListener("abort", this.#onAbort);
@@ -84,7 +93,7 @@ export class CallWatch {
       // Stamped when the synchronous stretch that started it ends (#stamp).
       deadline: bounded ? Number.NaN : Infinity,
       timeoutMs,
-      stop,
+      call,
       previous: this.#last,
       next: undefined,
       watched: true,
@@ -96,7 +105,24 @@ export class CallWatch {
       this.#unstamped.push(watcher);
       if (this.#unstamped.length === 1) queueMicrotask(this.#stamp);
     }
-    return () => this.#remove(watcher);
+    return watcher;
+  }
+
+  /**
+   * Stops watching a call (it settled). Removing one twice, or one the watch already stopped,
+   * does nothing.
+   *
+   * @param watcher What `add` returned.
+   */
+  remove(watcher: Watcher): void {
+    if (!watcher.watched) return;
+    watcher.watched = false;
+    if (watcher.previous) watcher.previous.next = watcher.next;
+    else this.#first = watcher.next;
+    if (watcher.next) watcher.next.previous = watcher.previous;
+    else this.#last = watcher.previous;
+    // A call stopped for its timeout may never settle: it must not keep its neighbours alive.
+    watcher.previous = watcher.next = undefined;
   }
 
   /** Stops the timer and the abort listener. */
@@ -107,17 +133,6 @@ export class CallWatch {
     this.#takeAll();
     if (this.#listening) this.#signal.removeEventListener("abort", this.#onAbort);
     this.#listening = false;
-  }
-
-  #remove(watcher: Watcher): void {
-    if (!watcher.watched) return;
-    watcher.watched = false;
-    if (watcher.previous) watcher.previous.next = watcher.next;
-    else this.#first = watcher.next;
-    if (watcher.next) watcher.next.previous = watcher.previous;
-    else this.#last = watcher.previous;
-    // A call stopped for its timeout may never settle: it must not keep its neighbours alive.
-    watcher.previous = watcher.next = undefined;
   }
 
   /** The watched calls, oldest first. */
@@ -170,19 +185,19 @@ export class CallWatch {
     for (const watcher of this.#list()) {
       if (!watcher.watched) continue; // settled as an earlier one was stopped
       if (watcher.deadline <= now) {
-        this.#remove(watcher);
-        watcher.stop("timeout");
+        this.remove(watcher);
+        watcher.call.stop("timeout");
       } else if (watcher.deadline < next) next = watcher.deadline;
     }
     if (next < this.#armedFor) this.#arm(next);
   };
 
   #onAbort = (): void => {
-    for (const watcher of this.#takeAll()) watcher.stop("abort");
+    for (const watcher of this.#takeAll()) watcher.call.stop("abort");
   };
 
   static {
     // A run's signal gets an abort listener, which changes its layout too: keep one that has.
-    keepLayout(new CallWatch(new AbortController().signal)).add(0, () => {});
+    keepLayout(new CallWatch(new AbortController().signal)).add(0, { stop: () => {} });
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import type { AgentEventSink } from "./agent_event.ts";
-import { CallWatch, type StopReason } from "./call_watch.ts";
+import { CallWatch, type StopReason, type Watcher } from "./call_watch.ts";
 import { invalidContentReason } from "./check_tool_result.ts";
 import { keepLayout } from "./keep_layout.ts";
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
@@ -66,21 +66,27 @@ function stoppedResult(toolName: string, why: StopReason, timeoutMs: number): Ex
     };
 }
 
+/** Where a call's progress updates go. */
+interface UpdateSink {
+  progress(partial: ToolResult): void;
+}
+
 /** The context `execute` receives; its signal is made only if the tool reads it. */
 class CallContext implements ToolExecuteContext {
   static {
-    keepLayout(new CallContext("", new AbortController().signal, () => {}));
+    keepLayout(new CallContext("", new AbortController().signal, { progress: () => {} }));
   }
   readonly toolCallId: string;
-  readonly update: (partial: ToolResult) => void;
   #controller: AbortController | undefined;
+  #update: ((partial: ToolResult) => void) | undefined;
   #stopped: unknown;
   readonly #runSignal: AbortSignal;
+  readonly #sink: UpdateSink;
 
-  constructor(toolCallId: string, runSignal: AbortSignal, update: (partial: ToolResult) => void) {
+  constructor(toolCallId: string, runSignal: AbortSignal, sink: UpdateSink) {
     this.toolCallId = toolCallId;
     this.#runSignal = runSignal;
-    this.update = update;
+    this.#sink = sink;
   }
 
   get signal(): AbortSignal {
@@ -90,6 +96,11 @@ class CallContext implements ToolExecuteContext {
       else if (this.#runSignal.aborted) this.#controller.abort(this.#runSignal.reason);
     }
     return this.#controller.signal;
+  }
+
+  /** Sends a progress update; made only if the tool reads it (and works detached too). */
+  get update(): (partial: ToolResult) => void {
+    return this.#update ??= (partial) => this.#sink.progress(partial);
   }
 
   stop(reason: unknown): void {
@@ -212,7 +223,8 @@ class RunningCall {
   }
   readonly context: CallContext;
   #settled = false;
-  #unwatch: (() => void) | undefined;
+  #watch: CallWatch | undefined;
+  #watcher: Watcher | undefined;
   readonly #prepared: PreparedToolCall;
   readonly #signal: AbortSignal;
   readonly #timeoutMs: number;
@@ -231,16 +243,13 @@ class RunningCall {
     this.#timeoutMs = timeoutMs;
     this.#emit = emit;
     this.#done = done;
-    this.context = new CallContext(
-      prepared.toolCall.id,
-      signal,
-      (partial) => this.#update(partial),
-    );
+    this.context = new CallContext(prepared.toolCall.id, signal, this);
   }
 
   /** Watches the call for its timeout and the run's abort (a tool that answered later). */
   watchWith(watch: CallWatch): void {
-    this.#unwatch = watch.add(this.#timeoutMs, (why) => this.stop(why));
+    this.#watch = watch;
+    this.#watcher = watch.add(this.#timeoutMs, this);
   }
 
   answered(value: unknown): void {
@@ -272,11 +281,12 @@ class RunningCall {
   #settle(outcome: ExecutedToolCall): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#unwatch?.();
+    if (this.#watcher) this.#watch!.remove(this.#watcher);
     this.#done(outcome);
   }
 
-  #update(partialResult: ToolResult): void {
+  /** A progress update from the tool (through its context). */
+  progress(partialResult: ToolResult): void {
     if (this.#settled) return;
     const { toolCall } = this.#prepared;
     this.#emit({

@@ -105,7 +105,12 @@ export { copyArguments, copyForHooks } from "./copy_arguments.ts";
 export { ownerLabel } from "./owner_label.ts";
 export { thrownText } from "./thrown_text.ts";
 export { boundHook, type HookOutcome } from "./bound_hook.ts";
-export { CallWatch, type StopReason as CallStopReason } from "./call_watch.ts";
+export {
+  CallWatch,
+  type Stoppable as CallStoppable,
+  type StopReason as CallStopReason,
+  type Watcher as CallWatcher,
+} from "./call_watch.ts";
 export { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
 export {
   executeToolCalls,

@@ -6,10 +6,12 @@ Deno.test("CallWatch: a later call with an earlier deadline re-arms the one time
   const watch = new CallWatch(new AbortController().signal);
   const stopped: string[] = [];
   const quickStopped = deferred();
-  watch.add(60_000, (why) => stopped.push(`slow:${why}`));
-  watch.add(5, (why) => {
-    stopped.push(`quick:${why}`);
-    quickStopped.resolve();
+  watch.add(60_000, { stop: (why) => stopped.push(`slow:${why}`) });
+  watch.add(5, {
+    stop: (why) => {
+      stopped.push(`quick:${why}`);
+      quickStopped.resolve();
+    },
   });
   // Were the timer still armed for the first deadline, both would stop together, a minute later.
   await quickStopped.promise;
@@ -21,10 +23,10 @@ Deno.test("CallWatch: abort stops every watched call once; a settled call and a 
   const controller = new AbortController();
   const watch = new CallWatch(controller.signal);
   const stopped: string[] = [];
-  const unwatch = watch.add(60_000, (why) => stopped.push(`a:${why}`));
-  watch.add(0, (why) => stopped.push(`b:${why}`));
-  watch.add(Infinity, (why) => stopped.push(`c:${why}`));
-  unwatch();
+  const a = watch.add(60_000, { stop: (why) => stopped.push(`a:${why}`) });
+  watch.add(0, { stop: (why) => stopped.push(`b:${why}`) });
+  watch.add(Infinity, { stop: (why) => stopped.push(`c:${why}`) });
+  watch.remove(a);
   controller.abort();
   controller.signal.dispatchEvent(new Event("abort"));
   deepEqual(stopped, ["b:abort", "c:abort"]);
@@ -32,7 +34,7 @@ Deno.test("CallWatch: abort stops every watched call once; a settled call and a 
 
   const later = new AbortController();
   const disposed = new CallWatch(later.signal);
-  disposed.add(60_000, (why) => stopped.push(`d:${why}`));
+  disposed.add(60_000, { stop: (why) => stopped.push(`d:${why}`) });
   disposed.dispose();
   later.abort();
   deepEqual(stopped, ["b:abort", "c:abort"]);
@@ -42,14 +44,14 @@ Deno.test("CallWatch: a call that settles from the middle leaves the others watc
   const controller = new AbortController();
   const watch = new CallWatch(controller.signal);
   const stopped: string[] = [];
-  watch.add(60_000, (why) => stopped.push(`a:${why}`));
-  const unwatchB = watch.add(60_000, (why) => stopped.push(`b:${why}`));
-  watch.add(60_000, (why) => stopped.push(`c:${why}`));
-  const unwatchD = watch.add(60_000, (why) => stopped.push(`d:${why}`));
-  unwatchB();
-  unwatchB(); // twice is harmless
-  unwatchD(); // the newest
-  watch.add(60_000, (why) => stopped.push(`e:${why}`));
+  watch.add(60_000, { stop: (why) => stopped.push(`a:${why}`) });
+  const b = watch.add(60_000, { stop: (why) => stopped.push(`b:${why}`) });
+  watch.add(60_000, { stop: (why) => stopped.push(`c:${why}`) });
+  const d = watch.add(60_000, { stop: (why) => stopped.push(`d:${why}`) });
+  watch.remove(b);
+  watch.remove(b); // twice is harmless
+  watch.remove(d); // the newest
+  watch.add(60_000, { stop: (why) => stopped.push(`e:${why}`) });
   controller.abort();
   deepEqual(stopped, ["a:abort", "c:abort", "e:abort"]);
   watch.dispose();
@@ -59,15 +61,18 @@ Deno.test("CallWatch: a call that settles while another is stopped for its timeo
   const watch = new CallWatch(new AbortController().signal);
   const stopped: string[] = [];
   const done = deferred();
-  let unwatchB = () => {};
-  watch.add(5, (why) => {
-    stopped.push(`a:${why}`);
-    unwatchB(); // b settles as a is stopped (its result arrived meanwhile)
+  watch.add(5, {
+    stop: (why) => {
+      stopped.push(`a:${why}`);
+      watch.remove(b); // b settles as a is stopped (its result arrived meanwhile)
+    },
   });
-  unwatchB = watch.add(5, (why) => stopped.push(`b:${why}`));
-  watch.add(10, (why) => {
-    stopped.push(`c:${why}`);
-    done.resolve();
+  const b = watch.add(5, { stop: (why) => stopped.push(`b:${why}`) });
+  watch.add(10, {
+    stop: (why) => {
+      stopped.push(`c:${why}`);
+      done.resolve();
+    },
   });
   await done.promise;
   deepEqual(stopped, ["a:timeout", "c:timeout"]);
