@@ -152,7 +152,7 @@ export function spawnWorker(
     if (options === "unknown" && !saidWorkerOptionsOn()) {
       // Trying would end this process (exit 70) if the flag is off.
       throw new Error(
-        'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options, and this host cannot tell whether it does (its command line is readable only with -A): run it with -A, or set TACK_WORKER_OPTIONS=1 when the flag (or deno.json\'s "unstable": ["worker-options"]) is on',
+        'Cannot start worker sandbox: isolation "worker" needs the host to run with --unstable-worker-options, and this host cannot tell whether it does (its command line is readable only with -A): run it with -A, or set TACK_WORKER_OPTIONS=1, with --allow-env=TACK_WORKER_OPTIONS so it may read it, when the flag (or deno.json\'s "unstable": ["worker-options"]) is on',
       );
     }
     if (hostMayPrompt()) {

@@ -107,3 +107,25 @@ Deno.test("the blocks marked runnable run", async () => {
     await remove();
   }
 });
+
+/**
+ * What a project that depends on Tack can import by name: Tack's own entry points, and the
+ * libraries the docs tell it to add. Tack's other dependencies are in Tack's import map only.
+ */
+const USER_NAMES = /^(@tack\/agent(\/.*)?|zod)$/;
+/** The plugin template's deno.json maps `typebox` itself (docs/publish.md shows its code). */
+const TEMPLATE_NAMES: Record<string, RegExp> = { "docs/publish.md": /^typebox$/ };
+
+Deno.test("every block imports only what a project depending on Tack can name", async () => {
+  const wrong: string[] = [];
+  for (const block of await documentedBlocks()) {
+    const specifiers = block.code.matchAll(/\bfrom\s+"([^"]+)"|\bimport\s*\(\s*"([^"]+)"/g);
+    for (const [, from, dynamic] of specifiers) {
+      const specifier = from ?? dynamic;
+      if (/^(node:|npm:|jsr:|\.\.?\/|https?:)/.test(specifier)) continue;
+      if (USER_NAMES.test(specifier) || TEMPLATE_NAMES[block.file]?.test(specifier)) continue;
+      wrong.push(`${block.file}:${block.line} imports "${specifier}"`);
+    }
+  }
+  equal(wrong.join("\n"), "");
+});
