@@ -15,6 +15,7 @@ import {
 } from "@tack/agent";
 import type { AgentEvent, AgentOptions } from "@tack/agent";
 import type { McpStdioServer } from "@tack/agent/plugins/mcp";
+import { SERVER_EVERYTHING } from "../support/test_packages.ts";
 
 /** The stdio fixture server, run by the same Deno as the tests, offline. */
 export const STDIO_SERVER: McpStdioServer = {
@@ -48,7 +49,7 @@ export function fixtureServer(file: string, ...args: string[]): McpStdioServer {
 
 /**
  * The reference server of the MCP project (`@modelcontextprotocol/server-everything`, the
- * version `deno.json` pins and the lock holds), cached first from the frozen lock like any
+ * version tests/support/test_packages.ts pins and the lock holds), cached first from the frozen lock like any
  * other dependency (`deno test` caches only the test files' own imports, and the server only
  * runs as a child), then run offline from the cache over stdio.
  *
@@ -57,9 +58,7 @@ export function fixtureServer(file: string, ...args: string[]): McpStdioServer {
  */
 export async function everythingServer(): Promise<McpStdioServer> {
   const root = new URL("../..", import.meta.url);
-  const spec: string = JSON.parse(
-    await Deno.readTextFile(new URL("deno.json", root)),
-  ).imports["@modelcontextprotocol/server-everything"];
+  const spec = SERVER_EVERYTHING;
   const cached = await new Deno.Command(Deno.execPath(), {
     args: ["cache", "--frozen", "--quiet", spec],
     cwd: root.pathname,

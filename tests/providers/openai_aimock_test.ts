@@ -2,7 +2,7 @@
  * The provider against a third-party OpenAI-compatible server: @copilotkit/aimock from
  * npm, started in the test on 127.0.0.1, with its fixtures and its fault injection.
  */
-import { LLMock } from "@copilotkit/aimock";
+import { LLMock } from "../support/test_packages.ts";
 import { openai, type OpenAIOptions } from "@tack/agent/sdk/providers/openai";
 import { deepEqual, equal, match } from "node:assert/strict";
 import { ask, runTurn } from "./stream_helpers.ts";

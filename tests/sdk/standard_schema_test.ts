@@ -10,8 +10,7 @@ import {
 } from "@tack/agent";
 import { z } from "zod";
 import { Type } from "typebox";
-import * as v from "valibot";
-import { toStandardJsonSchema } from "@valibot/to-json-schema";
+import { toStandardJsonSchema, v } from "../support/test_packages.ts";
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 
