@@ -45,6 +45,12 @@ export interface FsContext {
    * @throws {Error} When the root does not exist or is not a directory.
    */
   realRoot(): Promise<string>;
+  /**
+   * {@linkcode FsContext.realRoot}, synchronously (for `prepareArguments`, which cannot wait).
+   *
+   * @throws {Error} When the root does not exist, is not a directory, or may not be read.
+   */
+  realRootSync(): string;
   /** The real path of the root if it is known already. */
   readonly knownRealRoot: string | undefined;
   /** Serializes writes to the same file. */
@@ -99,31 +105,39 @@ export function createFsContext(options: FsOptions = {}): FsContext {
   const root = found.path;
   // Without read access yet, it is resolved at the first call (see `realRoot`).
   let real = found.real;
+  function realRootSync(): string {
+    if (real !== undefined) return real;
+    // Every tool starts here: a host that may not read the root gets Deno's denial (which
+    // the model reads), not a prompt. Synchronous, as `prepareArguments` needs it (once).
+    requireHostMay({ name: "read", path: root });
+    let path: string;
+    try {
+      path = Deno.realPathSync(root);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new Error(`The root ${root} does not exist`, { cause: error });
+      }
+      throw error;
+    }
+    requireHostMay({ name: "read", path }); // a root reached through a symlink
+    if (!Deno.statSync(path).isDirectory) {
+      throw new Error(`The root ${root} is not a directory`);
+    }
+    return (real = path);
+  }
   return {
     root,
     get knownRealRoot() {
       return real;
     },
-    async realRoot(): Promise<string> {
-      if (real !== undefined) return real;
-      // Every tool starts here: a host that may not read the root gets Deno's denial (which
-      // the model reads), not a prompt.
-      requireHostMay({ name: "read", path: root });
-      let path: string;
+    realRoot(): Promise<string> {
       try {
-        path = await Deno.realPath(root);
+        return Promise.resolve(realRootSync());
       } catch (error) {
-        if (error instanceof Deno.errors.NotFound) {
-          throw new Error(`The root ${root} does not exist`, { cause: error });
-        }
-        throw error;
+        return Promise.reject(error);
       }
-      requireHostMay({ name: "read", path }); // a root reached through a symlink
-      if (!(await Deno.stat(path)).isDirectory) {
-        throw new Error(`The root ${root} is not a directory`);
-      }
-      return (real = path);
     },
+    realRootSync,
     locks: createFileLocks(),
     maxReadLines: positive("maxReadLines", options.maxReadLines, 2000),
     maxReadBytes: positive("maxReadBytes", options.maxReadBytes, 50 * 1024),

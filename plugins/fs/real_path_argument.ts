@@ -47,10 +47,13 @@ function realRelative(root: string, path: string): string | undefined {
  * becomes the path it leads to (relative to the root), so the policies that look at it see
  * where the call will read or write. A rule denying writes to `.git/**` then also blocks
  * `hooks/pre-commit` when `hooks` links to `.git/hooks` (a cloned repository may ship such a
- * link). Anything else is left as written, for the tool to resolve or refuse.
+ * link). Anything else is left as written, for the tool to resolve or refuse. The root is
+ * resolved here when it was not yet; when it cannot be (it may not be read, it is gone) this
+ * throws, and the call ends as an error result before any policy or the tool sees it.
  *
  * @param context The plugin's shared state (its root).
  * @returns The tools' `prepareArguments`.
+ * @throws {Error} (from the returned function) When the root cannot be resolved.
  *
  * @example A link inside the root
  * ```ts
@@ -71,8 +74,10 @@ export function realPathArgument(
   context: FsContext,
 ): (raw: Record<string, unknown>) => Record<string, unknown> {
   return function preparePath(raw) {
-    const root = context.knownRealRoot;
-    if (root === undefined || typeof raw?.path !== "string") return raw;
+    if (typeof raw?.path !== "string") return raw;
+    // A root not resolved yet (the plugin was made before the host could read it) is resolved
+    // now: a call the policies would see unresolved is refused (the error becomes its result).
+    const root = context.knownRealRoot ?? context.realRootSync();
     const real = realRelative(root, raw.path);
     return real === undefined ? raw : { ...raw, path: real };
   };
