@@ -10,7 +10,7 @@ import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { readCapped } from "./read_capped.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
@@ -91,7 +91,7 @@ export function createEditTool(context: FsContext): AgentTool {
       if (oldText === newText) {
         throw new Error("oldText and newText are the same; the edit would change nothing");
       }
-      const target = await resolveInRoot(await context.realRoot(), path);
+      const target = await resolveCalledPath(context, path);
       const name = target.display;
       requireHostMay({ name: "write", path: target.real }); // asked first: no prompt
       return await context.locks.run(target.real, async () => {

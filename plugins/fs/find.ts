@@ -10,7 +10,7 @@ import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
 import { compileGlob } from "./glob.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { walk } from "./walk.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
@@ -68,7 +68,7 @@ export function createFindTool(context: FsContext): AgentTool {
     async execute({ pattern, path, limit }, { signal }) {
       const glob = compileGlob(pattern);
       const root = await context.realRoot();
-      const target = await resolveInRoot(root, path ?? ".");
+      const target = await resolveCalledPath(context, path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Directory not found: ${target.display}`);
       if (!info.isDirectory) throw new Error(`${target.display} is not a directory`);

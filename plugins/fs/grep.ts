@@ -12,7 +12,7 @@ import type { FsContext } from "./fs_context.ts";
 import { compileRe2 } from "../../core/linear_regexp.ts";
 import { compileGlob, type Glob } from "./glob.ts";
 import { fileRefusal } from "./file_refusal.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { readAhead } from "./read_ahead.ts";
 import { readCapped } from "./read_capped.ts";
 import { walk, type WalkEntry } from "./walk.ts";
@@ -206,7 +206,7 @@ export function createGrepTool(context: FsContext): AgentTool {
       let filter: Glob | undefined;
       if (params.glob !== undefined) filter = compileGlob(params.glob);
       const root = await context.realRoot();
-      const target = await resolveInRoot(root, params.path ?? ".");
+      const target = await resolveCalledPath(context, params.path ?? ".");
       const info = await Deno.stat(target.real).catch(() => undefined);
       if (!info) throw new Error(`Path not found: ${target.display}`);
       const refusal = info.isDirectory

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import type { FsContext } from "./fs_context.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `ls` puts in `details`. */
@@ -60,7 +60,7 @@ export function createLsTool(context: FsContext): AgentTool {
     prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute({ path, limit }) {
-      const target = await resolveInRoot(await context.realRoot(), path ?? ".");
+      const target = await resolveCalledPath(context, path ?? ".");
       const name = target.display;
       const entries: Deno.DirEntry[] = [];
       try {

@@ -10,7 +10,7 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import { joinBytes } from "../../sdk/join_bytes.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `read` puts in `details`. */
@@ -88,7 +88,7 @@ export function createReadTool(context: FsContext): AgentTool {
     prepareArguments: realPathArgument(context),
     effects: ["read"],
     async execute({ path, offset, limit }, { signal }) {
-      const target = await resolveInRoot(await context.realRoot(), path);
+      const target = await resolveCalledPath(context, path);
       const name = target.display;
       let info: Deno.FileInfo;
       try {

@@ -11,7 +11,7 @@ import type { AgentTool } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import { formatBytes, type FsContext } from "./fs_context.ts";
 import { fileRefusal } from "./file_refusal.ts";
-import { resolveInRoot } from "./resolve_in_root.ts";
+import { resolveCalledPath } from "./called_path.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
 /** What `write` puts in `details`. */
@@ -59,7 +59,7 @@ export function createWriteTool(context: FsContext): AgentTool {
     prepareArguments: realPathArgument(context),
     effects: ["write"],
     async execute({ path, content }) {
-      const target = await resolveInRoot(await context.realRoot(), path);
+      const target = await resolveCalledPath(context, path);
       const name = target.display;
       requireHostMay({ name: "write", path: target.real }); // asked first: no prompt
       return await context.locks.run(target.real, async () => {

@@ -1,0 +1,128 @@
+// A link made after the policies checked a call does not redirect it: the fs tools look at
+// the path again when they run, and refuse one that now goes through a symlink (found by an
+// attack: a tool of the same parallel batch swapped `hooks` for a link to `.git/hooks` after
+// the rules had passed `hooks/pre-commit`, and the hook was planted).
+import {
+  createAgent,
+  defineTool,
+  scriptedModel,
+  text,
+  toolCall,
+  type ToolResultMessage,
+} from "@tack/agent";
+import { fs } from "@tack/agent/plugins/fs";
+import { rules } from "@tack/agent/plugins/rules";
+import { Type } from "typebox";
+import { loadPlugin } from "../../sdk/sandbox/load_plugin.ts";
+import { skipWithoutBwrap } from "../support/os_layer.ts";
+import { deepEqual, equal, rejects } from "node:assert/strict";
+
+const denyGitWrites = rules({
+  rules: [{
+    name: "no-git-writes",
+    action: "deny",
+    effect: "write",
+    args: { path: { glob: ".git/**" } },
+  }],
+});
+
+/** A tool that swaps `from` for a symlink to `to` the moment it starts (no await first). */
+function swapTool(root: string) {
+  return defineTool({
+    name: "swap",
+    description: "Replaces a folder with a symlink",
+    parameters: Type.Object({ from: Type.String(), to: Type.String() }),
+    execute({ from, to }) {
+      Deno.removeSync(`${root}/${from}`, { recursive: true });
+      Deno.symlinkSync(to, `${root}/${from}`);
+      return { content: [{ type: "text", text: "swapped" }] };
+    },
+  });
+}
+
+function outcomes(messages: readonly { role: string }[]): [boolean, string][] {
+  return messages.filter((m): m is ToolResultMessage => m.role === "toolResult").map((r) => [
+    r.isError,
+    r.content.map((b) => b.type === "text" ? b.text : "").join(""),
+  ]);
+}
+
+Deno.test("fs: a link swapped in by an earlier call of the same parallel batch is refused at run time", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${root}/.git/hooks`, { recursive: true });
+    await Deno.writeTextFile(`${root}/.git/config`, "[core]\n");
+    await Deno.mkdir(`${root}/hooks`);
+    await Deno.mkdir(`${root}/conf`);
+    await Deno.writeTextFile(`${root}/conf/config`, "[core]\n");
+    const agent = createAgent({
+      model: scriptedModel([[
+        toolCall("swap", { from: "hooks", to: ".git/hooks" }, "a"),
+        toolCall("swap", { from: "conf", to: ".git" }, "b"),
+        toolCall("write", { path: "hooks/pre-commit", content: "#!/bin/sh\necho pwned\n" }, "c"),
+        toolCall(
+          "edit",
+          { path: "conf/config", oldText: "[core]", newText: "[core]\n\tx = 1" },
+          "d",
+        ),
+        toolCall("read", { path: "conf/config" }, "e"),
+      ], [text("done")]]),
+      plugins: [fs({ root }), denyGitWrites],
+      tools: [swapTool(root)],
+    });
+    const added = await agent.prompt("go");
+    const refusal = (path: string, real: string) =>
+      `Path ${path} leads through a symlink to ${real}, not the path the call was checked ` +
+      `with; call again with ${real}`;
+    deepEqual(outcomes(added), [
+      [false, "swapped"],
+      [false, "swapped"],
+      [true, refusal("hooks/pre-commit", ".git/hooks/pre-commit")],
+      [true, refusal("conf/config", ".git/config")],
+      [true, refusal("conf/config", ".git/config")],
+    ]);
+    await rejects(Deno.stat(`${root}/.git/hooks/pre-commit`), Deno.errors.NotFound);
+    equal(await Deno.readTextFile(`${root}/.git/config`), "[core]\n");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "fs: sandboxed (no prepareArguments across the process), a link in the root is refused",
+  ignore: skipWithoutBwrap("fs: sandboxed, a link in the root is refused"),
+}, async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${root}/.git/hooks`, { recursive: true });
+    await Deno.symlink(".git/hooks", `${root}/hooks`);
+    const plugin = await loadPlugin("./plugins/fs/mod.ts", {
+      sandbox: true,
+      options: { root },
+      root,
+      stderr: "capture",
+    });
+    try {
+      const agent = createAgent({
+        model: scriptedModel([[
+          toolCall("write", { path: "hooks/pre-commit", content: "#!/bin/sh\necho pwned\n" }),
+          toolCall("write", { path: "ok.txt", content: "fine" }),
+        ], [text("done")]]),
+        plugins: [plugin, denyGitWrites],
+      });
+      deepEqual(outcomes(await agent.prompt("go")), [
+        [
+          true,
+          "Path hooks/pre-commit leads through a symlink to .git/hooks/pre-commit, not the path " +
+          "the call was checked with; call again with .git/hooks/pre-commit",
+        ],
+        [false, "Created ok.txt (4 B)"],
+      ]);
+      await rejects(Deno.stat(`${root}/.git/hooks/pre-commit`), Deno.errors.NotFound);
+    } finally {
+      await plugin.dispose?.();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
