@@ -95,6 +95,8 @@ export function createEditTool(context: FsContext): AgentTool {
       const name = target.display;
       requireHostMay({ name: "write", path: target.real }); // asked first: no prompt
       return await context.locks.run(target.real, async () => {
+        // Again: a link made while this call waited for the file (another write held it).
+        await resolveCalledPath(context, path);
         let text: string;
         try {
           const stat = await Deno.stat(target.real);

@@ -10,7 +10,13 @@ import {
   toolCall,
   type ToolResultMessage,
 } from "@tack/agent";
-import { fs } from "@tack/agent/plugins/fs";
+import {
+  createEditTool,
+  createFsContext,
+  createWriteTool,
+  fs,
+  type FsContext,
+} from "@tack/agent/plugins/fs";
 import { rules } from "@tack/agent/plugins/rules";
 import { Type } from "typebox";
 import { loadPlugin } from "../../sdk/sandbox/load_plugin.ts";
@@ -122,6 +128,63 @@ Deno.test({
     } finally {
       await plugin.dispose?.();
     }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("fs: a link swapped in while a write or edit waits for its file's lock is refused", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${root}/.git/hooks`, { recursive: true });
+    await Deno.writeTextFile(`${root}/.git/hooks/post-merge`, "#!/bin/sh\n");
+    await Deno.mkdir(`${root}/hooks`);
+    await Deno.writeTextFile(`${root}/hooks/post-merge`, "#!/bin/sh\n");
+    const shared = createFsContext({ root });
+    // The tools' context, telling when both calls reach their file's lock.
+    let waiting = 0;
+    let bothWaiting = () => {};
+    const reached = new Promise<void>((resolve) => bothWaiting = resolve);
+    const context: FsContext = {
+      ...shared,
+      realRoot: shared.realRoot,
+      locks: {
+        run(key, task) {
+          const result = shared.locks.run(key, task);
+          if (++waiting === 4) bothWaiting();
+          return result;
+        },
+        size: 0,
+      },
+    };
+    const write = createWriteTool(context);
+    const edit = createEditTool(context);
+    const options = { toolCallId: "1", signal: new AbortController().signal };
+    // Another write to the same files holds their locks while the folder becomes a link.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => release = resolve);
+    const holding = Promise.all([
+      context.locks.run(`${root}/hooks/pre-commit`, () => held),
+      context.locks.run(`${root}/hooks/post-merge`, () => held),
+    ]);
+    const writing = Promise.resolve(
+      write.execute({ path: "hooks/pre-commit", content: "echo pwned\n" }, options),
+    ).then(() => "written", (error: Error) => error.message);
+    const editing = Promise.resolve(edit.execute(
+      { path: "hooks/post-merge", oldText: "#!/bin/sh\n", newText: "#!/bin/sh\necho pwned\n" },
+      options,
+    )).then(() => "edited", (error: Error) => error.message);
+    await reached; // both resolved their path and wait behind the held locks
+    await Deno.remove(`${root}/hooks`, { recursive: true });
+    await Deno.symlink(".git/hooks", `${root}/hooks`);
+    release();
+    await holding;
+    const refusal = (name: string) =>
+      `Path hooks/${name} leads through a symlink to .git/hooks/${name}, not the path the ` +
+      `call was checked with; call again with .git/hooks/${name}`;
+    deepEqual([await writing, await editing], [refusal("pre-commit"), refusal("post-merge")]);
+    await rejects(Deno.stat(`${root}/.git/hooks/pre-commit`), Deno.errors.NotFound);
+    equal(await Deno.readTextFile(`${root}/.git/hooks/post-merge`), "#!/bin/sh\n");
   } finally {
     await Deno.remove(root, { recursive: true });
   }
