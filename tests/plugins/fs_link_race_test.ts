@@ -189,3 +189,27 @@ Deno.test("fs: a link swapped in while a write or edit waits for its file's lock
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("fs: a path a hook rewrote after the policies (no prepareArguments) is refused through a link", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    await Deno.mkdir(`${root}/.git/hooks`, { recursive: true });
+    await Deno.symlink(".git/hooks", `${root}/hooks`);
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("write", { path: "notes.txt", content: "echo pwned\n" })], [
+        text("done"),
+      ]]),
+      plugins: [fs({ root }), denyGitWrites],
+      // Runs after the plugins' hooks: the rules saw notes.txt.
+      beforeToolCall: ({ args }) => ({ args: { ...args, path: "hooks/pre-commit" } }),
+    });
+    deepEqual(outcomes(await agent.prompt("go")), [[
+      true,
+      "Path hooks/pre-commit leads through a symlink to .git/hooks/pre-commit, not the path the " +
+      "call was checked with; call again with .git/hooks/pre-commit",
+    ]]);
+    await rejects(Deno.stat(`${root}/.git/hooks/pre-commit`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
