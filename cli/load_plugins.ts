@@ -169,7 +169,8 @@ export async function importPlugin(
     );
   } catch (error) {
     if (error === lateError) throw error;
-    const hint = error instanceof Deno.errors.NotCapable && /read access/.test(String(error))
+    // Deno reports a dynamic import it may not read as a TypeError, not NotCapable.
+    const hint = /read access/.test(String(error))
       ? ` (\`deno task agent\` may read only the Tack repository; ${INSTALLED_HINT})`
       : "";
     throw new Error(`its module failed to load: ${firstLine(error)}${hint}`);

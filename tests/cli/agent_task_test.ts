@@ -105,3 +105,43 @@ Deno.test("deno task agent's --allow-read and --allow-write are the cli set's li
   deepEqual(list("read"), [...config.permissions.cli.read, "$HOME/.cache/deno"]);
   deepEqual(list("write"), [...config.permissions.cli.write, "$HOME/.cache/deno"]);
 });
+
+Deno.test("deno task agent: a --plugin outside the repository is refused with where to go instead", async () => {
+  const home = await Deno.makeTempDir({ prefix: "tack-agent-home-" });
+  const outside = await Deno.makeTempDir({ prefix: "tack-agent-plugin-" });
+  try {
+    // This test's Deno cache as the task's (nothing is downloaded).
+    await Deno.mkdir(`${home}/.cache`);
+    await Deno.symlink(await denoCacheDir(), `${home}/.cache/deno`);
+    await Deno.writeTextFile(`${outside}/mod.ts`, `export default { name: "weather" };\n`);
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        ...await agentTaskFlags(home),
+        "cli/main.ts",
+        "--plugin",
+        `${outside}/mod.ts`,
+        "hi",
+      ],
+      cwd: ROOT,
+      env: (() => {
+        const env = childEnv({ HOME: home, NO_COLOR: "1", OPENAI_API_KEY: "sk-test" });
+        delete env.DENO_DIR; // Deno's default cache folder: $HOME/.cache/deno
+        return env;
+      })(),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    equal(output.code, 2);
+    // Deno reports the import it may not read as a TypeError: the hint was left out.
+    equal(
+      new TextDecoder().decode(output.stderr).split("\n").filter((line) => line !== "").at(-1),
+      `Cannot load plugin "${outside}/mod.ts" (--plugin): its module failed to load: Requires read access to "${outside}/mod.ts", run again with the --allow-read flag (\`deno task agent\` may read only the Tack repository; the installed \`tack\`, from \`deno task install\`, reads plugins anywhere: see docs/cli.md)`,
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
