@@ -8,8 +8,8 @@ import { parseArgs } from "node:util";
 
 /** What the command line asked for. */
 export interface CliArgs {
-  /** `"run"` (one-shot or interactive), `"help"`, `"version"`, `"inspect"` or `"trace"`. */
-  command: "run" | "help" | "version" | "inspect" | "trace";
+  /** `"run"` (one-shot or interactive), `"help"`, `"version"`, `"inspect"`, `"trace"` or `"trust"`. */
+  command: "run" | "help" | "version" | "inspect" | "trace" | "trust";
   /** The prompt (positional words joined by spaces); absent for an interactive session. */
   prompt?: string;
   /** `--model`. */
@@ -51,12 +51,14 @@ Usage:
   tack [options]                     open an interactive session (/exit to leave)
   tack plugins inspect <specifier>   show a plugin's tools, effects and permissions
   tack trace <session.jsonl>         write the session's timeline page (an HTML file)
+  tack trust                         show what ./tack.jsonc does, and trust it as it is now
 
 Options:
   --model <name>        model id (default: config "model", then $TACK_MODEL, then gpt-4o-mini)
   --base-url <url>      OpenAI-compatible endpoint (default: config "baseURL", then $OPENAI_BASE_URL)
   --api <chat|responses>  the endpoint's API: Chat Completions (default) or Responses
-  --config <file>       config file (default: ./tack.jsonc when it exists)
+  --config <file>       config file (default: ./tack.jsonc when it exists, once trusted:
+                        tack asks on a terminal, and refuses without one until "tack trust")
   --plugin <specifier>  load a plugin: ./file.ts, jsr:@scope/name, npm:name, or a built-in
                         name (fs, shell, http, mcp, rules, read_only, audit, budget);
                         repeatable (confirm is always added, unless --yes)
@@ -85,8 +87,8 @@ Examples:
 (In the Tack repository, "deno task install" installs tack, and "deno task agent" runs it
 on the repository itself.)
 
-Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error,
-130 aborted with Ctrl-C, 141 stdout closed by its reader.
+Exit codes: 0 answered, 1 the run ended with an error, 2 usage or config error (or
+./tack.jsonc not trusted), 130 aborted with Ctrl-C, 141 stdout closed by its reader.
 `;
 
 const OPTIONS = {
@@ -176,6 +178,12 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
       return usageError("Usage: tack plugins inspect <specifier>");
     }
     return { kind: "ok", args: { ...args, command: "inspect", inspect: positionals[2] } };
+  }
+  if (positionals[0] === "trust" && positionals.length === 1) {
+    if (args.config !== undefined) {
+      return usageError("A --config file needs no trust: tack trust is for ./tack.jsonc");
+    }
+    return { kind: "ok", args: { ...args, command: "trust" } };
   }
   // `trace <file>.jsonl` only: a prompt that starts with the word "trace" stays a prompt.
   if (positionals[0] === "trace" && positionals.length === 2 && positionals[1].endsWith(".jsonl")) {

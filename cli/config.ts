@@ -134,13 +134,19 @@ export function parseConfig(text: string, file: string): ConfigResult {
   }
 }
 
+/** The outcome of {@linkcode loadConfig}: with the bytes read, when a file was there. */
+export type LoadedConfig =
+  | { kind: "ok"; config: TackConfig; bytes?: Uint8Array }
+  | { kind: "error"; message: string };
+
 /**
  * Reads and parses a config file. With `required: false`, a missing file is an empty
- * config (that is how the default `./tack.jsonc` is read).
+ * config (that is how the default `./tack.jsonc` is read). The file is read once: its
+ * bytes come back with the config, so what is checked (trusted) is what was parsed.
  *
  * @param file The path of the file.
  * @param required Whether a missing file is an error (`--config` says so).
- * @returns The config, or an error that names the file.
+ * @returns The config and the bytes it was parsed from, or an error that names the file.
  *
  * @example A missing optional config
  * ```ts
@@ -150,10 +156,10 @@ export function parseConfig(text: string, file: string): ConfigResult {
  * deepEqual(await loadConfig("/nonexistent/tack.jsonc", false), { kind: "ok", config: {} });
  * ```
  */
-export async function loadConfig(file: string, required: boolean): Promise<ConfigResult> {
-  let text: string;
+export async function loadConfig(file: string, required: boolean): Promise<LoadedConfig> {
+  let bytes: Uint8Array;
   try {
-    text = await Deno.readTextFile(file);
+    bytes = await Deno.readFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound && !required) return { kind: "ok", config: {} };
     const reason = error instanceof Deno.errors.NotFound
@@ -162,5 +168,7 @@ export async function loadConfig(file: string, required: boolean): Promise<Confi
     return { kind: "error", message: `Cannot load config: ${file}: ${reason}` };
   }
   // An editor's byte order mark is not part of the JSONC.
-  return parseConfig(text.replace(/^\uFEFF/, ""), file);
+  const text = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "");
+  const parsed = parseConfig(text, file);
+  return parsed.kind === "ok" ? { ...parsed, bytes } : parsed;
 }

@@ -27,6 +27,9 @@ import { daxSpinner, Renderer } from "./render.ts";
 import { writeAllSync } from "../sdk/write_all_sync.ts";
 import { DEFAULT_SESSION_DIR, latestSession, newSessionPath, openSession } from "./session.ts";
 import { traceCommand } from "./trace_command.ts";
+import { trustCommand } from "./trust_command.ts";
+import { askTrust } from "./trust_question.ts";
+import { checkWorkspaceTrust } from "./workspace_trust.ts";
 import { sessionLinesOf } from "./trace_record.ts";
 import { recordTimeline } from "./trace_recorder.ts";
 import { relative, resolve } from "node:path";
@@ -131,12 +134,30 @@ export async function main(argv: readonly string[]): Promise<number> {
     return await traceCommand(resolve(cwd, args.traceSession!), target, { out, err });
   }
 
+  if (args.command === "trust") return await trustCommand(cwd, { out, err }, env);
+
   const loaded = await loadConfig(args.config ?? "tack.jsonc", args.config !== undefined);
   if (loaded.kind === "error") {
     fail(loaded.message);
     return 2;
   }
   const config = loaded.config;
+  const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  // The folder's own tack.jsonc is code from whoever wrote the folder: obeyed once trusted.
+  if (args.config === undefined && loaded.bytes) {
+    const gate = await checkWorkspaceTrust({
+      file: resolve(cwd, "tack.jsonc"),
+      bytes: loaded.bytes,
+      config,
+      env,
+      write: err,
+      ask: terminal && !args.json ? () => askTrust(err) : undefined,
+    });
+    if (gate.kind === "refused") {
+      fail(gate.message);
+      return 2;
+    }
+  }
   const settings = resolveModelSettings({ flags: args, config, env });
   if (settings.kind === "error") {
     fail(settings.message);
@@ -144,7 +165,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   const interactive = args.prompt === undefined;
-  const terminal = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
   const color = Deno.stderr.isTerminal() && env("NO_COLOR") === undefined;
   const renderer = new Renderer({
     out,

@@ -5,6 +5,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAI } from "./support/fake_openai_server.ts";
 import { NO_MODEL_MESSAGE } from "../cli/model_settings.ts";
+import { trustConfig } from "./support/trust_config.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;
 const MAIN = join(REPO, "cli", "main.ts");
@@ -571,7 +572,8 @@ Deno.test("under the cli permission set, the mcp plugin starts a stdio server", 
         { text: "Echoed." },
       ],
     });
-    const run = await cli(cwd, ["--yes", "--base-url", fake.baseURL, "echo hi"]);
+    const trusted = await trustConfig(join(cwd, ".state"), join(cwd, "tack.jsonc"));
+    const run = await cli(cwd, ["--yes", "--base-url", fake.baseURL, "echo hi"], trusted);
     equal(run.code, 0, run.stderr);
     equal(run.stdout, "Echoed.\n");
     equal(fake.requests[1].messages.at(-1).content, "echo: hi");
@@ -608,7 +610,8 @@ Deno.test("an allow rule does not approve code bash evaluates at run time: a quo
       ],
     });
     // No terminal and no --yes: what no rule allows is not run.
-    const run = await cli(cwd, ["--base-url", server.baseURL, "look around"]);
+    const trusted = await trustConfig(join(cwd, ".state"), join(cwd, "tack.jsonc"));
+    const run = await cli(cwd, ["--base-url", server.baseURL, "look around"], trusted);
     equal(run.code, 0, run.stderr);
     const results = server.requests[1].messages.filter((m: { role: string }) => m.role === "tool")
       .map((m: { content: string }) => m.content);
@@ -666,7 +669,8 @@ Deno.test("--yes with a deny rule: rm -rf behind a wrapper, ANSI-C quoted or abb
         { text: "Done." },
       ],
     });
-    const run = await cli(cwd, ["--yes", "--base-url", server.baseURL, "clean up"]);
+    const trusted = await trustConfig(join(cwd, ".state"), join(cwd, "tack.jsonc"));
+    const run = await cli(cwd, ["--yes", "--base-url", server.baseURL, "clean up"], trusted);
     equal(run.code, 0, run.stderr);
     const results = server.requests[1].messages.filter((m: { role: string }) => m.role === "tool")
       .map((m: { content: string }) => m.content);

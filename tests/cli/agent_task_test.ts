@@ -93,7 +93,7 @@ await plugin.dispose?.();\n`,
   },
 });
 
-Deno.test("deno task agent's --allow-read and --allow-write are the cli set's lists plus Deno's cache folder", async () => {
+Deno.test("deno task agent's --allow-read and --allow-write are the cli set's lists plus Deno's cache folder and the trust store's", async () => {
   // A flag replaces the set's list: a path added to the set alone would do nothing there.
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
   const flags = await agentTaskFlags("$HOME");
@@ -102,8 +102,9 @@ Deno.test("deno task agent's --allow-read and --allow-write are the cli set's li
     equal(found.length, 1, `--allow-${name} in ${flags.join(" ")}`);
     return found[0].slice(`--allow-${name}=`.length).split(",");
   };
-  deepEqual(list("read"), [...config.permissions.cli.read, "$HOME/.cache/deno"]);
-  deepEqual(list("write"), [...config.permissions.cli.write, "$HOME/.cache/deno"]);
+  const home = ["$HOME/.cache/deno", "$HOME/.local/state/tack"];
+  deepEqual(list("read"), [...config.permissions.cli.read, ...home]);
+  deepEqual(list("write"), [...config.permissions.cli.write, ...home]);
 });
 
 Deno.test("deno task agent: a --plugin outside the repository is refused with where to go instead", async () => {

@@ -1,4 +1,4 @@
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, match } from "node:assert/strict";
 import { HELP_TEXT, parseCliArgs } from "../../cli/args.ts";
 
 function ok(argv: string[]) {
@@ -130,4 +130,17 @@ Deno.test("--api takes chat or responses", () => {
   equal(ok(["--api", "responses", "hi"]).api, "responses");
   equal(ok(["--api", "chat", "hi"]).api, "chat");
   equal(ok(["hi"]).api, undefined);
+});
+
+Deno.test("`trust` alone is the trust command; more words are a prompt; --config needs no trust", () => {
+  const trust = parseCliArgs(["trust"]);
+  equal(trust.kind === "ok" && trust.args.command, "trust");
+  const prompt = parseCliArgs(["trust", "me"]);
+  equal(prompt.kind === "ok" && prompt.args.prompt, "trust me");
+  const chosen = parseCliArgs(["--config", "my.jsonc", "trust"]);
+  equal(
+    chosen.kind === "error" && chosen.message,
+    'A --config file needs no trust: tack trust is for ./tack.jsonc\nRun "tack --help" for usage.',
+  );
+  match(HELP_TEXT, /tack trust +show what \.\/tack\.jsonc does, and trust it as it is now/);
 });

@@ -33,6 +33,8 @@ Deno.test({
           "--cached-only",
           `--config=${ROOT}deno.json`,
           `${ROOT}cli/main.ts`,
+          "--config",
+          "tack.jsonc",
           "--base-url",
           server.baseURL,
           "--yes",

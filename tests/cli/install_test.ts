@@ -37,10 +37,14 @@ Deno.test("the installed tack works in any folder on that folder's files, config
       [],
     );
     const tack = join(root, "bin", "tack");
-    // Deno's default cache folder is writable, so sandboxes keep their stores and caches.
+    // Deno's default cache folder is writable, so sandboxes keep their stores and caches, and
+    // so is the trust store's folder.
     match(
       await Deno.readTextFile(tack),
-      new RegExp(`--allow-write=\\.,/tmp,${Deno.env.get("HOME")}/\\.cache/deno `),
+      new RegExp(
+        `--allow-write=\\.,/tmp,${Deno.env.get("HOME")}/\\.cache/deno,` +
+          `${Deno.env.get("HOME")}/\\.local/state/tack `,
+      ),
     );
 
     const project = join(root, "project");
@@ -89,10 +93,22 @@ Deno.test("the installed tack works in any folder on that folder's files, config
         { text: "All four worked." },
       ],
     });
+    // The project's tack.jsonc is trusted first, with the installed tack's own command.
+    const state = join(root, "state");
+    const trusted = await new Deno.Command(tack, {
+      args: ["trust"],
+      cwd: project,
+      env: env({ XDG_STATE_HOME: state }),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    equal(trusted.code, 0, new TextDecoder().decode(trusted.stderr));
     const output = await new Deno.Command(tack, {
       args: ["--yes", "--plugin", join(elsewhere, "far.ts"), "look around"],
       cwd: project,
-      env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test" }),
+      env: env({ OPENAI_BASE_URL: server.baseURL, OPENAI_API_KEY: "test", XDG_STATE_HOME: state }),
       clearEnv: true,
       stdin: "null",
       stdout: "piped",

@@ -26,6 +26,8 @@ async function runTack(plugin: string, entry: Record<string, unknown>) {
           "-A",
           `--config=${ROOT}deno.json`,
           `${ROOT}cli/main.ts`,
+          "--config",
+          "tack.jsonc",
           "--base-url",
           server.baseURL,
           "--yes",

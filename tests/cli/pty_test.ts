@@ -163,7 +163,10 @@ const LAUNCHERS: [string, (dir: string) => Promise<string[]>][] = [
       join(dir, "tack.jsonc"),
     ])],
   ["deno run", (dir) => Promise.resolve(run(dir))],
-  ["an installed tack", async () => [await installedTack()]],
+  [
+    "an installed tack",
+    async (dir) => [await installedTack(), "--config", join(dir, "tack.jsonc")],
+  ],
 ];
 
 for (const [launcher, argv] of LAUNCHERS) {

@@ -1,0 +1,152 @@
+/**
+ * What trusting a `tack.jsonc` is trust in: its real path, the SHA-256 of its bytes, and the
+ * SHA-256 of each local plugin file it names (the file itself, not the files that one
+ * imports). Any change to these asks again.
+ *
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+import type { TackConfig } from "./config.ts";
+import { BUILTIN_PLUGINS, resolvePluginSpecifier } from "./load_plugins.ts";
+
+/** A config file as it was trusted, or as it is now. */
+export interface ConfigFingerprint {
+  /** The config file's real path (symlinks resolved). */
+  path: string;
+  /** The SHA-256 of its bytes, in hex. */
+  sha256: string;
+  /** Each local plugin file it names, by path: its SHA-256, or why it has none (`"missing"`). */
+  plugins: Record<string, string>;
+}
+
+/**
+ * The SHA-256 of some bytes, in hex.
+ *
+ * @param bytes The bytes.
+ * @returns 64 hex digits.
+ *
+ * @example
+ * ```ts
+ * import { sha256Hex } from "./config_fingerprint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal((await sha256Hex(new Uint8Array())).slice(0, 8), "e3b0c442");
+ * ```
+ */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The files of the config's plugins that are local modules (not built-ins, `jsr:`, `npm:` or
+ * URLs), as absolute paths.
+ *
+ * @param config The parsed config.
+ * @returns Their paths, in the config's order.
+ *
+ * @example
+ * ```ts
+ * import { localPluginFiles } from "./config_fingerprint.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const plugins = ["fs", "./tools/a.ts", "jsr:@x/y"].map((specifier) =>
+ *   ({ specifier, baseDir: "/p", source: "tack.jsonc" }));
+ * deepEqual(localPluginFiles({ plugins }), ["/p/tools/a.ts"]);
+ * ```
+ */
+export function localPluginFiles(config: TackConfig): string[] {
+  const files: string[] = [];
+  for (const entry of config.plugins ?? []) {
+    const name = entry.specifier === "read-only" ? "read_only" : entry.specifier;
+    if (BUILTIN_PLUGINS.includes(name)) continue;
+    const resolved = resolvePluginSpecifier(entry.specifier, entry.baseDir);
+    if (resolved.kind === "ok" && resolved.url.startsWith("file:")) {
+      files.push(fileURLToPath(resolved.url));
+    }
+  }
+  return files;
+}
+
+/** A plugin file larger than this is not read to be hashed (no module is that large). */
+const MAX_HASHED_BYTES = 32 * 1024 * 1024;
+
+async function fileHash(path: string): Promise<[string, string]> {
+  try {
+    const real = await Deno.realPath(path);
+    // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
+    const info = await Deno.stat(real);
+    if (!info.isFile) return [real, "not a file"];
+    if (info.size > MAX_HASHED_BYTES) return [real, `over ${MAX_HASHED_BYTES} bytes`];
+    return [real, await sha256Hex(await Deno.readFile(real))];
+  } catch {
+    // Not there (or not readable): loading it fails too; if it appears, that is a change.
+    return [path, "missing"];
+  }
+}
+
+/**
+ * The fingerprint of a config file from the bytes that were parsed (never read again, so what
+ * is trusted is what is loaded) and its local plugin files as they are now.
+ *
+ * @param file The config file's path.
+ * @param bytes Its bytes, as read.
+ * @param config What they parsed to.
+ * @returns The fingerprint.
+ *
+ * @example
+ * ```ts
+ * import { fingerprintConfig } from "./config_fingerprint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(`${dir}/tack.jsonc`, "{}");
+ * const print = await fingerprintConfig(`${dir}/tack.jsonc`, new TextEncoder().encode("{}"), {});
+ * equal(print.path, `${dir}/tack.jsonc`);
+ * equal(print.sha256.slice(0, 8), "44136fa3");
+ * ```
+ */
+export async function fingerprintConfig(
+  file: string,
+  bytes: Uint8Array,
+  config: TackConfig,
+): Promise<ConfigFingerprint> {
+  const plugins: Record<string, string> = {};
+  for (const path of localPluginFiles(config)) {
+    const [key, hash] = await fileHash(path);
+    plugins[key] = hash;
+  }
+  return { path: await Deno.realPath(file), sha256: await sha256Hex(bytes), plugins };
+}
+
+/**
+ * What differs between a trusted fingerprint and the current one, in words; `undefined` when
+ * they are the same.
+ *
+ * @param trusted The fingerprint the user trusted.
+ * @param now The file's fingerprint now.
+ * @returns `undefined`, or what changed (`"tack.jsonc changed"`, `"./a.ts changed"`).
+ *
+ * @example
+ * ```ts
+ * import { fingerprintChange } from "./config_fingerprint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const trusted = { path: "/p/tack.jsonc", sha256: "a", plugins: { "/p/x.ts": "1" } };
+ * equal(fingerprintChange(trusted, trusted), undefined);
+ * equal(fingerprintChange(trusted, { ...trusted, plugins: { "/p/x.ts": "2" } }),
+ *   "the plugin file /p/x.ts changed");
+ * ```
+ */
+export function fingerprintChange(
+  trusted: ConfigFingerprint,
+  now: ConfigFingerprint,
+): string | undefined {
+  if (trusted.sha256 !== now.sha256) return "the file changed";
+  for (const [path, hash] of Object.entries(now.plugins)) {
+    if (trusted.plugins[path] === undefined) return `it now loads the plugin file ${path}`;
+    if (trusted.plugins[path] !== hash) return `the plugin file ${path} changed`;
+  }
+  return undefined;
+}

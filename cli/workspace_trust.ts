@@ -1,0 +1,142 @@
+/**
+ * The workspace-trust gate: the `tack.jsonc` a folder holds is code (it loads plugins, starts
+ * MCP servers, chooses where the API key goes), so `tack` obeys it only once the user trusted
+ * that file, as it is now, with `tack trust` or a `y` at the question. A file named with
+ * `--config` is the user's choice and needs no trust; a folder without one needs nothing.
+ *
+ * @module
+ */
+
+import { visibleLine } from "../plugins/confirm/visible_text.ts";
+import type { TackConfig } from "./config.ts";
+import { fingerprintChange, fingerprintConfig } from "./config_fingerprint.ts";
+import { readTrustStore, recordTrust, TrustStoreDenied, trustStorePath } from "./trust_store.ts";
+import { trustSummary } from "./trust_summary.ts";
+
+/** What {@linkcode checkWorkspaceTrust} checks, and how it talks to the user. */
+export interface TrustGateOptions {
+  /** The implicit config's path (`<cwd>/tack.jsonc`). */
+  file: string;
+  /** Its bytes, as read and parsed. */
+  bytes: Uint8Array;
+  /** What they parsed to. */
+  config: TackConfig;
+  /** Reads an environment variable (`XDG_STATE_HOME`, `HOME`). */
+  env: (name: string) => string | undefined;
+  /** Writes a line (with its newline) where the user sees it: stderr. */
+  write: (text: string) => void;
+  /** Asks the question after the summary; absent when there is no terminal to ask on. */
+  ask?: () => Promise<boolean>;
+}
+
+/** The gate's verdict: go on, or stop with a message (exit 2). */
+export type TrustGateResult = { kind: "trusted" } | { kind: "refused"; message: string };
+
+/** How to trust a file without the question: said in every refusal. */
+export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' +
+  "or pass --config ./tack.jsonc to use it this once";
+
+/**
+ * The lines `tack trust` and the question show: what the file is, why it is asked about, and
+ * what it would do.
+ *
+ * @param path The file's real path.
+ * @param config What it sets.
+ * @param reason What is said of it (`"is not trusted yet"`).
+ * @returns The text, ending with a newline.
+ *
+ * @example
+ * ```ts
+ * import { trustReport } from "./workspace_trust.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(trustReport("/p/tack.jsonc", { model: "m", plugins: [] }, "is not trusted yet"),
+ *   '/p/tack.jsonc is not trusted yet. It runs with your permissions; with it, tack:\n' +
+ *     '  - uses the model "m"\n');
+ * ```
+ */
+export function trustReport(path: string, config: TackConfig, reason: string): string {
+  const lines = trustSummary(config).map((line) =>
+    line.startsWith("  ") ? `    ${line.trimStart()}` : `  - ${line}`
+  );
+  // The folder's name, and a plugin file's, are the repository's: shown as text.
+  return visibleLine(`${path} ${reason}. It runs with your permissions; with it, tack:`) + "\n" +
+    lines.map((line) => `${line}\n`).join("");
+}
+
+/**
+ * Decides whether the folder's `tack.jsonc` may be obeyed: trusted as it is now, it goes on;
+ * else, on a terminal, the summary and the question; without one, a one-line refusal. Nothing
+ * from the file is loaded here. When the store cannot be read (no home folder, Deno's
+ * permissions), it is refused.
+ *
+ * @param options The file, its bytes and config, and how to reach the user.
+ * @returns Trusted, or refused with the message to print.
+ *
+ * @example A file nobody trusted, with no terminal
+ * ```ts
+ * import { checkWorkspaceTrust } from "./workspace_trust.ts";
+ * import { equal, match } from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/tack.jsonc`, "{}");
+ * const result = await checkWorkspaceTrust({
+ *   file: `${dir}/tack.jsonc`, bytes: new TextEncoder().encode("{}"), config: {},
+ *   env: (name) => name === "XDG_STATE_HOME" ? dir : undefined, write() {},
+ * });
+ * equal(result.kind, "refused");
+ * match(result.kind === "refused" ? result.message : "", /is not trusted yet/);
+ * ```
+ */
+export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<TrustGateResult> {
+  const store = trustStorePath(options.env);
+  if (store === undefined) {
+    return {
+      kind: "refused",
+      message: "Cannot check whether ./tack.jsonc is trusted: neither XDG_STATE_HOME nor HOME " +
+        "is set (or readable) for the trust store; pass --config ./tack.jsonc to use it",
+    };
+  }
+  const now = await fingerprintConfig(options.file, options.bytes, options.config);
+  let reason = "is not trusted yet";
+  try {
+    const { entries, warning } = await readTrustStore(store);
+    if (warning) options.write(`${visibleLine(warning)}\n`);
+    const trusted = entries.find((entry) => entry.path === now.path);
+    const change = trusted && fingerprintChange(trusted, now);
+    if (trusted && !change) return { kind: "trusted" };
+    if (change) reason = `changed since you trusted it (${change})`;
+  } catch (error) {
+    if (!(error instanceof TrustStoreDenied)) throw error;
+    return {
+      kind: "refused",
+      message: `Cannot check whether ${now.path} is trusted: ${error.message}; ` +
+        "or pass --config ./tack.jsonc to use it",
+    };
+  }
+  if (!options.ask) {
+    return {
+      kind: "refused",
+      message: `${now.path} ${reason}, and it can load plugins and run commands: ` +
+        `nothing from it was loaded. To use it, ${HOW_TO_TRUST}`,
+    };
+  }
+  options.write(trustReport(now.path, options.config, reason));
+  if (!(await options.ask())) {
+    return {
+      kind: "refused",
+      message: `Not trusted: nothing from ${now.path} was loaded. To use it, ${HOW_TO_TRUST}`,
+    };
+  }
+  try {
+    await recordTrust(store, now);
+  } catch (error) {
+    options.write(
+      visibleLine(
+        `Cannot record that you trust it (${(error as Error).message}): ` +
+          "it is used this once, and you will be asked again",
+      ) + "\n",
+    );
+  }
+  return { kind: "trusted" };
+}
