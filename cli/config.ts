@@ -139,6 +139,13 @@ export type LoadedConfig =
   | { kind: "ok"; config: TackConfig; bytes?: Uint8Array }
   | { kind: "error"; message: string };
 
+/** The most a config file may hold (1 MiB). */
+export const MAX_CONFIG_BYTES = 1 << 20;
+
+function refused(file: string, reason: string): LoadedConfig {
+  return { kind: "error", message: `Cannot load config: ${file}: ${reason}` };
+}
+
 /**
  * Reads and parses a config file. With `required: false`, a missing file is an empty
  * config (that is how the default `./tack.jsonc` is read). The file is read once: its
@@ -159,13 +166,20 @@ export type LoadedConfig =
 export async function loadConfig(file: string, required: boolean): Promise<LoadedConfig> {
   let bytes: Uint8Array;
   try {
+    // A folder's tack.jsonc may be a link to a device or a FIFO (git keeps links), which a
+    // read would never finish: only a regular file of a config's size is read.
+    const info = await Deno.stat(file);
+    if (!info.isFile) return refused(file, "not a regular file");
+    if (info.size > MAX_CONFIG_BYTES) {
+      return refused(file, `${info.size} bytes, over the ${MAX_CONFIG_BYTES} a config may have`);
+    }
     bytes = await Deno.readFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound && !required) return { kind: "ok", config: {} };
     const reason = error instanceof Deno.errors.NotFound
       ? "no such file"
       : (error as Error).message;
-    return { kind: "error", message: `Cannot load config: ${file}: ${reason}` };
+    return refused(file, reason);
   }
   // An editor's byte order mark is not part of the JSONC.
   const text = new TextDecoder().decode(bytes).replace(/^\uFEFF/, "");

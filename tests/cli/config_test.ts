@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { join } from "node:path";
-import { loadConfig, parseConfig } from "../../cli/config.ts";
+import { loadConfig, MAX_CONFIG_BYTES, parseConfig } from "../../cli/config.ts";
 
 function fails(text: string): string {
   const result = parseConfig(text, "tack.jsonc");
@@ -263,5 +263,49 @@ Deno.test("a config saved with a byte order mark loads", async () => {
     equal(result.kind === "ok" && result.config.model, "gpt-4.1");
   } finally {
     await Deno.remove(file);
+  }
+});
+
+Deno.test("a tack.jsonc that is a link to a device, a FIFO or too large is refused, not read", async () => {
+  const dir = await Deno.makeTempDir();
+  const main = new URL("../../cli/main.ts", import.meta.url).pathname;
+  const run = async () => {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", main, "hello"],
+      cwd: dir,
+      env: { NO_COLOR: "1", OPENAI_API_KEY: "sk-test" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(20_000), // before: /dev/zero was read until memory ran out
+    }).output();
+    return { code: output.code, stderr: new TextDecoder().decode(output.stderr).trim() };
+  };
+  try {
+    await Deno.symlink("/dev/zero", `${dir}/tack.jsonc`);
+    deepEqual(await run(), {
+      code: 2,
+      stderr: "Cannot load config: tack.jsonc: not a regular file",
+    });
+    await Deno.remove(`${dir}/tack.jsonc`);
+    const fifo = await new Deno.Command("mkfifo", { args: [`${dir}/tack.jsonc`] }).output();
+    equal(fifo.success, true);
+    deepEqual(await run(), {
+      code: 2,
+      stderr: "Cannot load config: tack.jsonc: not a regular file",
+    });
+    await Deno.remove(`${dir}/tack.jsonc`);
+    await Deno.writeTextFile(
+      `${dir}/tack.jsonc`,
+      `{ "model": "m" }${" ".repeat(MAX_CONFIG_BYTES)}`,
+    );
+    deepEqual(await run(), {
+      code: 2,
+      stderr: `Cannot load config: tack.jsonc: ${
+        MAX_CONFIG_BYTES + 16
+      } bytes, over the ${MAX_CONFIG_BYTES} a config may have`,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
