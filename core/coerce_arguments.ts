@@ -69,28 +69,56 @@ function allowsNull(schema: Schema): boolean {
   return Array.isArray(union) && union.some((s) => isRecord(s) && allowsNull(s));
 }
 
-function coerceObject(value: Record<string, unknown>, schema: Schema): void {
+function coerceObject(value: Record<string, unknown>, schema: Schema): Record<string, unknown> {
   const properties = isRecord(schema.properties) ? schema.properties : undefined;
-  if (!properties) return;
+  if (!properties) return value;
   const required = Array.isArray(schema.required) ? schema.required : [];
+  let out = value;
   for (const key of Object.keys(value)) {
     const propertySchema = properties[key];
     if (!isRecord(propertySchema)) continue;
-    if (value[key] === null && !required.includes(key) && !allowsNull(propertySchema)) {
-      delete value[key];
-      continue;
-    }
-    value[key] = coerceValue(value[key], propertySchema);
+    const drop = value[key] === null && !required.includes(key) && !allowsNull(propertySchema);
+    const item = drop ? undefined : coerceValue(value[key], propertySchema);
+    if (!drop && item === value[key]) continue;
+    if (out === value) out = { ...value }; // the first change copies: `value` stays as it was
+    if (drop) delete out[key];
+    else out[key] = item;
   }
+  return out;
+}
+
+function coerceItems(value: unknown[], schema: Schema): unknown[] {
+  let out = value;
+  for (let i = 0; i < value.length; i++) {
+    const item = coerceValue(value[i], schema);
+    if (item === value[i]) continue;
+    if (out === value) out = value.slice(); // the first change copies, as for objects
+    out[i] = item;
+  }
+  return out;
 }
 
 /**
- * Returns `value` with obvious type slips fixed for `schema`. Mutates objects and
- * arrays in place: pass a copy.
+ * Returns `value` with obvious type slips fixed for `schema`. It never changes `value`:
+ * what needs no fixing is returned as it is, and an object or array with something fixed
+ * inside is copied (only along the way to what changed), so no deep copy is needed first.
  *
- * @param value The arguments as the model sent them (a copy).
+ * @param value The arguments as the model sent them.
  * @param schema The JSON Schema they should match.
- * @returns The coerced value.
+ * @returns The coerced value (`value` itself when nothing changed).
+ *
+ * @example
+ * ```ts
+ * import { coerceValue } from "./coerce_arguments.ts";
+ * import { deepEqual, equal } from "node:assert/strict";
+ *
+ * const schema = { type: "object", properties: { days: { type: "number" } } };
+ * const sent = { days: "5", city: "Oslo" };
+ * deepEqual(coerceValue(sent, schema), { days: 5, city: "Oslo" });
+ * equal(sent.days, "5"); // not changed
+ * const fine = { days: 5 };
+ * equal(coerceValue(fine, schema), fine); // nothing to fix: the same object
+ * ```
  */
 export function coerceValue(value: unknown, schema: Schema): unknown {
   let next = value;
@@ -99,7 +127,7 @@ export function coerceValue(value: unknown, schema: Schema): unknown {
     if (Array.isArray(members) && !members.some((m) => isRecord(m) && fitsShallow(next, m))) {
       for (const member of members) {
         if (!isRecord(member)) continue;
-        const candidate = coerceValue(structuredClone(next), member);
+        const candidate = coerceValue(next, member);
         if (fitsShallow(candidate, member)) {
           next = candidate;
           break;
@@ -121,10 +149,9 @@ export function coerceValue(value: unknown, schema: Schema): unknown {
     }
   }
   if (isRecord(next) && (types.includes("object") || isRecord(schema.properties))) {
-    coerceObject(next, schema);
-  } else if (Array.isArray(next) && isRecord(schema.items)) {
-    for (let i = 0; i < next.length; i++) next[i] = coerceValue(next[i], schema.items);
+    return coerceObject(next, schema);
   }
+  if (Array.isArray(next) && isRecord(schema.items)) return coerceItems(next, schema.items);
   return next;
 }
 

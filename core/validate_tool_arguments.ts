@@ -119,7 +119,7 @@ function describeOwnIssue(issue: ArgumentIssue, args: unknown): string {
 
 /**
  * Arguments that failed their check and nest past `MAX_ARGUMENT_DEPTH` are refused as such,
- * before they are copied, coerced and quoted: for 2,000,000 levels that took ~9 s, blocking
+ * before they are coerced and quoted: for 2,000,000 levels that took ~9 s, blocking
  * the host. Only on this path, so valid arguments pay nothing (the walk costs as much as the
  * check of a small object).
  */
@@ -155,8 +155,8 @@ function validateOwn(
   if (tooDeep) return tooDeep;
   let coerced: unknown = args;
   try {
-    coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
-  } catch { /* not cloneable: report the first check */ }
+    coerced = coerceValue(args, schema as Record<string, unknown>);
+  } catch { /* arguments that throw when read: report the first check */ }
   const second = coerced === args ? first : checkOwn(validator, coerced);
   if (second.ok) return second;
   // What is still wrong once coerced: a value coercion fixed ("3" for a number) is not listed.
@@ -168,9 +168,10 @@ function validateOwn(
  * Validates tool-call arguments against a schema (TypeBox or plain JSON Schema), or with
  * the tool's own validator when it has one (a Standard Schema's, set by `defineTool`).
  * Arguments that fit are returned as they are (or as the validator parsed them); others
- * are coerced on a copy (`"5"` → 5, `"true"` → true, `null` for an optional property →
- * left out) following `schema`, and checked again; unless they nest deeper than
- * `MAX_ARGUMENT_DEPTH` (128), refused as such before they are copied or quoted. The JSON Schema
+ * are coerced (`"5"` → 5, `"true"` → true, `null` for an optional property → left out)
+ * following `schema`, never in place (what changes is copied, the rest shared), and checked
+ * again; unless they nest deeper than `MAX_ARGUMENT_DEPTH` (128), refused as such before they
+ * are coerced or quoted. The JSON Schema
  * validator is compiled once per schema object.
  *
  * @param toolName The tool's name, for the error text.
@@ -251,9 +252,9 @@ function validate(
   if (tooDeep) return tooDeep;
   let coerced: unknown;
   try {
-    coerced = coerceValue(structuredClone(args), schema as Record<string, unknown>);
+    coerced = coerceValue(args, schema as Record<string, unknown>);
   } catch {
-    coerced = args;
+    coerced = args; // arguments that throw when read
   }
   if (validator.Check(coerced)) return { ok: true, value: coerced as Record<string, unknown> };
   return { ok: false, message: describeInvalidArguments(toolName, schema, args, note, coerced) };

@@ -50,6 +50,20 @@ Deno.test("coercion fixes the obvious slips, on a copy", () => {
   deepEqual(args, original, "the model's arguments are not mutated");
 });
 
+Deno.test("coercion copies only what it changes: the arguments stay as sent, the rest is shared", () => {
+  const schema = Type.Object({
+    v: Type.Union([Type.Number(), Type.Boolean()]),
+    tags: Type.Array(Type.Integer()),
+    note: Type.Object({ text: Type.String() }),
+  });
+  const args = { v: "7", tags: [1, "2"], note: { text: "kept" } };
+  const original = structuredClone(args);
+  const outcome = validateToolArguments("t", schema, args);
+  deepEqual(outcome, { ok: true, value: { v: 7, tags: [1, 2], note: { text: "kept" } } });
+  deepEqual(args, original, "the model's arguments are not mutated");
+  if (outcome.ok) equal(outcome.value.note, args.note, "what needed no fixing is not copied");
+});
+
 Deno.test("null for an optional property that does not allow null is dropped (strict-mode APIs send it)", () => {
   deepEqual(validateToolArguments("t", plain, { count: 1, label: null }), {
     ok: true,
