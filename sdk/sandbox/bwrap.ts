@@ -199,7 +199,9 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
     args.push("--bind", `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
     // The code caches two filling starts of the plugin left (code_cache_seed.ts), copied in.
     const seed = mounts.underlay.seed;
-    if (seed) args.push(seed.fill ? "--bind" : "--ro-bind", seed.dir, SEED_MOUNT);
+    // `-try`: another host loading another version of the plugin may have just dropped it
+    // (then the start copies nothing in).
+    if (seed) args.push(seed.fill ? "--bind" : "--ro-bind-try", seed.dir, SEED_MOUNT);
   }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);

@@ -12,6 +12,7 @@
 
 import { dirname } from "node:path";
 import { hostMay } from "./host_may.ts";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /** Where a child's seed is mounted (read-only, but for the run that fills it). */
 export const SEED_MOUNT = "/tack_seed";
@@ -176,7 +177,10 @@ export async function readySeed(
   capped: boolean,
   maxBytes: number,
 ): Promise<string | undefined> {
-  const name = `seed-${version.replace(/[^A-Za-z0-9]/g, "").slice(-16)}`;
+  // A hash of all of it: its tail alone is Tack's runner's fingerprint, the same for every
+  // version of the plugin (found by the sandbox attack: a seed outlived the code that filled
+  // it, and one version's failed filling kept every later one from a seed).
+  const name = `seed-${(await sha256Hex(version)).slice(0, 16)}`;
   const dir = `${cacheDir}/${name}`;
   if (seedFilled(dir)) return dir;
   const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
