@@ -20,9 +20,15 @@ export interface BwrapMounts {
   /**
    * The child's own Deno cache at another path, before the other mounts, so they land
    * inside it (under the cache entries of its graph): a capped tmpfs, with only
-   * `source`'s `gen/file` (the emit of the graph's files) mounted read-write from the host.
+   * `source`'s `gen/file` (the emit of the graph's files) mounted from the host: read-write
+   * unless `emitReadOnly` (a start whose grants can create files Deno would emit).
    */
-  underlay?: { source: string; target: string; seed?: { dir: string; fill: boolean } };
+  underlay?: {
+    source: string;
+    target: string;
+    seed?: { dir: string; fill: boolean };
+    emitReadOnly?: boolean;
+  };
   /** Share the host's network namespace (only when `net` is granted). */
   shareNet: boolean;
   /** The most bytes the sandbox's `/tmp` (memory) may hold; no cap when left out. */
@@ -196,7 +202,12 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
       args.push("--size", String(Math.min(mounts.tmpBytes, CHILD_CACHE_BYTES)));
     }
     args.push("--tmpfs", target);
-    args.push("--bind", `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
+    // Deno writes there the emit of every TypeScript file the plugin imports: one that can
+    // create files (write them, import them, delete them) would grow it without a bound
+    // (found by the sandbox attack: 94 MB for ten 4 MiB modules). It then reads what starts
+    // that could not kept (Deno fails to add to it, ~150 ms once, and emits in memory).
+    const emit = mounts.underlay.emitReadOnly ? "--ro-bind" : "--bind";
+    args.push(emit, `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
     // The code caches two filling starts of the plugin left (code_cache_seed.ts), copied in.
     const seed = mounts.underlay.seed;
     // `-try`: another host loading another version of the plugin may have just dropped it

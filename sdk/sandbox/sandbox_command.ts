@@ -242,12 +242,40 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
     ...(input.limits !== undefined && bwrapCapsTmpfs()
       ? { tmpBytes: input.limits.memoryMb * 1024 * 1024 }
       : {}),
-    ...(input.cacheDir === undefined
-      ? {}
-      : { underlay: { source: input.cacheDir, target: input.denoDir, seed: input.seed } }),
+    ...(input.cacheDir === undefined ? {} : {
+      underlay: {
+        source: input.cacheDir,
+        target: input.denoDir,
+        seed: input.seed,
+        emitReadOnly: createsFiles(grants),
+      },
+    }),
   });
   const seeded = input.cacheDir !== undefined && input.seed !== undefined;
   return run("bwrap", [...args, ...(seeded ? seededCommand(deno, input.seed!.fill) : deno)]);
+}
+
+/**
+ * Whether grants let a plugin create files (its own code with `write`, a program it runs, a
+ * library it loads) that it could then import as TypeScript for Deno to emit.
+ *
+ * @param grants The plugin's grants.
+ * @returns `true` unless `write`, `run` and `ffi` are all denied.
+ *
+ * @example
+ * ```ts
+ * import { createsFiles } from "./sandbox_command.ts";
+ * import { resolveGrants } from "./permission_flags.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(createsFiles(resolveGrants({ read: ["/data"] }, "/")), false);
+ * equal(createsFiles(resolveGrants({ write: ["/data"] }, "/")), true);
+ * ```
+ */
+export function createsFiles(grants: Required<PluginPermissions>): boolean {
+  const granted = (grant: boolean | readonly string[]) =>
+    grant === true || (Array.isArray(grant) && grant.length > 0);
+  return granted(grants.write) || granted(grants.run) || granted(grants.ffi);
 }
 
 /**
