@@ -26,6 +26,19 @@ scope.close = () => {
   close.call(scope);
 };
 
+// A worker's signal listeners are its host's: a plugin listening for SIGTERM or SIGINT (no
+// permission asked) kept the host from stopping on `kill` and Ctrl-C (found by the sandbox
+// attack). `node:process`'s `on("SIGINT")` goes through this too.
+Object.defineProperty(Deno, "addSignalListener", {
+  value: () => {
+    throw new Deno.errors.NotCapable(
+      "Requires the host's signals: a worker sandbox's plugin may not listen for signals",
+    );
+  },
+  writable: false,
+  configurable: false,
+});
+
 /**
  * Serves the plugin over `postMessage` for as long as the worker lives.
  *
