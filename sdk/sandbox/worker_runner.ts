@@ -26,18 +26,24 @@ scope.close = () => {
   close.call(scope);
 };
 
-// A worker's signal listeners are its host's: a plugin listening for SIGTERM or SIGINT (no
-// permission asked) kept the host from stopping on `kill` and Ctrl-C (found by the sandbox
-// attack). `node:process`'s `on("SIGINT")` goes through this too.
-Object.defineProperty(Deno, "addSignalListener", {
-  value: () => {
-    throw new Deno.errors.NotCapable(
-      "Requires the host's signals: a worker sandbox's plugin may not listen for signals",
-    );
-  },
-  writable: false,
-  configurable: false,
-});
+/** Replaces `Deno[name]` for the plugin's code with one that throws, for good. */
+function deny(name: "addSignalListener" | "chdir", why: string): void {
+  Object.defineProperty(Deno, name, {
+    value: () => {
+      throw new Deno.errors.NotCapable(`${why}: a worker sandbox shares its host's process`);
+    },
+    writable: false,
+    configurable: false,
+  });
+}
+
+// What a worker changes there changes for its host (found by the sandbox attack). Its signal
+// listeners are the host's: a plugin listening for SIGTERM or SIGINT (no permission asked) kept
+// the host from stopping on `kill` and Ctrl-C (`node:process`'s `on("SIGINT")` goes through
+// this too). Its working directory is the host's: `chdir`, which asks only `read` of the
+// target, moved every relative path the host used after into the plugin's folder.
+deny("addSignalListener", "Cannot listen for signals");
+deny("chdir", "Cannot change the working directory");
 
 /**
  * Serves the plugin over `postMessage` for as long as the worker lives.
