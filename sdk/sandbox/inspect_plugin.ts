@@ -10,6 +10,7 @@ import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
+import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
@@ -175,6 +176,14 @@ export async function inspectPlugin(
         `it asks for ffi access to ${
           describeRunGrants(ffi, false)
         }, which escapes every sandbox (${FFI_ESCAPE_NOTE})`,
+      );
+    }
+    const cache = cacheWriteGrants(grants);
+    if (cache.length > 0) {
+      warnings.push(
+        `it asks for write access to ${
+          cache.map((path) => JSON.stringify(path)).join(", ")
+        }, which holds ${CACHE_WRITE_NOTE}, and escapes every sandbox`,
       );
     }
     if (run.runOnRequest.length > 0) {
