@@ -21,7 +21,7 @@ export interface BwrapMounts {
    * The child's own Deno cache at another path, before the other mounts, so they land
    * inside it (under the cache entries of its graph): a capped tmpfs, with only
    * `source`'s `gen/file` (the emit of the graph's files) mounted from the host: read-write
-   * unless `emitReadOnly` (a start whose grants can create files Deno would emit).
+   * unless `emitReadOnly` (a start whose grants reach files beyond its graph).
    */
   underlay?: {
     source: string;
@@ -202,10 +202,12 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
       args.push("--size", String(Math.min(mounts.tmpBytes, CHILD_CACHE_BYTES)));
     }
     args.push("--tmpfs", target);
-    // Deno writes there the emit of every TypeScript file the plugin imports: one that can
-    // create files (write them, import them, delete them) would grow it without a bound
-    // (found by the sandbox attack: 94 MB for ten 4 MiB modules). It then reads what starts
-    // that could not kept (Deno fails to add to it, ~150 ms once, and emits in memory).
+    // Deno writes there the emit of every TypeScript file the plugin imports (found by the
+    // sandbox attack): one that can create files (write them, import them, delete them) grew
+    // it without a bound (94 MB for ten 4 MiB modules), and one granted `read` left a copy
+    // of what it read there, which a later load without the grant imported. Such a start reads
+    // what starts that reach no more than their graph kept (Deno fails to add to it, ~150 ms
+    // once, and emits in memory).
     const emit = mounts.underlay.emitReadOnly ? "--ro-bind" : "--bind";
     args.push(emit, `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
     // The code caches two filling starts of the plugin left (code_cache_seed.ts), copied in.

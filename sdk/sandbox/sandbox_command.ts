@@ -247,7 +247,7 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
         source: input.cacheDir,
         target: input.denoDir,
         seed: input.seed,
-        emitReadOnly: createsFiles(grants),
+        emitReadOnly: reachesFiles(grants),
       },
     }),
   });
@@ -256,26 +256,28 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
 }
 
 /**
- * Whether grants let a plugin create files (its own code with `write`, a program it runs, a
- * library it loads) that it could then import as TypeScript for Deno to emit.
+ * Whether grants let a plugin reach files beyond its graph: read them (`read`), or create
+ * them (`write`, a program it runs, a library it loads). Deno keeps the emit of every
+ * TypeScript file it imports in its cache folder, on the host's disk and there for every later
+ * load of the plugin, whatever it is granted then.
  *
  * @param grants The plugin's grants.
- * @returns `true` unless `write`, `run` and `ffi` are all denied.
+ * @returns `true` unless `read`, `write`, `run` and `ffi` are all denied.
  *
  * @example
  * ```ts
- * import { createsFiles } from "./sandbox_command.ts";
+ * import { reachesFiles } from "./sandbox_command.ts";
  * import { resolveGrants } from "./permission_flags.ts";
  * import { equal } from "node:assert/strict";
  *
- * equal(createsFiles(resolveGrants({ read: ["/data"] }, "/")), false);
- * equal(createsFiles(resolveGrants({ write: ["/data"] }, "/")), true);
+ * equal(reachesFiles(resolveGrants({ net: ["api.example.com"] }, "/")), false);
+ * equal(reachesFiles(resolveGrants({ read: ["/data"] }, "/")), true);
  * ```
  */
-export function createsFiles(grants: Required<PluginPermissions>): boolean {
+export function reachesFiles(grants: Required<PluginPermissions>): boolean {
   const granted = (grant: boolean | readonly string[]) =>
     grant === true || (Array.isArray(grant) && grant.length > 0);
-  return granted(grants.write) || granted(grants.run) || granted(grants.ffi);
+  return [grants.read, grants.write, grants.run, grants.ffi].some(granted);
 }
 
 /**
