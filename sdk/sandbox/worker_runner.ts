@@ -8,6 +8,7 @@
  */
 
 import type { HostMessage } from "./protocol.ts";
+import { guardHostProcess } from "./worker_host_guards.ts";
 import { type PluginModule, type RunnerConfig, servePlugin } from "./serve_plugin.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -26,24 +27,9 @@ scope.close = () => {
   close.call(scope);
 };
 
-/** Replaces `Deno[name]` for the plugin's code with one that throws, for good. */
-function deny(name: "addSignalListener" | "chdir", why: string): void {
-  Object.defineProperty(Deno, name, {
-    value: () => {
-      throw new Deno.errors.NotCapable(`${why}: a worker sandbox shares its host's process`);
-    },
-    writable: false,
-    configurable: false,
-  });
-}
-
-// What a worker changes there changes for its host (found by the sandbox attack). Its signal
-// listeners are the host's: a plugin listening for SIGTERM or SIGINT (no permission asked) kept
-// the host from stopping on `kill` and Ctrl-C (`node:process`'s `on("SIGINT")` goes through
-// this too). Its working directory is the host's: `chdir`, which asks only `read` of the
-// target, moved every relative path the host used after into the plugin's folder.
-deny("addSignalListener", "Cannot listen for signals");
-deny("chdir", "Cannot change the working directory");
+// What the plugin could change of the host's process (its signal listeners, its working
+// directory, its life): guarded before the plugin's module runs.
+guardHostProcess();
 
 /**
  * Serves the plugin over `postMessage` for as long as the worker lives.
