@@ -1,7 +1,8 @@
 /**
  * What a worker sandbox may not touch of its host's process. A worker shares it, and Deno asks
  * no permission (or only `read`) for some of its process-wide state: what the plugin changes
- * there changes for the host (found by the sandbox attack).
+ * there changes for the host (found by the sandbox attack). Only the plain route is guarded: a
+ * worker the plugin starts (`node:worker_threads` cannot be taken away) has a fresh `Deno`.
  *
  * @module
  */
