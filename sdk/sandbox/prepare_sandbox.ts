@@ -268,10 +268,11 @@ export async function prepareSandbox(
     throw new Error(`${label}: ${message}${loadFailureHint(message, moduleForCommand(url))}`);
   }
   // This version of the plugin, as far as its manifest goes (before its graph grows the runner's files).
-  const version = manifestKey(url, options.options, [
-    graphFingerprint(graph),
-    graphFingerprint(runner),
-  ]);
+  const fingerprints = [graphFingerprint(graph), graphFingerprint(runner)];
+  const version = manifestKey(url, options.options, fingerprints);
+  // Its code, whatever its options: Deno's caches hold code by its source, and another set of
+  // options must not empty the seed the last one filled.
+  const code = manifestKey(url, undefined, fingerprints);
   const folder = pluginFolder(url);
   const allowed = [
     ...(folder === undefined ? [] : [folder, realPath(folder)]),
@@ -360,8 +361,8 @@ export async function prepareSandbox(
       limits: { ...DEFAULT_LIMITS },
       config: { ...base(nothing), confined: true },
     });
-  const seedDir = cacheDir && version !== undefined &&
-    await readySeed(cacheDir, version, fill, bwrapCapsTmpfs(), CHILD_CACHE_BYTES);
+  const seedDir = cacheDir && code !== undefined &&
+    await readySeed(cacheDir, code, fill, bwrapCapsTmpfs(), CHILD_CACHE_BYTES);
   return {
     url,
     layer,

@@ -25,12 +25,13 @@ async function write(file: string, text: string, minutesAgo: number): Promise<vo
   await Deno.utime(file, past, past);
 }
 
-async function load(file: string): Promise<boolean> {
+async function load(file: string, options?: unknown): Promise<boolean> {
   try {
     const plugin = await loadPlugin(file, {
       sandbox: true,
       onWarning: () => {},
       stderr: "capture",
+      options,
     });
     await plugin.dispose?.();
     return true;
@@ -70,6 +71,10 @@ Deno.test({
       equal(await load(file), true);
       const third = seeds(cache);
       equal(third.length === 1 && third[0] !== now[0], true, third.join());
+      // Other factory options, the same code: the same seed (it holds code by its source), not
+      // one set of options emptying the other's.
+      equal(await load(file, { other: true }), true);
+      equal(seeds(cache).join(), third.join());
     } finally {
       await Deno.remove(dir, { recursive: true });
       await Deno.remove(cache, { recursive: true }).catch(() => {});
