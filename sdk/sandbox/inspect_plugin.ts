@@ -11,6 +11,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
+import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
@@ -176,6 +177,14 @@ export async function inspectPlugin(
         `it asks for ffi access to ${
           describeRunGrants(ffi, false)
         }, which escapes every sandbox (${FFI_ESCAPE_NOTE})`,
+      );
+    }
+    const replaceable = writableRunGrants(grants);
+    if (replaceable.length > 0) {
+      warnings.push(
+        `it asks for run access to ${
+          describeWritableRunGrants(replaceable)
+        }, and escapes every sandbox`,
       );
     }
     const cache = cacheWriteGrants(grants);

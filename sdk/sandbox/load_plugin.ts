@@ -13,6 +13,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
+import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { manifestProblem } from "./manifest_problem.ts";
@@ -224,6 +225,14 @@ export async function loadPlugin(
         `it asks for ffi access to ${
           describeRunGrants(ffi, true)
         }, which escapes every sandbox (${FFI_ESCAPE_NOTE}); pass allowRunEscape: true if you mean it`,
+      );
+    }
+    const replaceable = writableRunGrants(grants);
+    if (replaceable.length > 0 && !options.allowRunEscape) {
+      throw refuse(
+        `it asks for run access to ${
+          describeWritableRunGrants(replaceable)
+        }, and escapes every sandbox; pass allowRunEscape: true if you mean it`,
       );
     }
     const cache = cacheWriteGrants(grants);
