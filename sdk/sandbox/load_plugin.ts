@@ -34,8 +34,8 @@ import {
 } from "./prepare_sandbox.ts";
 import type { PluginManifest } from "./protocol.ts";
 import { runnablePaths } from "./sandbox_command.ts";
-import { DEFAULT_START_TIMEOUT_MS, SandboxConnection } from "./sandbox_connection.ts";
-import { rejectAfter } from "../sleep.ts";
+import { SandboxConnection } from "./sandbox_connection.ts";
+import { importInProcess } from "./import_in_process.ts";
 import { sandboxedPlugin } from "./sandbox_plugin.ts";
 
 /** What `loadPlugin` takes besides the specifier. */
@@ -71,38 +71,6 @@ export interface LoadPluginOptions extends SandboxOptions {
 }
 
 const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
-
-async function importInProcess(
-  url: string,
-  options: unknown,
-  timeoutMs = DEFAULT_START_TIMEOUT_MS,
-): Promise<Plugin> {
-  // A top-level await or a factory that never settles would hold the host forever.
-  const loading = (async () => {
-    const module = await import(url);
-    const exported = module.default;
-    return typeof exported === "function" ? await exported(options) : exported;
-  })();
-  const exported = await rejectAfter(
-    loading,
-    timeoutMs,
-    () =>
-      new Error(
-        `Cannot load plugin ${
-          JSON.stringify(url)
-        }: it did not finish loading within ${timeoutMs} ms ` +
-          "(a top-level await or a factory that never settles? if it is only slow, raise startTimeoutMs)",
-      ),
-  );
-  if (typeof exported?.name !== "string" || exported.name === "") {
-    throw new TypeError(
-      `Cannot load plugin ${
-        JSON.stringify(url)
-      }: its default export is not a plugin (an object with a name) nor a factory of one`,
-    );
-  }
-  return exported as Plugin;
-}
 
 async function start(
   specifier: string,

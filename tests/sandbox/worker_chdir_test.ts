@@ -3,6 +3,7 @@
 // worker plugin granted `read` on a folder moved its host there: every relative path the host
 // used after (its files, the grants of plugins it loaded next) resolved in the plugin's folder.
 import { equal } from "node:assert/strict";
+import { runWorkerHost } from "../support/worker_host.ts";
 
 Deno.test("a worker plugin cannot move its host's working directory", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-worker-chdir-" }));
@@ -23,36 +24,12 @@ export default { name: "mover", permissions: { read: [${JSON.stringify(`${dir}/l
     } }] };
 `,
     );
-    await Deno.writeTextFile(
-      `${dir}/host.ts`,
-      `import { loadPlugin } from ${
-        JSON.stringify(new URL("../../sdk/sandbox/mod.ts", import.meta.url).href)
-      };
-const plugin = await loadPlugin(${JSON.stringify(`${dir}/mover.js`)}, {
-  sandbox: true, isolation: "worker", onWarning: () => {},
-});
-const call = { toolCallId: "1", signal: new AbortController().signal };
-const result = await plugin.tools[0].execute({}, call);
-console.log(result.content[0].text);
-console.log(Deno.cwd());
-await plugin.dispose();
-`,
+    const { stdout, stderr } = await runWorkerHost(
+      dir,
+      `${dir}/mover.js`,
+      "console.log(Deno.cwd());\nawait plugin.dispose();",
+      dir,
     );
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-worker-options",
-        `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
-        `${dir}/host.ts`,
-      ],
-      cwd: dir,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    const stderr = new TextDecoder().decode(output.stderr);
     // `process.chdir` throws in a worker already (a TypeError); `Deno.chdir` moved the host.
     equal(stdout, `Deno: NotCapable; node: TypeError\n${dir}\n`, `${stdout}${stderr}`);
   } finally {

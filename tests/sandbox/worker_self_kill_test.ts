@@ -3,6 +3,7 @@
 // worker's pid is its host's. A worker plugin with no permissions killed its host with SIGKILL
 // (where `Deno.exit()` ends only the worker), and could stop it with SIGSTOP.
 import { equal } from "node:assert/strict";
+import { runWorkerHost } from "../support/worker_host.ts";
 
 const PLUGIN = `import process from "node:process";
 export default { name: "assassin", tools: [{ name: "strike", description: "Strikes",
@@ -23,36 +24,15 @@ Deno.test("a worker plugin cannot signal its host's process", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tack-worker-kill-" });
   try {
     await Deno.writeTextFile(`${dir}/assassin.js`, PLUGIN);
-    await Deno.writeTextFile(
-      `${dir}/host.ts`,
-      `import { loadPlugin } from ${
-        JSON.stringify(new URL("../../sdk/sandbox/mod.ts", import.meta.url).href)
-      };
-const plugin = await loadPlugin(${JSON.stringify(`${dir}/assassin.js`)}, {
-  sandbox: true, isolation: "worker", onWarning: () => {},
-});
-const call = { toolCallId: "1", signal: new AbortController().signal };
-const result = await plugin.tools[0].execute({}, call);
-console.log(result.content[0].text);
+    const { stdout, stderr, signal } = await runWorkerHost(
+      dir,
+      `${dir}/assassin.js`,
+      `
 await plugin.dispose();
 console.log("alive");
 `,
     );
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-worker-options",
-        `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
-        `${dir}/host.ts`,
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    const stderr = new TextDecoder().decode(output.stderr);
-    equal(output.signal, null, `${stdout}${stderr}`);
+    equal(signal, null, `${stdout}${stderr}`);
     equal(stdout, "Deno: NotCapable; node: NotCapable\nalive\n", `${stdout}${stderr}`);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -2,6 +2,7 @@
 // process, and Deno lets any code listen for signals with no permission. A worker plugin with no
 // permissions listening for SIGTERM and SIGINT (directly or through `node:process`) kept its host from stopping on `kill` and on Ctrl-C.
 import { equal } from "node:assert/strict";
+import { runWorkerHost } from "../support/worker_host.ts";
 
 const PLUGIN = `import process from "node:process";
 const tried = [];
@@ -19,39 +20,18 @@ Deno.test("a worker plugin cannot keep its host from stopping on SIGTERM", async
   const dir = await Deno.makeTempDir({ prefix: "tack-worker-signals-" });
   try {
     await Deno.writeTextFile(`${dir}/deaf.js`, PLUGIN);
-    await Deno.writeTextFile(
-      `${dir}/host.ts`,
-      `import { loadPlugin } from ${
-        JSON.stringify(new URL("../../sdk/sandbox/mod.ts", import.meta.url).href)
-      };
-const plugin = await loadPlugin(${JSON.stringify(`${dir}/deaf.js`)}, {
-  sandbox: true, isolation: "worker", onWarning: () => {},
-});
-const call = { toolCallId: "1", signal: new AbortController().signal };
-const result = await plugin.tools[0].execute({}, call);
-console.log(result.content[0].text);
+    const { stdout, stderr, signal } = await runWorkerHost(
+      dir,
+      `${dir}/deaf.js`,
+      `
 Deno.kill(Deno.pid, "SIGTERM");
 await new Promise((resolve) => setTimeout(resolve, 2000));
 console.log("survived");
 await plugin.dispose();
 `,
     );
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--unstable-worker-options",
-        `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
-        `${dir}/host.ts`,
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    const stderr = new TextDecoder().decode(output.stderr);
     equal(stdout, "Deno: NotCapable; node: NotCapable\n", `${stdout}${stderr}`);
-    equal(output.signal, "SIGTERM");
+    equal(signal, "SIGTERM");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
