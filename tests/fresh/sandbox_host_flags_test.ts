@@ -58,7 +58,8 @@ Deno.test("the README's host flags run its sandbox example with its notes plugin
     );
     await Deno.writeTextFile(join(dir, "notes_plugin.ts"), blockAfter("## Write a plugin", "ts"));
     await Deno.writeTextFile(join(dir, "main.ts"), host());
-    const command = blockAfter(SANDBOX, "sh").trim().split(/\s+/);
+    // Its lines joined where they end in a backslash, as a shell does.
+    const command = blockAfter(SANDBOX, "sh").replace(/\\\n/g, " ").trim().split(/\s+/);
     equal(command[0], "deno");
     const { prompt, output } = await commandOnTerminal([Deno.execPath(), ...command.slice(1)], dir);
     equal(prompt, undefined, `${command.join(" ")}: ${prompt}`);
