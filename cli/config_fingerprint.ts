@@ -1,18 +1,23 @@
 /**
- * What trusting a `tack.jsonc` is trust in: its real path, the SHA-256 of its bytes, and the
+ * What trusting a `tack.jsonc` is trust in: its path (its folder's real path: a link is not
+ * followed, since what it says runs in the folder it is in), the SHA-256 of its bytes, and the
  * SHA-256 of each local plugin file it names (the file itself, not the files that one
  * imports). Any change to these asks again.
  *
  * @module
  */
 
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TackConfig } from "./config.ts";
 import { BUILTIN_PLUGINS, resolvePluginSpecifier } from "./load_plugins.ts";
 
 /** A config file as it was trusted, or as it is now. */
 export interface ConfigFingerprint {
-  /** The config file's real path (symlinks resolved). */
+  /**
+   * The config file's path: its folder's real path and its name. A `tack.jsonc` that is a link
+   * is not resolved: trusting the file it links to elsewhere is not trusting this folder's.
+   */
   path: string;
   /** The SHA-256 of its bytes, in hex. */
   sha256: string;
@@ -117,7 +122,10 @@ export async function fingerprintConfig(
     const [key, hash] = await fileHash(path);
     plugins[key] = hash;
   }
-  return { path: await Deno.realPath(file), sha256: await sha256Hex(bytes), plugins };
+  // Not the link's target: a repository's link to a file trusted elsewhere would run that
+  // file's relative commands and paths here.
+  const path = join(await Deno.realPath(dirname(file)), basename(file));
+  return { path, sha256: await sha256Hex(bytes), plugins };
 }
 
 /**

@@ -40,7 +40,7 @@ export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' 
  * The lines `tack trust` and the question show: what the file is, why it is asked about, and
  * what it would do.
  *
- * @param path The file's real path.
+ * @param path The file's path (its folder's real path).
  * @param config What it sets.
  * @param reason What is said of it (`"is not trusted yet"`).
  * @returns The text, ending with a newline.
