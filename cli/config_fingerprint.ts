@@ -7,6 +7,7 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TackConfig } from "./config.ts";
@@ -74,8 +75,14 @@ export function localPluginFiles(config: TackConfig): string[] {
   return files;
 }
 
-/** A plugin file larger than this is not read to be hashed (no module is that large). */
-const MAX_HASHED_BYTES = 32 * 1024 * 1024;
+/** The SHA-256 of a file of any size, read in chunks (a large one is hashed, not skipped). */
+async function streamedSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  const file = await Deno.open(path);
+  // The readable closes the file at its end (or on an error).
+  for await (const chunk of file.readable) hash.update(chunk);
+  return hash.digest("hex");
+}
 
 async function fileHash(path: string): Promise<[string, string]> {
   try {
@@ -83,8 +90,8 @@ async function fileHash(path: string): Promise<[string, string]> {
     // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
     const info = await Deno.stat(real);
     if (!info.isFile) return [real, "not a file"];
-    if (info.size > MAX_HASHED_BYTES) return [real, `over ${MAX_HASHED_BYTES} bytes`];
-    return [real, await sha256Hex(await Deno.readFile(real))];
+    // Every regular file is hashed, however large: a size alone would let a large one change.
+    return [real, await streamedSha256(real)];
   } catch {
     // Not there (or not readable): loading it fails too; if it appears, that is a change.
     return [path, "missing"];

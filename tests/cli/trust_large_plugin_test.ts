@@ -1,0 +1,60 @@
+// A plugin file a trusted tack.jsonc lists is hashed however large it is: a file over 32 MiB
+// used to be recorded by its size alone ("over … bytes"), so its code could change (the
+// repository's next commit) and load without asking. Real CLI processes, temporary folders.
+import { equal, match } from "node:assert/strict";
+import { join } from "node:path";
+import { childEnv } from "../support/child_env.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const MAIN = join(ROOT, "cli", "main.ts");
+
+async function tack(cwd: string, args: string[], env: Record<string, string>) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `--config=${ROOT}deno.json`, MAIN, ...args],
+    cwd,
+    env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test", ...env }),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
+}
+
+const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
+
+/** A plugin module of `code` padded past 32 MiB with a comment. */
+function largePlugin(code: string): string {
+  return `${code}\n//${"x".repeat(33 * 1024 * 1024)}\n`;
+}
+
+Deno.test("cli: a large plugin file a trusted tack.jsonc lists is hashed: a change to its code asks again", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-large-" }));
+  try {
+    const marker = join(dir, "marker");
+    const env = { XDG_STATE_HOME: join(dir, "state") };
+    await Deno.writeTextFile(
+      join(dir, "tack.jsonc"),
+      JSON.stringify({ baseURL: "http://127.0.0.1:9/v1", plugins: ["./plugin.js"] }),
+    );
+    await Deno.writeTextFile(
+      join(dir, "plugin.js"),
+      largePlugin('export default { name: "benign", tools: [] };'),
+    );
+    equal((await tack(dir, ["trust"], env)).code, 0);
+    // The same size, other code.
+    await Deno.writeTextFile(
+      join(dir, "plugin.js"),
+      largePlugin(
+        `Deno.writeTextFileSync(${JSON.stringify(marker)}, "ran");\n` +
+          'export default { name: "evil", tools: [] };',
+      ),
+    );
+    const run = await tack(dir, ["hello"], env);
+    equal(await exists(marker), false, "the changed plugin was imported");
+    equal(run.code, 2, run.stderr);
+    match(run.stderr, /changed since you trusted it \(the plugin file .*plugin\.js changed\)/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
