@@ -87,11 +87,13 @@ async function streamedSha256(path: string): Promise<string> {
 async function fileHash(path: string): Promise<[string, string]> {
   try {
     const real = await Deno.realPath(path);
+    // Read through the path, as the import reads it: Deno may grant a link in the project and
+    // not the file it points to, which the import still reads.
     // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
-    const info = await Deno.stat(real);
+    const info = await Deno.stat(path);
     if (!info.isFile) return [real, "not a file"];
     // Every regular file is hashed, however large: a size alone would let a large one change.
-    return [real, await streamedSha256(real)];
+    return [real, await streamedSha256(path)];
   } catch {
     // Not there (or not readable): loading it fails too; if it appears, that is a change.
     return [path, "missing"];
