@@ -75,12 +75,38 @@ export function localPluginFiles(config: TackConfig): string[] {
   return files;
 }
 
-/** The SHA-256 of a file of any size, read in chunks (a large one is hashed, not skipped). */
-async function streamedSha256(path: string): Promise<string> {
+/** The most of a plugin file that is read to hash it (no module is that large). */
+const MAX_HASHED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What a plugin file past {@linkcode MAX_HASHED_BYTES} is recorded as: it has no hash, so it
+ * is never the file that was trusted (every start asks again).
+ *
+ * @example
+ * ```ts
+ * import { TOO_LARGE_TO_HASH } from "./config_fingerprint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(TOO_LARGE_TO_HASH, "over 67108864 bytes, not hashed");
+ * ```
+ */
+export const TOO_LARGE_TO_HASH = `over ${MAX_HASHED_BYTES} bytes, not hashed`;
+
+/**
+ * The SHA-256 of a file read in chunks, or {@linkcode TOO_LARGE_TO_HASH} once more than
+ * {@linkcode MAX_HASHED_BYTES} came (counted as read: a `/proc` file says it has 0 bytes and
+ * never ends).
+ */
+async function boundedSha256(path: string): Promise<string> {
   const hash = createHash("sha256");
   const file = await Deno.open(path);
-  // The readable closes the file at its end (or on an error).
-  for await (const chunk of file.readable) hash.update(chunk);
+  let read = 0;
+  // The readable closes the file at its end, on an error, or when the loop leaves it.
+  for await (const chunk of file.readable) {
+    read += chunk.length;
+    if (read > MAX_HASHED_BYTES) return TOO_LARGE_TO_HASH;
+    hash.update(chunk);
+  }
   return hash.digest("hex");
 }
 
@@ -92,8 +118,8 @@ async function fileHash(path: string): Promise<[string, string]> {
     // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
     const info = await Deno.stat(path);
     if (!info.isFile) return [real, "not a file"];
-    // Every regular file is hashed, however large: a size alone would let a large one change.
-    return [real, await streamedSha256(path)];
+    // Its size is not its hash: a large one would change unseen; it is never trusted instead.
+    return [real, await boundedSha256(path)];
   } catch {
     // Not there (or not readable): loading it fails too; if it appears, that is a change.
     return [path, "missing"];
@@ -147,13 +173,16 @@ export async function fingerprintConfig(
  *
  * @example
  * ```ts
- * import { fingerprintChange } from "./config_fingerprint.ts";
+ * import { fingerprintChange, TOO_LARGE_TO_HASH } from "./config_fingerprint.ts";
  * import { equal } from "node:assert/strict";
  *
  * const trusted = { path: "/p/tack.jsonc", sha256: "a", plugins: { "/p/x.ts": "1" } };
  * equal(fingerprintChange(trusted, trusted), undefined);
  * equal(fingerprintChange(trusted, { ...trusted, plugins: { "/p/x.ts": "2" } }),
  *   "the plugin file /p/x.ts changed");
+ * // A file too large to hash is never the one that was trusted.
+ * const large = { ...trusted, plugins: { "/p/x.ts": TOO_LARGE_TO_HASH } };
+ * equal(fingerprintChange(large, large), "the plugin file /p/x.ts is over 67108864 bytes, not hashed");
  * ```
  */
 export function fingerprintChange(
@@ -162,6 +191,7 @@ export function fingerprintChange(
 ): string | undefined {
   if (trusted.sha256 !== now.sha256) return "the file changed";
   for (const [path, hash] of Object.entries(now.plugins)) {
+    if (hash === TOO_LARGE_TO_HASH) return `the plugin file ${path} is ${hash}`;
     if (trusted.plugins[path] === undefined) return `it now loads the plugin file ${path}`;
     if (trusted.plugins[path] !== hash) return `the plugin file ${path} changed`;
   }

@@ -17,6 +17,8 @@ async function tack(cwd: string, args: string[], env: Record<string, string>) {
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
+    // A run that reads on forever is killed, and fails the test.
+    signal: AbortSignal.timeout(60_000),
   }).output();
   return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
 }
@@ -57,4 +59,31 @@ Deno.test("cli: a large plugin file a trusted tack.jsonc lists is hashed: a chan
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "cli: a plugin file that never ends (/proc/self/pagemap says 0 bytes) is not read past a bound: the refusal comes at once",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-endless-" }));
+    try {
+      await Deno.writeTextFile(
+        join(dir, "tack.jsonc"),
+        JSON.stringify({ baseURL: "http://127.0.0.1:9/v1", plugins: ["./plugin.ts"] }),
+      );
+      await Deno.symlink("/proc/self/pagemap", join(dir, "plugin.ts"));
+      const env = { XDG_STATE_HOME: join(dir, "state") };
+      const run = await tack(dir, ["hello"], env);
+      equal(run.code, 2, run.stderr);
+      match(run.stderr, /is not trusted yet/);
+      // Trusted, it is still asked about: it has no hash.
+      equal((await tack(dir, ["trust"], env)).code, 0);
+      const again = await tack(dir, ["hello"], env);
+      equal(again.code, 2, again.stderr);
+      match(again.stderr, /pagemap is over 67108864 bytes, not hashed/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
