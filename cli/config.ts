@@ -142,6 +142,26 @@ export type LoadedConfig =
 /** The most a config file may hold (1 MiB). */
 export const MAX_CONFIG_BYTES = 1 << 20;
 
+/** A file's bytes, or `undefined` once more than `max` of them came. */
+async function readAtMost(file: string, max: number): Promise<Uint8Array | undefined> {
+  using opened = await Deno.open(file);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const buffer = new Uint8Array(64 * 1024);
+  for (let n = await opened.read(buffer); n !== null; n = await opened.read(buffer)) {
+    size += n;
+    if (size > max) return undefined;
+    chunks.push(buffer.slice(0, n));
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return bytes;
+}
+
 function refused(file: string, reason: string): LoadedConfig {
   return { kind: "error", message: `Cannot load config: ${file}: ${reason}` };
 }
@@ -173,7 +193,12 @@ export async function loadConfig(file: string, required: boolean): Promise<Loade
     if (info.size > MAX_CONFIG_BYTES) {
       return refused(file, `${info.size} bytes, over the ${MAX_CONFIG_BYTES} a config may have`);
     }
-    bytes = await Deno.readFile(file);
+    // A /proc file says it has 0 bytes and may never end: the read itself is bounded.
+    const read = await readAtMost(file, MAX_CONFIG_BYTES);
+    if (read === undefined) {
+      return refused(file, `more than the ${MAX_CONFIG_BYTES} bytes a config may have`);
+    }
+    bytes = read;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound && !required) return { kind: "ok", config: {} };
     const reason = error instanceof Deno.errors.NotFound

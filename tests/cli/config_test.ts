@@ -305,6 +305,16 @@ Deno.test("a tack.jsonc that is a link to a device, a FIFO or too large is refus
         MAX_CONFIG_BYTES + 16
       } bytes, over the ${MAX_CONFIG_BYTES} a config may have`,
     });
+    // A /proc file says it has 0 bytes and never ends: the read is bounded too.
+    if (Deno.build.os === "linux") {
+      await Deno.remove(`${dir}/tack.jsonc`);
+      await Deno.symlink("/proc/self/pagemap", `${dir}/tack.jsonc`);
+      deepEqual(await run(), {
+        code: 2,
+        stderr: `Cannot load config: tack.jsonc: more than the ${MAX_CONFIG_BYTES} bytes ` +
+          "a config may have",
+      });
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
