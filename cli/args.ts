@@ -134,18 +134,28 @@ function nonEmpty(name: string, value: string | undefined): string | undefined {
  *   deepEqual(parsed.args.plugins, ["./a.ts"]);
  * }
  * equal(parseCliArgs(["--nope"]).kind, "error");
+ * // After `--`, a word that names a subcommand is the prompt.
+ * const word = parseCliArgs(["--", "trust"]);
+ * equal(word.kind === "ok" && word.args.command, "run");
+ * equal(word.kind === "ok" && word.args.prompt, "trust");
  * ```
  */
 export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
   let values;
   let positionals: string[];
+  let terminated: boolean;
   try {
-    ({ values, positionals } = parseArgs({
+    let tokens;
+    ({ values, positionals, tokens } = parseArgs({
       args: [...argv],
       options: OPTIONS,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     }));
+    // After `--`, every word is the prompt: a script's `tack -- "$PROMPT"` never runs a
+    // subcommand (a prompt of "trust" would trust the folder's tack.jsonc).
+    terminated = tokens.some((token) => token.kind === "option-terminator");
   } catch (error) {
     return usageError((error as Error).message.replace(/\. To specify a positional.*$/s, ""));
   }
@@ -173,6 +183,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
     args.api = values.api;
   }
   if (args.command !== "run") return { kind: "ok", args };
+  if (terminated) return withPrompt(args, positionals);
   if (positionals[0] === "plugins" && positionals[1] === "inspect") {
     if (positionals.length !== 3) {
       return usageError("Usage: tack plugins inspect <specifier>");
@@ -189,6 +200,11 @@ export function parseCliArgs(argv: readonly string[]): ParsedCliArgs {
   if (positionals[0] === "trace" && positionals.length === 2 && positionals[1].endsWith(".jsonl")) {
     return { kind: "ok", args: { ...args, command: "trace", traceSession: positionals[1] } };
   }
+  return withPrompt(args, positionals);
+}
+
+/** The run, with the words as its prompt (none: an interactive session). */
+function withPrompt(args: CliArgs, positionals: readonly string[]): ParsedCliArgs {
   const prompt = positionals.join(" ").trim();
   if (positionals.length > 0 && prompt === "") return usageError("The prompt is empty");
   if (prompt !== "") args.prompt = prompt;
