@@ -93,6 +93,12 @@ const MAX_HASHED_BYTES = 64 * 1024 * 1024;
 export const TOO_LARGE_TO_HASH = `over ${MAX_HASHED_BYTES} bytes, not hashed`;
 
 /**
+ * What a plugin path that is not a regular file (a link to a device, a FIFO: `/dev/stdin`
+ * imports whatever is piped in) is recorded as: never the file that was trusted.
+ */
+export const NOT_A_FILE = "not a regular file, not hashed";
+
+/**
  * The SHA-256 of a file read in chunks, or {@linkcode TOO_LARGE_TO_HASH} once more than
  * {@linkcode MAX_HASHED_BYTES} came (counted as read: a `/proc` file says it has 0 bytes and
  * never ends).
@@ -117,7 +123,7 @@ async function fileHash(path: string): Promise<[string, string]> {
     // not the file it points to, which the import still reads.
     // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
     const info = await Deno.stat(path);
-    if (!info.isFile) return [real, "not a file"];
+    if (!info.isFile) return [real, NOT_A_FILE];
     // Its size is not its hash: a large one would change unseen; it is never trusted instead.
     return [real, await boundedSha256(path)];
   } catch {
@@ -191,7 +197,9 @@ export function fingerprintChange(
 ): string | undefined {
   if (trusted.sha256 !== now.sha256) return "the file changed";
   for (const [path, hash] of Object.entries(now.plugins)) {
-    if (hash === TOO_LARGE_TO_HASH) return `the plugin file ${path} is ${hash}`;
+    if (hash === TOO_LARGE_TO_HASH || hash === NOT_A_FILE) {
+      return `the plugin file ${path} is ${hash}`;
+    }
     if (trusted.plugins[path] === undefined) return `it now loads the plugin file ${path}`;
     if (trusted.plugins[path] !== hash) return `the plugin file ${path} changed`;
   }

@@ -62,3 +62,27 @@ Deno.test("cli: a plugin file linking outside the read grant is hashed through t
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("cli: a plugin file that is a link to a device is never trusted: every start asks", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-pdev-" }));
+  try {
+    const repo = join(root, "repo");
+    const state = join(root, "state");
+    await Deno.mkdir(repo);
+    // Imported, /dev/stdin is whatever is piped into tack: its code was trusted as "not a file".
+    await Deno.symlink("/dev/stdin", join(repo, "plugin.ts"));
+    await Deno.writeTextFile(
+      join(repo, "tack.jsonc"),
+      JSON.stringify({ baseURL: "http://127.0.0.1:9/v1", plugins: ["./plugin.ts"] }),
+    );
+    equal((await tack(repo, ["trust"], state)).code, 0);
+    const run = await tack(repo, ["hello"], state);
+    equal(run.code, 2, run.stderr);
+    match(
+      run.stderr,
+      /changed since you trusted it \(the plugin file \/dev\/\S+ is not a regular file, not hashed\)/,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
