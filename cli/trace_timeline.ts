@@ -122,7 +122,9 @@ function describeModelCall(turn: TimelineTurn, message: AssistantMessage): void 
 function assignLanes(calls: TimelineCall[], run: TimelineRun, gap: number): number {
   const lanes: number[] = [];
   const order = [...calls].sort((a, b) => a.start - b.start);
-  const late = run.start + (run.end - run.start) * 0.75;
+  // Past the middle, a label after its bar may run off the page ("bash · blocked by confirm
+  // 5 ms" is a quarter of a track): it goes before, where the track's first half has room.
+  const late = run.start + (run.end - run.start) * 0.5;
   for (const call of order) {
     if (call.end - call.start < gap && call.start > late) call.labelBefore = true;
     const from = call.labelBefore ? call.start - gap : call.start;

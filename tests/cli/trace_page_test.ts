@@ -10,6 +10,7 @@ import { renderTimelineHtml } from "../../cli/trace_html.ts";
 import { buildTimeline } from "../../cli/trace_timeline.ts";
 import { browserFor, launchChromium, type Page } from "../support/headless_chromium.ts";
 import { HOSTILE, SESSION } from "./trace_fixture.ts";
+import type { SessionLine } from "../../cli/trace_record.ts";
 
 const chromium = browserFor("the timeline page's browser tests");
 
@@ -181,6 +182,43 @@ Deno.test({
       ),
       true,
     );
+    await Deno.remove(dir, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "page in chromium: a short call's label stays on its row, past the middle of the run too",
+  ignore: !chromium,
+  async fn() {
+    ok(chromium);
+    // The aborted call moves to 72% of the run and is blocked by a policy with a long name:
+    // its label after the bar ran off the right edge (the label flipped only past 75%).
+    const session = SESSION.map((line): SessionLine => {
+      if (!("event" in line) || !("toolCallId" in line) || line.toolCallId !== "c5") return line;
+      return line.event === "tool_start" ? { ...line, at: line.at - 1820 + 1720 } : {
+        ...line,
+        at: line.at - 1900 + 1725,
+        outcome: "blocked",
+        blockedBy: "a-policy-with-a-long-name",
+      };
+    });
+    const dir = await Deno.makeTempDir();
+    const path = join(dir, "run.html");
+    await Deno.writeTextFile(path, renderTimelineHtml(buildTimeline(session), "run.jsonl"));
+    await using browser = await launchChromium(chromium);
+    const page = await browser.newPage(1100, 600);
+    await page.goto(`file://${path}`);
+    const outside = await page.evaluate<string[]>(
+      `[...document.querySelectorAll(".bar")].flatMap((bar) => {
+      const track = bar.closest(".track").getBoundingClientRect();
+      const label = bar.querySelector("span").getBoundingClientRect();
+      return label.left < track.left - 0.5 || label.right > track.right + 0.5
+        ? [bar.textContent + ": " + Math.round(label.left) + "-" + Math.round(label.right) +
+          " outside " + Math.round(track.left) + "-" + Math.round(track.right)]
+        : [];
+    })`,
+    );
+    deepEqual(outside, []);
     await Deno.remove(dir, { recursive: true });
   },
 });
