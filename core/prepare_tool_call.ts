@@ -297,7 +297,9 @@ async function passHooks(
         if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
         return call;
       }
-      args = rewritten.value;
+      // A copy no hook holds: the hook that returned the object (or anyone it shared it
+      // with) changing it after verifyToolCall looked must not change what runs.
+      args = copyArguments(rewritten.value);
       rewrittenBy = decision.rewrittenBy ?? [];
     }
   }
