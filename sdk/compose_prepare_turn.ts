@@ -11,6 +11,7 @@ import type { AgentTool } from "../core/tool.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import { type TaggedHook, within } from "./compose_hooks.ts";
 import { thrownText } from "../core/thrown_text.ts";
+import { invalidEffectsReason } from "./invalid_effects.ts";
 
 /**
  * Composes `prepareTurn` hooks into one. No hooks: `undefined` (the loop skips the step).
@@ -73,6 +74,15 @@ export function composePrepareTurn(
               `${
                 ownerLabel(owner)
               }: it chose tool "${tool.name}", whose parameter schema is invalid: ${problem}`,
+            );
+          }
+          // The policies decide by effects: a misspelt one ("Write") would pass them all.
+          const badEffects = invalidEffectsReason(tool.effects);
+          if (badEffects !== undefined) {
+            throw new Error(
+              `${
+                ownerLabel(owner)
+              }: it chose tool "${tool.name}", whose effects are invalid: ${badEffects}`,
             );
           }
           checked.add(tool);

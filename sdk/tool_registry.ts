@@ -8,24 +8,10 @@
 import type { AgentTool } from "../core/tool.ts";
 import { invalidSchemaReason } from "../core/validate_tool_arguments.ts";
 import { toolWithLayout } from "./tool_layout.ts";
+import { invalidEffectsReason } from "./invalid_effects.ts";
 
 /** Who registered a set of tools: a plugin's name, or `undefined` for the agent's own. */
 export type ToolOwner = string | undefined;
-
-/** The effects a tool may declare (`ToolEffect`). */
-const KNOWN_EFFECTS: ReadonlySet<unknown> = new Set(["read", "write", "exec", "net"]);
-
-/** Why a tool's `effects` are not an array of known effects, or `undefined` when they are (or absent). */
-function invalidEffectsReason(effects: unknown): string | undefined {
-  if (effects === undefined) return undefined;
-  if (!Array.isArray(effects)) return `they are ${typeof effects}, not an array`;
-  const at = effects.findIndex((effect) => !KNOWN_EFFECTS.has(effect));
-  if (at === -1) return undefined;
-  const unknown: unknown = effects[at];
-  return `${JSON.stringify(unknown) ?? String(unknown)} is not one of ${
-    [...KNOWN_EFFECTS].join(", ")
-  }`;
-}
 
 function label(owner: ToolOwner): string {
   return owner === undefined ? "createAgent({ tools })" : `plugin "${owner}"`;

@@ -1,5 +1,6 @@
 import {
   createAgent,
+  definePlugin,
   defineTool,
   scriptedModel,
   text,
@@ -112,4 +113,29 @@ Deno.test('the loop names "read-only" as the blocker on tool_execution_end', asy
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("a tool a prepareTurn hook offers with misspelt effects does not slip past read-only", async () => {
+  await withRoot(async (root) => {
+    // Registration refuses effects that are not read, write, exec or net; a tool only a
+    // prepareTurn hook offers was not checked, and "Write" is neither blocked nor undeclared.
+    const wipe = { ...fileTool(root, "wipe"), effects: ["Write"] } as unknown as Tool;
+    const model = scriptedModel([[toolCall("wipe", {}, "w1")], [text("done")]]);
+    const agent = createAgent({
+      model,
+      plugins: [
+        readOnly({ undeclared: "block" }),
+        definePlugin({ name: "turns", prepareTurn: () => ({ tools: [wipe] }) }),
+      ],
+    });
+    const added = await agent.prompt("go");
+    deepEqual(await Array.fromAsync(Deno.readDir(root)), []);
+    equal(model.requests.length, 0);
+    const last = added.at(-1)!;
+    equal(
+      last.role === "assistant" && last.errorMessage,
+      'Cannot start turn 1: prepareTurn failed: plugin "turns": it chose tool "wipe", whose ' +
+        'effects are invalid: "Write" is not one of read, write, exec, net',
+    );
+  });
 });
