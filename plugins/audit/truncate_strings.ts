@@ -13,7 +13,21 @@ const MAX_ENTRIES = 200;
 const MAX_KEY_CHARS = 256;
 
 function cut(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max)}…[+${text.length - max} chars]` : text;
+  if (text.length <= max) return text;
+  // Not between the halves of a surrogate pair: half a character is not text.
+  const code = text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}…[+${text.length - end} chars]`;
+}
+
+/**
+ * A name for `key` in `out` that no earlier key took: two keys the same once cut (or a
+ * key named like the note) would otherwise keep one value, and the log would lose the other.
+ */
+function freeName(out: Record<string, unknown>, key: string): string {
+  let name = key;
+  for (let n = 2; Object.hasOwn(out, name); n++) name = `${key} [#${n}]`;
+  return name;
 }
 
 function copy(value: unknown, max: number, depth: number, seen: Set<object>): unknown {
@@ -34,14 +48,16 @@ function copy(value: unknown, max: number, depth: number, seen: Set<object>): un
     const out: Record<string, unknown> = {};
     const keys = Object.keys(value);
     for (const key of keys.slice(0, MAX_ENTRIES)) {
-      out[cut(key, MAX_KEY_CHARS)] = copy(
+      out[freeName(out, cut(key, MAX_KEY_CHARS))] = copy(
         (value as Record<string, unknown>)[key],
         max,
         depth + 1,
         seen,
       );
     }
-    if (keys.length > MAX_ENTRIES) out["…"] = `[+${keys.length - MAX_ENTRIES} keys]`;
+    if (keys.length > MAX_ENTRIES) {
+      out[freeName(out, "…")] = `[+${keys.length - MAX_ENTRIES} keys]`;
+    }
     return out;
   } finally {
     seen.delete(value);
@@ -49,8 +65,10 @@ function copy(value: unknown, max: number, depth: number, seen: Set<object>): un
 }
 
 /**
- * Copies a value for the log: every string longer than `max` characters is cut to `max`,
- * noting how much was cut (`…[+N chars]`); keys are cut at 256 characters; nesting past 32
+ * Copies a value for the log: every string longer than `max` characters is cut to `max`
+ * (one fewer where the cut would split a surrogate pair), noting how much was cut
+ * (`…[+N chars]`); keys are cut at 256 characters (a key the same as an earlier one once cut
+ * gets ` [#2]`, ` [#3]`, …, so no value is lost); nesting past 32
  * levels, more than 200 items or keys, and cycles are replaced by notes; non-JSON values become text. Whatever
  * the shape of a JSON value (5,000 levels deep, huge, cyclic once parsed and patched), it
  * does not throw.
