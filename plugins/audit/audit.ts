@@ -17,6 +17,7 @@ import {
 import { hostMay } from "../../sdk/sandbox/host_may.ts";
 import { makePrivateDir, openPrivateForAppend } from "../../sdk/private_files.ts";
 import { appendJsonlSync } from "./append_jsonl_sync.ts";
+import { endPartialLineSync } from "./end_partial_line.ts";
 import type { AuditEntry, AuditIntent, AuditOutcome } from "./audit_entry.ts";
 import { truncateStrings } from "./truncate_strings.ts";
 import { thrownText } from "../../core/thrown_text.ts";
@@ -160,6 +161,10 @@ export function audit(options: AuditOptions): AuditPlugin {
       makePrivateDir(dirname(path));
     }
     openPrivateForAppend(path).close();
+    // A line a crash or a full disk cut short is ended, so the first line this session
+    // writes is not glued to it (both would be unreadable). Skipped when the host may
+    // only write the log.
+    if (hostMay({ name: "read", path })) endPartialLineSync(path);
   } catch (error) {
     throw new Error(
       `Cannot create audit plugin: cannot open ${path} for appending: ${messageOf(error)}`,

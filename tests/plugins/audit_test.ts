@@ -468,3 +468,23 @@ Deno.test("audit: a deferred call gets a 'deferred' line, not an intent line (it
     }
   });
 });
+
+Deno.test("a line a crash cut short does not swallow the next session's first line", () =>
+  withDir(async (dir) => {
+    // What a process killed mid-write (or a full disk) leaves: a line with no end.
+    const path = `${dir}/audit.jsonl`;
+    Deno.writeTextFileSync(path, '{"phase":"intent","toolCallId":"old","args":{"content":"abc');
+    const log = audit({ path });
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: "ls" }, "new")], [text("done")]]),
+      plugins: [log, bashPlugin],
+    });
+    await agent.prompt("go");
+    const [fragment, ...lines] = Deno.readTextFileSync(path).trim().split("\n");
+    equal(fragment, '{"phase":"intent","toolCallId":"old","args":{"content":"abc');
+    // Before: the new intent line was glued to the fragment, and neither could be read.
+    deepEqual(lines.map((line) => `${JSON.parse(line).phase} ${JSON.parse(line).toolCallId}`), [
+      "intent new",
+      "end new",
+    ]);
+  }));
