@@ -21,6 +21,8 @@ export type HookOutcome<T> =
  * @param run Calls the hook.
  * @param signal The run's abort signal.
  * @param timeoutMs How long to wait (`Infinity` or 0: only the signal bounds it).
+ * @param onGiveUp Called, synchronously, the moment the wait ends without the hook's
+ * answer (timeout or abort), so the hook's own work can be told to stop.
  * @returns The outcome; never rejects.
  *
  * @example A hook that never answers
@@ -36,6 +38,7 @@ export function boundHook<T>(
   run: () => T | PromiseLike<T>,
   signal: AbortSignal,
   timeoutMs: number,
+  onGiveUp?: () => void,
 ): MaybePromise<HookOutcome<T>> {
   let value: T | PromiseLike<T>;
   try {
@@ -47,6 +50,7 @@ export function boundHook<T>(
   const pending = value;
   if (signal.aborted) {
     pending.then(undefined, () => {});
+    onGiveUp?.();
     return { kind: "abort" };
   }
   return new Promise((resolve) => {
@@ -57,6 +61,7 @@ export function boundHook<T>(
       done = true;
       if (timer !== undefined) clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
+      if (outcome.kind === "timeout" || outcome.kind === "abort") onGiveUp?.();
       resolve(outcome);
     };
     const onAbort = () => finish({ kind: "abort" });

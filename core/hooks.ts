@@ -91,8 +91,10 @@ export interface DeferToolCall {
  * Runs after validation, before execution.
  *
  * Contract: may block or rewrite; should not throw (a throw becomes an error result).
- * Receives the run's abort signal and should honour it. The loop waits for it at most the
- * call's hook timeout (`hookTimeoutMs`, default the call's timeout) or until the run aborts.
+ * Receives a signal that aborts when the run aborts or the loop stops waiting for the
+ * call's hooks, and should honour it. The loop waits for it at most the call's hook timeout
+ * (`hookTimeoutMs`, default the call's timeout) or until the run aborts; once it gave up,
+ * the hooks after a slow one are not called for that call (it does not run).
  */
 export type BeforeToolCallHook = (
   context: BeforeToolCallContext,

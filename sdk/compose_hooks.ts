@@ -106,6 +106,7 @@ function runChain<H, S, R>(
   end: (state: S) => R,
   stage: string,
   tool: { readonly name: string; readonly timeoutMs?: number },
+  signal: AbortSignal,
   from = 0,
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
@@ -119,9 +120,11 @@ function runChain<H, S, R>(
           .then((resolved): Answer => ({ value: resolved }), (error): Answer => ({ error }))
           .then((later) => {
             const next = step(owner, current, later);
-            return "stop" in next
-              ? next.stop
-              : runChain(hooks, next.state, call, step, end, stage, tool, i + 1);
+            if ("stop" in next) return next.stop;
+            // The loop stopped waiting (the run aborted, or the chain took too long): the
+            // call will not run, so the hooks after this one are not asked about it.
+            if (signal.aborted) return end(next.state);
+            return runChain(hooks, next.state, call, step, end, stage, tool, signal, i + 1);
           });
       }
       answer = { value };
@@ -226,6 +229,7 @@ export function composeBeforeToolCall(
       },
       "beforeToolCall",
       tool,
+      signal,
     );
   };
 }
@@ -278,6 +282,7 @@ export function composeVerifyToolCall(
       (deferral) => deferral ?? undefined,
       "verifyToolCall",
       context.tool,
+      signal,
     );
   };
 }
@@ -331,6 +336,7 @@ export function composeAfterToolCall(
           : { ...result, isError },
       "afterToolCall",
       context.tool,
+      signal,
     );
   };
 }
