@@ -52,6 +52,12 @@ type ToolExecutionEnd = Extract<AgentEvent, { type: "tool_execution_end" }>;
 interface CallState {
   started: number;
   modelArgs: Record<string, unknown>;
+  /**
+   * The arguments its intent line logged (bounded): what the end line says it ran with. The
+   * tool and `afterToolCall` hooks get the arguments object itself and may change it in
+   * place; the log must not then say it ran with something else.
+   */
+  logged?: unknown;
 }
 
 function textOf(result: ToolResult): string {
@@ -230,7 +236,11 @@ export function audit(options: AuditOptions): AuditPlugin {
       time: new Date().toISOString(),
       toolCallId: cut(event.toolCallId),
       tool: cut(event.toolName),
-      args: truncateStrings(args, maxStringChars),
+      // It ran: what its intent line logged. It did not (a later verifyToolCall blocked
+      // it): the model's arguments.
+      args: event.args !== undefined && state?.logged !== undefined
+        ? state.logged
+        : truncateStrings(args, maxStringChars),
       outcome,
       durationMs: state ? Math.round((performance.now() - state.started) * 10) / 10 : 0,
     };
@@ -280,7 +290,11 @@ export function audit(options: AuditOptions): AuditPlugin {
       // call does not run now: its line says so instead.
       const line = () => {
         const built = intent(toolCall.id, tool, args);
-        if (deferred === undefined) return built;
+        if (deferred === undefined) {
+          const state = calls.get(toolCall.id);
+          if (state) state.logged = built.args;
+          return built;
+        }
         const { phase: _intent, approvedBy: _notYet, ...rest } = built;
         return { phase: "deferred" as const, ...rest, reason: deferred.reason };
       };
