@@ -15,8 +15,8 @@ export interface BudgetOptions {
   /** Cost (`usage.cost.total` of assistant messages, summed; the provider's unit, usually USD). */
   maxCost?: number;
   /**
-   * `"run"` (the default): counts start again at each `prompt()` (not at `resume()`, which
-   * goes on with the same run); `"session"`: never reset.
+   * `"run"` (the default): counts start again at each `prompt()` (not at `resume()` or
+   * `continue()`, which go on with the same run); `"session"`: never reset.
    */
   scope?: "run" | "session";
 }
@@ -113,6 +113,8 @@ export function budget(options: BudgetOptions = {}): BudgetPlugin {
   const where = scope === "run" ? "this run" : "this session";
   const spent: BudgetSpent = { toolCalls: 0, tokens: 0, cost: 0 };
   let callsExhausted = false;
+  /** Between a run's start and its first message: whether that message would start a new run. */
+  let startsWithPrompt = false;
 
   const usageExhausted = (): string | undefined => {
     if (spent.tokens >= maxTokens) {
@@ -140,13 +142,21 @@ export function budget(options: BudgetOptions = {}): BudgetPlugin {
       return exhausted();
     },
     onEvent(event) {
-      // A resumed run (decisions given to a deferred batch) is the same run: it keeps counting.
-      if (event.type === "agent_start" && scope === "run" && !event.resumed) {
-        spent.toolCalls = 0;
-        spent.tokens = 0;
-        spent.cost = 0;
-        callsExhausted = false;
-      } else if (event.type === "message_end" && event.message.role === "assistant") {
+      // A new run is one that starts with the user's message (prompt(), or a queued one).
+      // A resumed run (decisions given to a deferred batch) and continue() (after an abort,
+      // an error, or this budget's own stop) go on with the same run: they keep counting.
+      if (event.type === "agent_start") {
+        startsWithPrompt = scope === "run" && !event.resumed;
+      } else if (event.type === "message_end" && startsWithPrompt) {
+        startsWithPrompt = false;
+        if (event.message.role === "user") {
+          spent.toolCalls = 0;
+          spent.tokens = 0;
+          spent.cost = 0;
+          callsExhausted = false;
+        }
+      }
+      if (event.type === "message_end" && event.message.role === "assistant") {
         const usage = event.message.usage;
         spent.tokens += amount(usage?.totalTokens);
         spent.cost += amount(usage?.cost?.total);

@@ -117,6 +117,32 @@ Deno.test("resume() goes on with the same run: the budget keeps counting (a defe
   equal(limit.exhausted, "2 of 2 tool calls used this run (maxToolCalls)");
 });
 
+Deno.test("continue() goes on with the same run: the budget a run used up stays used up", async () => {
+  const ran: string[] = [];
+  const limit = budget({ maxToolCalls: 1 });
+  const agent = createAgent({
+    model: scriptedModel([
+      [toolCall("step", { n: 1 })],
+      [toolCall("step", { n: 2 })], // over the cap: blocked, and the run stops
+      [toolCall("step", { n: 3 })], // after continue()
+      [text("done")],
+    ]),
+    tools: [counterTool(ran)],
+    plugins: [limit],
+  });
+  await agent.prompt("go");
+  deepEqual(ran, ["1"]);
+  const added = await agent.continue();
+  // Before: continue() started the counts again, and step 3 ran.
+  deepEqual(ran, ["1"]);
+  deepEqual(results(added), [
+    "Budget reached: 1 of 1 tool calls used this run (maxToolCalls); the run stops after this turn",
+  ]);
+  // A new prompt is a new run.
+  await agent.prompt("again");
+  equal(limit.spent.toolCalls, 0);
+});
+
 Deno.test('scope "run" starts again at each prompt; scope "session" does not', async () => {
   for (const scope of ["run", "session"] as const) {
     const ran: string[] = [];
