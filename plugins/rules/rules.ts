@@ -4,7 +4,7 @@
  * @module
  */
 
-import { definePlugin, type Plugin } from "@tack/agent";
+import { definePlugin, type Plugin, type ToolEffect } from "@tack/agent";
 import { evaluateRules, ruleBlockMessage } from "./evaluate_rules.ts";
 import { compileRules, type Rule } from "./rule.ts";
 
@@ -89,23 +89,35 @@ export function rules(options: RulesOptions = {}): Plugin {
       }`,
     );
   }
+  const judge = (
+    tool: { name: string; effects?: readonly ToolEffect[] },
+    args: Record<string, unknown>,
+  ) => {
+    const decision = evaluateRules(compiled, { toolName: tool.name, effects: tool.effects, args });
+    if (decision?.action === "deny") {
+      return { block: true as const, reason: ruleBlockMessage(decision.rule) };
+    }
+    if (!decision && fallback === "deny") {
+      return { block: true as const, reason: defaultDenyMessage(name, tool.name) };
+    }
+    return undefined;
+  };
+  // The (frozen) arguments objects judged and let through: verifyToolCall gets the same
+  // object when no hook rewrote them since, and need not judge them twice.
+  const passed = new WeakSet<object>();
   return definePlugin({
     name,
     description: "Allows and denies tool calls by name, effect and argument patterns",
     permissions: {},
     beforeToolCall: function rulesBeforeToolCall({ tool, args }) {
-      const decision = evaluateRules(compiled, {
-        toolName: tool.name,
-        effects: tool.effects,
-        args,
-      });
-      if (decision?.action === "deny") {
-        return { block: true, reason: ruleBlockMessage(decision.rule) };
-      }
-      if (!decision && fallback === "deny") {
-        return { block: true, reason: defaultDenyMessage(name, tool.name) };
-      }
-      return undefined;
+      const verdict = judge(tool, args);
+      if (verdict === undefined && Object.isFrozen(args)) passed.add(args);
+      return verdict;
+    },
+    // A hook after this one (a later plugin's, or the agent's own, which always run after
+    // every plugin's) may have rewritten the arguments: the final ones are judged again.
+    verifyToolCall: function rulesVerifyToolCall({ tool, args }) {
+      return passed.has(args) ? undefined : judge(tool, args);
     },
   });
 }

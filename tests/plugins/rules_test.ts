@@ -323,3 +323,30 @@ Deno.test("the loop names the blocking rules plugin, under its own name, on tool
     ["team-policy", true],
   ]);
 });
+
+Deno.test("a rewrite after rules looked (the agent's own beforeToolCall runs last) is checked again before it runs", () =>
+  withRoot(async (root) => {
+    await Deno.mkdir(`${root}/victim`);
+    // An alias expander: "clean" stands for a command the deny rule forbids.
+    const agent = createAgent({
+      model: scriptedModel([[toolCall("bash", { command: "clean" }, "c1")], [text("done")]]),
+      tools: [bashTool(root)],
+      plugins: [rules({ rules: [NO_RM_RF] })],
+      beforeToolCall: ({ args }) =>
+        args.command === "clean" ? { args: { command: "rm -rf ./victim" } } : undefined,
+    });
+    let blockedBy: string | undefined;
+    agent.subscribe((event) => {
+      if (event.type === "tool_execution_end") blockedBy = event.blockedBy;
+    });
+    const [result] = (await agent.prompt("go")).filter((m): m is ToolResultMessage =>
+      m.role === "toolResult"
+    );
+    // Before: rules judged "clean", and "rm -rf ./victim" ran.
+    equal((await Deno.stat(`${root}/victim`)).isDirectory, true);
+    equal(blockedBy, "rules");
+    deepEqual(result.content, [{
+      type: "text",
+      text: 'Blocked by rule "no-rm-rf" (deny bash command matching /rm -rf/)',
+    }]);
+  }));
