@@ -23,8 +23,13 @@ export const SEED_SHELL = "/bin/sh";
 /** How long each filling start may take: a plugin slower than that to load gets no seed. */
 export const FILL_TIMEOUT_MS = 5_000;
 
-/** How many runs fill a seed: Deno writes V8's code cache for a module it analysed before. */
-const FILL_RUNS = 2;
+/**
+ * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,
+ * so the second run writes it, but not always: a run on a loaded machine can end with none
+ * written (1 in 3 under three busy loops here), which left a seed that saved nothing, for
+ * good. The runs go on until the code cache holds more than the first left.
+ */
+const MAX_FILL_RUNS = 4;
 
 // Copy in, then run Deno (by its absolute path) in the shell's place. Filling: the same, then
 // copy the caches out (a database and its write-ahead log; the shared-memory index is rebuilt
@@ -87,9 +92,10 @@ export function seedFilled(dir: string): boolean {
 
 /**
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
- * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) twice into a fresh folder beside
- * it, then moves that in place. A run that fails or stalls past `timeoutMs`, or a seed with
- * no code cache, with anything but files, or over `maxBytes`, leaves no seed.
+ * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) into a fresh folder beside it
+ * until a run has written V8's code cache (the second, usually; four runs at most), then moves
+ * that in place. A run that fails or stalls past `timeoutMs`, or a seed with no code cache,
+ * with anything but files, or over `maxBytes`, leaves no seed.
  *
  * @param dir The seed folder.
  * @param command Makes the filling run's command, given the folder it writes to.
@@ -119,8 +125,10 @@ export async function fillSeed(
   try {
     out = await Deno.makeTempDir({ dir: dirname(dir), prefix: "seed-filling-" });
     const { command: program, args, env } = command(out);
-    // The first run fills the dependency analysis, the second (with it) the code cache.
-    for (let run = 0; run < FILL_RUNS; run++) {
+    // The first run fills the dependency analysis, a later one (with it) the code cache.
+    let empty = 0;
+    for (let run = 0;; run++) {
+      if (run === MAX_FILL_RUNS) return false;
       const child = new Deno.Command(program, {
         args: [...args],
         env,
@@ -132,6 +140,8 @@ export async function fillSeed(
       const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
       const { success } = await child.status.finally(() => clearTimeout(timer));
       if (!success || !seedFilled(out)) return false;
+      if (run === 0) empty = codeCacheBytes(out);
+      else if (codeCacheBytes(out) > empty) break;
     }
     // Copied out of a capped tmpfs, and checked again here: only files, within the cap.
     if (filesSize(out) > maxBytes) return false;
@@ -205,6 +215,15 @@ function statOf(path: string): Deno.FileInfo | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The bytes of the code cache in a seed folder (its database and write-ahead log). */
+function codeCacheBytes(dir: string): number {
+  let total = 0;
+  for (const name of ["v8_code_cache_v2", "v8_code_cache_v2-wal"]) {
+    total += statOf(`${dir}/${name}`)?.size ?? 0;
+  }
+  return total;
 }
 
 /** The bytes of a folder's files; anything but a file there counts as too much. */

@@ -190,3 +190,34 @@ Deno.test("a filling start that stalls is killed at its bound and leaves nothing
     await Deno.remove(cache, { recursive: true });
   }
 });
+
+Deno.test("the filling runs go on until one has written V8's code cache, four at most", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "tack-seed-runs-" });
+  // A stand-in for Deno's runs: each leaves the caches' files; the code cache gets its entries
+  // only from run `$1` on (a run on a loaded machine may end without writing them).
+  const runs = (writesFrom: number) => (out: string) => ({
+    command: "/bin/sh",
+    args: [
+      "-c",
+      'n=$(($(cat "$0/runs" 2>/dev/null || echo 0) + 1)); echo $n > "$0/runs"; ' +
+      'touch "$0/v8_code_cache_v2" "$0/dep_analysis_cache_v2"; ' +
+      '[ "$n" -ge "$1" ] && echo entries >> "$0/v8_code_cache_v2-wal"; exit 0',
+      out,
+      String(writesFrom),
+    ],
+    env: {},
+  });
+  try {
+    // The second run writes it: two runs, as before.
+    equal(await fillSeed(`${cache}/seed-a`, runs(2), 5_000, 1 << 20), true);
+    equal(Deno.readTextFileSync(`${cache}/seed-a/runs`).trim(), "2");
+    // Before, a second run that wrote no code cache left a seed that saved nothing, for good.
+    equal(await fillSeed(`${cache}/seed-b`, runs(3), 5_000, 1 << 20), true);
+    equal(Deno.readTextFileSync(`${cache}/seed-b/runs`).trim(), "3");
+    // Never written in four runs: no seed.
+    equal(await fillSeed(`${cache}/seed-c`, runs(9), 5_000, 1 << 20), false);
+    equal(seedFilled(`${cache}/seed-c`), false);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
