@@ -23,8 +23,9 @@ function within(path: string, root: string): boolean {
  * their real paths).
  *
  * @param grants The plugin's grants (paths absolute).
- * @param denoDir The host's Deno cache; by default the one its environment names, when the
- *   host may read that (none found: no grant is flagged).
+ * @param denoDir The host's Deno cache: pass `denoCacheDir()`'s, the one the sandbox mounts
+ *   (by default the one the environment names, when the host may read it; none: no grant is
+ *   flagged, so a host that may not read `HOME` would pass every grant).
  * @returns The grants, as given.
  *
  * @example A grant on the cache's parent

@@ -11,6 +11,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
+import { denoCacheDir } from "./deno_dir.ts";
 import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { effectiveEffects } from "./granted_effects.ts";
@@ -187,7 +188,7 @@ export async function inspectPlugin(
         }, and escapes every sandbox`,
       );
     }
-    const cache = cacheWriteGrants(grants);
+    const cache = cacheWriteGrants(grants, await denoCacheDir().catch(() => undefined));
     if (cache.length > 0) {
       warnings.push(
         `it asks for write access to ${

@@ -13,6 +13,7 @@ import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
 import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
+import { denoCacheDir } from "./deno_dir.ts";
 import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
@@ -178,6 +179,9 @@ export async function loadPlugin(
   const given = options.permissions === undefined
     ? undefined
     : resolveGrants(options.permissions, root);
+  // The cache the sandbox mounts (found by `deno info` when the environment does not say):
+  // the one a write grant must not reach.
+  const hostCache = await denoCacheDir().catch(() => undefined);
   const check = (grants: Required<PluginPermissions>) => {
     const run = runGrantFindings(grants);
     if (run.escaping.length > 0 && !options.allowRunEscape) {
@@ -203,7 +207,7 @@ export async function loadPlugin(
         }, and escapes every sandbox; pass allowRunEscape: true if you mean it`,
       );
     }
-    const cache = cacheWriteGrants(grants);
+    const cache = cacheWriteGrants(grants, hostCache);
     if (cache.length > 0 && !options.allowRunEscape) {
       throw refuse(
         `it asks for write access to ${
