@@ -7,7 +7,7 @@
  * @module
  */
 
-import { isAbsolute, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
 import { hostPath, hostRealPath, isExecutableFile } from "./host_may.ts";
 
@@ -25,8 +25,9 @@ export interface WritableRunGrant {
 
 /**
  * The `run` grants whose file the plugin may write: a path inside a write grant (by the path
- * and its real path), or a bare name when a folder on `PATH` before the one that holds it (any,
- * when none does) lies inside one. With `write: true`, every `run` grant.
+ * and its real path, or its folder's when it is not there yet), or a bare name when a folder
+ * on `PATH` before the one that holds it (any, when none does) lies inside one. With
+ * `write: true`, every `run` grant.
  *
  * @param grants The plugin's grants (paths absolute).
  * @param path The sandbox's `PATH` (default the host's, as the sandbox gets it).
@@ -54,7 +55,10 @@ export function writableRunGrants(
   if (grants.write === true) return grants.run.map((entry) => ({ entry, through: true }));
   const writes = grants.write.flatMap((grant) => [grant, hostRealPath(grant) ?? grant]);
   const writableBy = (file: string) => {
-    const paths = [file, hostRealPath(file) ?? file];
+    // A file not there yet has no real path; its folder may (a PATH folder that is a link).
+    const real = hostRealPath(file) ??
+      join(hostRealPath(dirname(file)) ?? dirname(file), basename(file));
+    const paths = [file, real];
     const index = writes.findIndex((grant) => paths.some((p) => within(p, grant)));
     return index < 0 ? undefined : (grants.write as readonly string[])[Math.floor(index / 2)];
   };

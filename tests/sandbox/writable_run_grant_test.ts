@@ -73,3 +73,28 @@ try {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a folder on PATH reached through a symlink into a write grant is seen", async () => {
+  // `~/.local/bin -> ~/dotfiles/bin` (or /bin -> /usr/bin): the name is not there yet, so the
+  // file has no real path, but its folder has one, inside the write grant.
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-writable-run-link-" }));
+  try {
+    await Deno.mkdir(`${dir}/dotfiles/bin`, { recursive: true });
+    await Deno.mkdir(`${dir}/local`);
+    await Deno.mkdir(`${dir}/usr_bin`);
+    await Deno.symlink("../dotfiles/bin", `${dir}/local/bin`);
+    await Deno.writeTextFile(`${dir}/usr_bin/git`, "#!/bin/sh\n");
+    await Deno.chmod(`${dir}/usr_bin/git`, 0o755);
+    const { writableRunGrants } = await import("../../sdk/sandbox/writable_run_grants.ts");
+    const grants = { write: [`${dir}/dotfiles`], run: ["git", `${dir}/local/bin/tool`] };
+    equal(
+      JSON.stringify(writableRunGrants(grants, `${dir}/local/bin:${dir}/usr_bin`)),
+      JSON.stringify([
+        { entry: "git", through: `${dir}/dotfiles` },
+        { entry: `${dir}/local/bin/tool`, through: `${dir}/dotfiles` },
+      ]),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
