@@ -266,11 +266,11 @@ async function passHooks(
   // What the hooks get: the run's abort, and the loop giving up on them (a timeout). A
   // composed chain stops there, so hooks listed after a slow one do not act on a call
   // that will not run (a budget counting it, an audit intent line after its end line).
-  const stage = new AbortController();
-  const hookSignal = stage.signal;
+  const hooksGivenUp = new AbortController();
+  const hookSignal = hooksGivenUp.signal;
   const giveUp = () => {
     if (!hookSignal.aborted) {
-      stage.abort(
+      hooksGivenUp.abort(
         signal.aborted
           ? signal.reason
           : new DOMException("The loop stopped waiting for the hooks", "TimeoutError"),

@@ -106,7 +106,7 @@ function runChain<H, S, R>(
   end: (state: S) => R,
   stage: string,
   tool: { readonly name: string; readonly timeoutMs?: number },
-  signal: AbortSignal,
+  stopOnAbort: AbortSignal | undefined,
   from = 0,
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
@@ -121,10 +121,10 @@ function runChain<H, S, R>(
           .then((later) => {
             const next = step(owner, current, later);
             if ("stop" in next) return next.stop;
-            // The loop stopped waiting (the run aborted, or the chain took too long): the
-            // call will not run, so the hooks after this one are not asked about it.
-            if (signal.aborted) return end(next.state);
-            return runChain(hooks, next.state, call, step, end, stage, tool, signal, i + 1);
+            // Before a call runs: the loop stopped waiting (the run aborted, or the chain took
+            // too long), so the call will not run and the hooks after this one are not asked.
+            if (stopOnAbort?.aborted) return end(next.state);
+            return runChain(hooks, next.state, call, step, end, stage, tool, stopOnAbort, i + 1);
           });
       }
       answer = { value };
@@ -136,6 +136,17 @@ function runChain<H, S, R>(
     state = next.state;
   }
   return end(state);
+}
+
+/**
+ * What a chain before the call answers once its signal aborted (the run's abort, or the loop
+ * no longer waiting): a block, so that no caller runs the call on a partial verdict.
+ */
+function notWaitedFor(toolName: string, stage: string): { block: true; reason: string } {
+  return {
+    block: true,
+    reason: `Tool ${toolName} was not run: its ${stage} hooks were no longer waited for`,
+  };
 }
 
 /** A hook's defer, tagged with its owner (the first defer is the one reported). */
@@ -224,6 +235,7 @@ export function composeBeforeToolCall(
         return { state };
       },
       ({ args, rewriters, deferral }) => {
+        if (signal.aborted) return notWaitedFor(tool.name, "beforeToolCall");
         if (!deferral) return rewriters.length === 0 ? undefined : { args, rewrittenBy: rewriters };
         return rewriters.length === 0 ? deferral : { ...deferral, args, rewrittenBy: rewriters };
       },
@@ -279,7 +291,8 @@ export function composeVerifyToolCall(
         if (verdict?.defer && !state) return { state: deferralOf(owner, verdict) };
         return { state };
       },
-      (deferral) => deferral ?? undefined,
+      (deferral) =>
+        signal.aborted ? notWaitedFor(context.tool.name, "verifyToolCall") : deferral ?? undefined,
       "verifyToolCall",
       context.tool,
       signal,
@@ -336,7 +349,7 @@ export function composeAfterToolCall(
           : { ...result, isError },
       "afterToolCall",
       context.tool,
-      signal,
+      undefined, // the call ran: every afterToolCall hook sees its result
     );
   };
 }

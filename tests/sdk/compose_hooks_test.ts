@@ -1,6 +1,7 @@
 import {
   composeAfterToolCall,
   composeBeforeToolCall,
+  composeVerifyToolCall,
   createAgent,
   definePlugin,
   defineTool,
@@ -199,4 +200,42 @@ Deno.test("a chain of synchronous hooks answers synchronously; a mixed chain kee
     new AbortController().signal,
   );
   equal(afterAnswer instanceof Promise, false);
+});
+
+Deno.test("a before-the-call chain whose signal aborts mid-way blocks and asks no later hook; an afterToolCall chain still runs every hook", async () => {
+  // deno-lint-ignore no-explicit-any
+  const context = { args: {}, tool: { name: "t" } } as any;
+  const asked: string[] = [];
+  const abortDuring = (controller: AbortController) => async () => {
+    asked.push("slow");
+    controller.abort();
+    await Promise.resolve();
+    return undefined;
+  };
+  const later = () => void asked.push("later");
+  for (const compose of [composeBeforeToolCall, composeVerifyToolCall]) {
+    asked.length = 0;
+    const controller = new AbortController();
+    const hook = compose([
+      { owner: "slow", hook: abortDuring(controller) },
+      { owner: "later", hook: later },
+    ]);
+    // Before, the chain answered "allow" (undefined): a caller other than the loop ran the call.
+    deepEqual(await hook!(context, controller.signal), {
+      block: true,
+      reason: `Tool t was not run: its ${
+        compose === composeBeforeToolCall ? "beforeToolCall" : "verifyToolCall"
+      } hooks were no longer waited for`,
+    });
+    deepEqual(asked, ["slow"]);
+  }
+  asked.length = 0;
+  const controller = new AbortController();
+  const after = composeAfterToolCall([
+    { owner: "slow", hook: abortDuring(controller) },
+    { owner: "later", hook: later },
+  ]);
+  await after!({ ...context, result: { content: [] }, isError: false }, controller.signal);
+  // The call ran: an audit's afterToolCall after a slow one still writes its end line.
+  deepEqual(asked, ["slow", "later"]);
 });
