@@ -20,7 +20,10 @@ export const SEED_MOUNT = "/tack_seed";
 /** The shell that copies the seed in (or out); without it the filling runs fail, and no seed is used. */
 export const SEED_SHELL = "/bin/sh";
 
-/** How long each filling start may take: a plugin slower than that to load gets no seed. */
+/**
+ * How long the filling starts may take together: a plugin slower than that to load gets no
+ * seed (the second load waits for them).
+ */
 export const FILL_TIMEOUT_MS = 5_000;
 
 /**
@@ -94,12 +97,12 @@ export function seedFilled(dir: string): boolean {
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
  * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) into a fresh folder beside it
  * until a run has written V8's code cache (the second, usually; four runs at most), then moves
- * that in place. A run that fails or stalls past `timeoutMs`, or a seed with no code cache,
+ * that in place. A run that fails, runs that stall past `timeoutMs` in all, or a seed with no code cache,
  * with anything but files, or over `maxBytes`, leaves no seed.
  *
  * @param dir The seed folder.
  * @param command Makes the filling run's command, given the folder it writes to.
- * @param timeoutMs How long each run may take.
+ * @param timeoutMs How long the runs may take together.
  * @param maxBytes The most the seed may hold.
  * @returns Whether a seed is there now.
  *
@@ -127,6 +130,7 @@ export async function fillSeed(
     const { command: program, args, env } = command(out);
     // The first run fills the dependency analysis, a later one (with it) the code cache.
     let empty = 0;
+    const deadline = performance.now() + timeoutMs;
     for (let run = 0;; run++) {
       if (run === MAX_FILL_RUNS) return false;
       const child = new Deno.Command(program, {
@@ -137,7 +141,8 @@ export async function fillSeed(
         stdout: "null",
         stderr: "null",
       }).spawn();
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+      const left = Math.max(0, deadline - performance.now());
+      const timer = setTimeout(() => child.kill("SIGKILL"), left);
       const { success } = await child.status.finally(() => clearTimeout(timer));
       if (!success || !seedFilled(out)) return false;
       if (run === 0) empty = codeCacheBytes(out);

@@ -221,3 +221,21 @@ Deno.test("the filling runs go on until one has written V8's code cache, four at
     await Deno.remove(cache, { recursive: true });
   }
 });
+
+Deno.test("the filling runs share one time bound: a slow plugin costs its second load that long at most", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "tack-seed-budget-" });
+  // Each run takes 1 s and never writes the code cache: four runs would take 4 s.
+  const slow = (out: string) => ({
+    command: "/bin/sh",
+    args: ["-c", 'sleep 1; touch "$0/v8_code_cache_v2"', out],
+    env: {},
+  });
+  try {
+    const started = performance.now();
+    equal(await fillSeed(`${cache}/seed-v1`, slow, 1_500, 1 << 20), false);
+    const took = performance.now() - started;
+    equal(took < 3_000, true, `took ${Math.round(took)} ms`);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
