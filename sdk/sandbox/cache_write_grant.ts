@@ -10,13 +10,10 @@
 import type { PluginPermissions } from "../permissions.ts";
 import { denoDirFromEnvironment } from "./deno_dir.ts";
 import { hostRealPath } from "./host_may.ts";
+import { pathWithin } from "./path_within.ts";
 
 /** What loading says of such a grant (after "it asks for write access to …"). */
 export const CACHE_WRITE_NOTE = "the host's Deno cache, where the code the host runs lives";
-
-function within(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
 
 /**
  * The write grants that hold the host's Deno cache, or lie inside it (by their paths and
@@ -47,6 +44,8 @@ export function cacheWriteGrants(
   const caches = [denoDir, hostRealPath(denoDir) ?? denoDir];
   return grants.write.filter((grant) => {
     const paths = [grant, hostRealPath(grant) ?? grant];
-    return paths.some((path) => caches.some((cache) => within(cache, path) || within(path, cache)));
+    return paths.some((path) =>
+      caches.some((cache) => pathWithin(cache, path) || pathWithin(path, cache))
+    );
   });
 }

@@ -8,10 +8,7 @@
  */
 
 import { hostRealPath } from "./host_may.ts";
-
-function within(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
+import { pathWithin } from "./path_within.ts";
 
 /**
  * The data files a plugin imports statically that its read grant does not cover, in order.
@@ -40,9 +37,9 @@ export function ungrantedDataFiles(
   // symlink, the plugin by its real path): compared by real paths too, as the sandbox mounts.
   const real = granted.map((root) => hostRealPath(root) ?? root);
   return dataFiles.filter((file) => {
-    if (granted.some((root) => within(file, root))) return false;
+    if (granted.some((root) => pathWithin(file, root))) return false;
     const realFile = hostRealPath(file) ?? file;
-    return !real.some((root) => within(realFile, root));
+    return !real.some((root) => pathWithin(realFile, root));
   });
 }
 

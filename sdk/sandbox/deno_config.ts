@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import { hostMay } from "./host_may.ts";
 import { isWorkspaceMember, workspaceMembers } from "./workspace_member.ts";
 import { thrownText } from "../../core/thrown_text.ts";
+import { pathWithin } from "./path_within.ts";
 
 /** The names Deno looks for a config under, in its order. */
 export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
@@ -91,10 +92,6 @@ export function findConfig(
   }
 }
 
-function within(dir: string, project: string): boolean {
-  return dir === project || dir.startsWith(project === "/" ? "/" : project + "/");
-}
-
 /**
  * Why a folder's Deno config cannot be looked for: the host may not read its `deno.json`
  * or `deno.jsonc`, and without it the sandbox would run with no lockfile.
@@ -122,7 +119,7 @@ export function unreadableConfigText(dir: string): string {
 
 /** Throws when `dir` is in the project and the host may not read a config there. */
 function requireReadableConfig(dir: string, project: string | undefined): void {
-  if (project === undefined || !within(dir, project)) return;
+  if (project === undefined || !pathWithin(dir, project)) return;
   if (configPathsIn(dir).some((path) => !hostMay({ name: "read", path }))) {
     throw new Error(unreadableConfigText(dir));
   }
@@ -299,7 +296,7 @@ export async function lockFileOf(
   const { root, path } = named;
   if (!hostMay({ name: "read", path })) {
     // Above the project (or for the host's own code: no project), passed over as before.
-    if (project === undefined || !within(root.dir, project)) return undefined;
+    if (project === undefined || !pathWithin(root.dir, project)) return undefined;
     throw new Error(
       `the host may not read ${path}, the lockfile of ${root.file} the sandbox runs frozen to: add --allow-read=${path} to the host's flags`,
     );

@@ -8,10 +8,7 @@
 import { dirname, join } from "node:path";
 import { namedLockFile, readConfig, workspaceRootOf } from "./deno_config.ts";
 import { refuseExpandingNpmrc } from "./expanding_npmrc.ts";
-
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir === "/" ? "/" : dir + "/");
-}
+import { pathWithin } from "./path_within.ts";
 
 /** The real path of `path`: its deepest existing ancestor's, plus the rest. */
 function realLocation(path: string): string {
@@ -68,7 +65,7 @@ export async function refuseUnsafeProject(
     }
   }
   const lock = await namedLockFile(own, project);
-  if (lock !== undefined && !within(lock.path, lock.root.dir)) {
+  if (lock !== undefined && !pathWithin(lock.path, lock.root.dir)) {
     throw new Error(
       `its project's lockfile ${JSON.stringify(lock.path)} (named in ${
         JSON.stringify(lock.root.file)
@@ -87,7 +84,7 @@ export async function refuseUnsafeProject(
   ];
   for (const { what, path } of written) {
     const target = realLocation(path);
-    if (!within(target, realRoot)) {
+    if (!pathWithin(target, realRoot)) {
       throw new Error(
         `its project's ${what} ${JSON.stringify(path)} leads through a symlink to ${
           JSON.stringify(target)

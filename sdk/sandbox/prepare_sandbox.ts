@@ -37,6 +37,7 @@ import type { SpawnChild } from "./sandbox_connection.ts";
 import { spawnProcess } from "./sandbox_process.ts";
 import { hostTempFolder, makeSandboxTempDir } from "./sandbox_temp_dir.ts";
 import { spawnWorker } from "./worker_isolation.ts";
+import { pathWithin } from "./path_within.ts";
 
 /** How a sandbox is isolated: a `deno run` process (default) or a Worker (faster, weaker). */
 export type Isolation = "process" | "worker";
@@ -124,7 +125,7 @@ function childLock(text: string): string {
 }
 
 function within(path: string, roots: readonly string[]): boolean {
-  return roots.some((root) => path === root || path.startsWith(root + "/"));
+  return roots.some((root) => pathWithin(path, root));
 }
 
 /** Whether `file` is one of Tack's own modules (its source folders, its root `mod.ts`). */

@@ -10,10 +10,7 @@
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
 import { hostPath, hostRealPath, isExecutableFile } from "./host_may.ts";
-
-function within(path: string, root: string): boolean {
-  return path === root || path.startsWith(root.endsWith("/") ? root : root + "/");
-}
+import { pathWithin } from "./path_within.ts";
 
 /** A run grant the plugin can replace, and the write grant it can do it through. */
 export interface WritableRunGrant {
@@ -59,7 +56,7 @@ export function writableRunGrants(
     const real = hostRealPath(file) ??
       join(hostRealPath(dirname(file)) ?? dirname(file), basename(file));
     const paths = [file, real];
-    const index = writes.findIndex((grant) => paths.some((p) => within(p, grant)));
+    const index = writes.findIndex((grant) => paths.some((p) => pathWithin(p, grant)));
     return index < 0 ? undefined : (grants.write as readonly string[])[Math.floor(index / 2)];
   };
   const folders = path.split(Deno.build.os === "windows" ? ";" : ":")
