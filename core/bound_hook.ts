@@ -6,6 +6,7 @@
  */
 
 import { isPromiseLike, type MaybePromise } from "./maybe_promise.ts";
+import { timerDelay } from "./timer_delay.ts";
 
 /** How a bounded hook ended. */
 export type HookOutcome<T> =
@@ -20,7 +21,8 @@ export type HookOutcome<T> =
  *
  * @param run Calls the hook.
  * @param signal The run's abort signal.
- * @param timeoutMs How long to wait (`Infinity` or 0: only the signal bounds it).
+ * @param timeoutMs How long to wait (`Infinity` or 0: only the signal bounds it; past
+ * ~24.8 days, the longest a timer takes, that long).
  * @param onGiveUp Called, synchronously, the moment the wait ends without the hook's
  * answer (timeout or abort), so the hook's own work can be told to stop.
  * @returns The outcome; never rejects.
@@ -67,7 +69,7 @@ export function boundHook<T>(
     const onAbort = () => finish({ kind: "abort" });
     signal.addEventListener("abort", onAbort);
     if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      timer = setTimeout(() => finish({ kind: "timeout" }), timeoutMs);
+      timer = setTimeout(() => finish({ kind: "timeout" }), timerDelay(timeoutMs));
     }
     pending.then(
       (result) => finish({ kind: "value", value: result }),

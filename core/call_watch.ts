@@ -6,6 +6,7 @@
  */
 
 import { keepLayout } from "./keep_layout.ts";
+import { timerDelay } from "./timer_delay.ts";
 
 /** Why a watched call was stopped. */
 export type StopReason = "timeout" | "abort";
@@ -156,7 +157,8 @@ export class CallWatch {
   #arm(deadline: number): void {
     clearTimeout(this.#timer);
     this.#armedFor = deadline;
-    this.#timer = setTimeout(this.#onTimer, Math.max(0, deadline - performance.now()));
+    // Past ~24.8 days the timer fires early: #onTimer finds nothing due and re-arms.
+    this.#timer = setTimeout(this.#onTimer, timerDelay(Math.max(0, deadline - performance.now())));
   }
 
   /**
