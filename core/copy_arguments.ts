@@ -88,7 +88,8 @@ export function copyForHooks(args: Record<string, unknown>): Record<string, unkn
   while (stack.length > 0) {
     const value = Object.freeze(stack.pop()!);
     for (const item of Object.values(value)) {
-      if (typeof item === "object" && item !== null) stack.push(item);
+      // A frozen item was walked already (the copy is fresh): a cycle ends here.
+      if (typeof item === "object" && item !== null && !Object.isFrozen(item)) stack.push(item);
     }
   }
   return copy;
