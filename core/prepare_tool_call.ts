@@ -21,6 +21,7 @@ import { ownerLabel } from "./owner_label.ts";
 import { type LoopConfig, timeoutsFor, type ToolIndex } from "./loop_config.ts";
 import { validateToolArguments } from "./validate_tool_arguments.ts";
 import { copyArguments, copyForHooks } from "./copy_arguments.ts";
+import { thrownText } from "./thrown_text.ts";
 
 /** A call that passed every gate and may execute. */
 export interface PreparedToolCall {
@@ -241,6 +242,21 @@ function deferred(
   return call;
 }
 
+/** A structured clone of a hook's rewrite, or why it cannot be copied (a function, a proxy). */
+function cloneRewrite(
+  toolName: string,
+  note: string,
+  args: Record<string, unknown>,
+): Record<string, unknown> | string {
+  try {
+    return structuredClone(args);
+  } catch (error) {
+    return `Invalid arguments for tool "${toolName}"${note}: they cannot be copied: ${
+      thrownText(error)
+    }`;
+  }
+}
+
 async function passHooks(
   input: PrepareToolCallInput,
   tool: AgentTool,
@@ -299,21 +315,20 @@ async function passHooks(
       const by = decision.rewrittenBy?.length
         ? decision.rewrittenBy.map(ownerLabel).join(", ")
         : "beforeToolCall";
-      const rewritten = validateToolArguments(
-        tool.name,
-        tool.parameters,
-        decision.args,
-        tool.validateArguments,
-        ` (arguments rewritten by ${by})`,
-      );
+      const note = ` (arguments rewritten by ${by})`;
+      // What is validated and runs is a copy no hook holds, down to a class instance or a
+      // Date: the hook that returned the object (or anyone it shared it with) changing it
+      // after verifyToolCall looked must not change what runs. A cycle stays one.
+      const copy = cloneRewrite(tool.name, note, decision.args);
+      const rewritten = typeof copy === "string"
+        ? { ok: false as const, message: copy }
+        : validateToolArguments(tool.name, tool.parameters, copy, tool.validateArguments, note);
       if (!rewritten.ok) {
         const call = immediate(toolCall, createErrorToolResult(rewritten.message), tool);
         if (decision.rewrittenBy) call.rewrittenBy = decision.rewrittenBy;
         return call;
       }
-      // A copy no hook holds: the hook that returned the object (or anyone it shared it
-      // with) changing it after verifyToolCall looked must not change what runs.
-      args = copyArguments(rewritten.value);
+      args = rewritten.value;
       rewrittenBy = decision.rewrittenBy ?? [];
     }
   }
