@@ -207,7 +207,7 @@ export function prepareToolCall(input: PrepareToolCallInput): MaybePromise<ToolC
   if (!input.beforeToolCall && !input.verifyToolCall) {
     return { kind: "prepared", toolCall, tool, args: validated.value };
   }
-  return passHooks(input, tool, validated.value);
+  return passHooksSafely(input, tool, validated.value);
 }
 
 function blocked(
@@ -254,6 +254,21 @@ function cloneRewrite(
     return `Invalid arguments for tool "${toolName}"${note}: they cannot be copied: ${
       thrownText(error)
     }`;
+  }
+}
+
+/** {@linkcode passHooks}, with a hook's answer that throws when read made the call's error. */
+async function passHooksSafely(
+  input: PrepareToolCallInput,
+  tool: AgentTool,
+  validated: Record<string, unknown>,
+): Promise<ToolCallPreparation> {
+  try {
+    return await passHooks(input, tool, validated);
+  } catch (error) {
+    // An answer whose `block`, `defer`, `args` or `rewrittenBy` throws (a getter, a proxy).
+    const prefix = `Cannot read the hooks' answer for tool "${tool.name}": `;
+    return immediate(input.toolCall, errorToToolResult(error, prefix), tool);
   }
 }
 
