@@ -146,7 +146,9 @@ export interface AfterToolCallResult {
  * aborted), before `tool_execution_end`.
  *
  * Contract: returns overrides or nothing; should not throw (a throw makes the result an
- * error naming the hook's plugin).
+ * error naming the hook's plugin). Its signal aborts when the run aborts or the loop stops
+ * waiting for the call's hooks (`hookTimeoutMs`); once it gave up, the hooks after a slow
+ * one are not called for that call.
  */
 export type AfterToolCallHook = (
   context: AfterToolCallContext,
