@@ -13,7 +13,7 @@ export type StopReason = "timeout" | "abort";
 
 /** A watched call: what the watch stops when it must. */
 export interface Stoppable {
-  /** Called once, with why, if the call must stop before it settles. */
+  /** Called once, with why, if the call must stop before it settles (a throw is reported). */
   stop(reason: StopReason): void;
 }
 
@@ -31,6 +31,15 @@ export interface Watcher {
   next: Watcher | undefined;
   /** Whether it is still in the list. */
   watched: boolean;
+}
+
+/** Stops a call; a `stop` that throws is reported, and the watch goes on with the others. */
+function stopCall(call: Stoppable, why: StopReason): void {
+  try {
+    call.stop(why);
+  } catch (error) {
+    reportError(error);
+  }
 }
 
 /**
@@ -188,14 +197,14 @@ export class CallWatch {
       if (!watcher.watched) continue; // settled as an earlier one was stopped
       if (watcher.deadline <= now) {
         this.remove(watcher);
-        watcher.call.stop("timeout");
+        stopCall(watcher.call, "timeout");
       } else if (watcher.deadline < next) next = watcher.deadline;
     }
     if (next < this.#armedFor) this.#arm(next);
   };
 
   #onAbort = (): void => {
-    for (const watcher of this.#takeAll()) watcher.call.stop("abort");
+    for (const watcher of this.#takeAll()) stopCall(watcher.call, "abort");
   };
 
   static {

@@ -78,3 +78,39 @@ Deno.test("CallWatch: a call that settles while another is stopped for its timeo
   deepEqual(stopped, ["a:timeout", "c:timeout"]);
   watch.dispose();
 });
+
+Deno.test("CallWatch: a call whose stop throws does not keep the others from being stopped", async () => {
+  const reported: string[] = [];
+  const onError = (event: ErrorEvent) => {
+    event.preventDefault();
+    reported.push(String(event.error?.message));
+  };
+  globalThis.addEventListener("error", onError);
+  try {
+    for (const why of ["timeout", "abort"] as const) {
+      const controller = new AbortController();
+      const watch = new CallWatch(controller.signal);
+      const stopped: string[] = [];
+      const done = deferred();
+      watch.add(5, {
+        stop: () => {
+          throw new Error(`stop threw on ${why}`);
+        },
+      });
+      watch.add(5, { stop: (reason) => stopped.push(`b:${reason}`) });
+      watch.add(20, {
+        stop: (reason) => {
+          stopped.push(`c:${reason}`);
+          done.resolve();
+        },
+      });
+      if (why === "abort") controller.abort();
+      await done.promise;
+      watch.dispose();
+      deepEqual(stopped, [`b:${why}`, `c:${why}`]);
+    }
+    deepEqual(reported, ["stop threw on timeout", "stop threw on abort"]);
+  } finally {
+    globalThis.removeEventListener("error", onError);
+  }
+});
