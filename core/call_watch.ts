@@ -31,6 +31,8 @@ export interface Watcher {
   next: Watcher | undefined;
   /** Whether it is still in the list. */
   watched: boolean;
+  /** The watch whose list it is in: another watch's `remove` leaves it alone. */
+  readonly owner: CallWatch;
 }
 
 /** Stops a call; a `stop` that throws is reported, and the watch goes on with the others. */
@@ -107,6 +109,7 @@ export class CallWatch {
       previous: this.#last,
       next: undefined,
       watched: true,
+      owner: this,
     };
     if (this.#last) this.#last.next = watcher;
     else this.#first = watcher;
@@ -119,13 +122,13 @@ export class CallWatch {
   }
 
   /**
-   * Stops watching a call (it settled). Removing one twice, or one the watch already stopped,
-   * does nothing.
+   * Stops watching a call (it settled). Removing one twice, one the watch already stopped,
+   * or one another watch added, does nothing.
    *
    * @param watcher What `add` returned.
    */
   remove(watcher: Watcher): void {
-    if (!watcher.watched) return;
+    if (!watcher.watched || watcher.owner !== this) return;
     watcher.watched = false;
     if (watcher.previous) watcher.previous.next = watcher.next;
     else this.#first = watcher.next;

@@ -114,3 +114,17 @@ Deno.test("CallWatch: a call whose stop throws does not keep the others from bei
     globalThis.removeEventListener("error", onError);
   }
 });
+
+Deno.test("CallWatch: removing another watch's watcher leaves both watches as they were", () => {
+  const controller = new AbortController();
+  const one = new CallWatch(controller.signal);
+  const other = new CallWatch(controller.signal);
+  const stopped: string[] = [];
+  const x = one.add(0, { stop: () => stopped.push("x") });
+  other.add(0, { stop: () => stopped.push("y") });
+  other.remove(x); // before: `other` lost its own call and took `one`'s list
+  controller.abort();
+  deepEqual(stopped.sort(), ["x", "y"]);
+  one.dispose();
+  other.dispose();
+});
