@@ -106,7 +106,7 @@ function runChain<H, S, R>(
   end: (state: S) => R,
   stage: string,
   tool: { readonly name: string; readonly timeoutMs?: number },
-  stopOnAbort: AbortSignal | undefined,
+  stopOnAbort: AbortSignal,
   from = 0,
 ): MaybePromise<R> {
   for (let i = from; i < hooks.length; i++) {
@@ -121,9 +121,9 @@ function runChain<H, S, R>(
           .then((later) => {
             const next = step(owner, current, later);
             if ("stop" in next) return next.stop;
-            // Before a call runs: the loop stopped waiting (the run aborted, or the chain took
-            // too long), so the call will not run and the hooks after this one are not asked.
-            if (stopOnAbort?.aborted) return end(next.state);
+            // The loop stopped waiting (the run aborted, or the chain took too long): the
+            // call will not run, or its result is withheld, so no later hook is asked.
+            if (stopOnAbort.aborted) return end(next.state);
             return runChain(hooks, next.state, call, step, end, stage, tool, stopOnAbort, i + 1);
           });
       }
@@ -349,7 +349,7 @@ export function composeAfterToolCall(
           : { ...result, isError },
       "afterToolCall",
       context.tool,
-      undefined, // the call ran: every afterToolCall hook sees its result
+      signal,
     );
   };
 }
