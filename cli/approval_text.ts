@@ -40,10 +40,29 @@ const ADD = "\x1b[32m";
 const DEL = "\x1b[31m";
 const DIM = "\x1b[2m";
 
+// Characters a terminal draws two columns wide: East Asian wide and fullwidth forms, and
+// emoji. Generous on purpose: a character counted wide that is not only wraps a line early,
+// while one counted narrow that is not makes the question take more rows than it thinks,
+// and what scrolls off the top is the head and the command's start.
+const WIDE =
+  /[\u1100-\u115f\u231a-\u23ff\u25fd-\u27bf\u2b00-\u2bff\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]/u;
+
+/** The columns one character takes on a terminal (two for a wide one). */
+function columnsOf(char: string): number {
+  return WIDE.test(char) ? 2 : 1;
+}
+
+/** The columns a text takes on a terminal. */
+function columnsOfText(text: string): number {
+  let columns = 0;
+  for (const char of text) columns += columnsOf(char);
+  return columns;
+}
+
 /**
- * Wraps one text to `width` columns, after a space where there is one (the space stays at
- * the end of its line, so joining the lines gives the text back), keeping a per-character
- * mark.
+ * Wraps one text to `width` columns (a wide character takes two), after a space where there
+ * is one (the space stays at the end of its line, so joining the lines gives the text back),
+ * keeping a per-character mark.
  */
 function wrap(
   text: string,
@@ -56,10 +75,15 @@ function wrap(
     const chars = [...line];
     if (chars.length === 0) out.push({ text: "", marks: [] });
     for (let i = 0; i < chars.length;) {
-      let end = Math.min(i + width, chars.length);
+      let end = i;
+      let used = 0;
+      while (end < chars.length && (end === i || used + columnsOf(chars[end]) <= width)) {
+        used += columnsOf(chars[end]);
+        end++;
+      }
       if (end < chars.length) {
         const space = chars.lastIndexOf(" ", end - 1);
-        if (space > i + width / 2) end = space + 1;
+        if (space > i + (end - i) / 2) end = space + 1;
       }
       const piece = chars.slice(i, end);
       out.push({
@@ -210,25 +234,41 @@ export function approvalText(request: ConfirmRequest, layout: ApprovalLayout): A
     // A name is the model's too (schemas take extra properties): escapes in one erased the
     // lines above and drew another question.
     const shown = visibleLine(name);
-    if (wrapped.length === 1 && `${shown}: ${text}`.length <= width && !marks?.includes(true)) {
+    if (
+      wrapped.length === 1 && columnsOfText(`${shown}: ${text}`) <= width &&
+      !marks?.includes(true)
+    ) {
       push(`${shown}: ${text}`);
       continue;
     }
     push(`${shown}:`);
     for (const piece of wrapped) push(`  ${paint(piece, color)}`, `  ${piece.text}`);
   }
+  // The parts no rule approves share the budget with the body: listed one a line, sixty
+  // harmless parts after the one that matters pushed it (and the head) off the screen.
+  const listFlagged = flagged.length > 1 ||
+    (flagged.length === 1 && body.length > layout.maxLines);
+  const flagPieces = listFlagged
+    ? flagged.flatMap((part) => wrap(`! ${part}`, width - 2).map((piece) => piece.text))
+    : [];
+  const flagShown = Math.min(flagPieces.length, Math.max(4, Math.floor(layout.maxLines / 2)));
+  const bodyBudget = layout.maxLines - flagShown;
   let overflow: string | undefined;
-  if (body.length > layout.maxLines) {
-    overflow = [...plainHead, ...plain].join("\n") + "\n";
-    lines.push(...body.slice(0, layout.maxLines));
-  } else lines.push(...body);
-  if (overflow !== undefined) lines.push(`… ${body.length - layout.maxLines} more lines`);
-  if (flagged.length > 1 || (flagged.length === 1 && overflow !== undefined)) {
+  if (body.length > bodyBudget || flagPieces.length > flagShown) {
+    const flaggedPlain = listFlagged
+      ? ["parts no rule approves:", ...flagPieces.map((piece) => `  ${piece}`)]
+      : [];
+    overflow = [...plainHead, ...plain, ...flaggedPlain].join("\n") + "\n";
+  }
+  lines.push(...body.slice(0, bodyBudget));
+  if (body.length > bodyBudget) lines.push(`… ${body.length - bodyBudget} more lines`);
+  if (listFlagged) {
     lines.push("parts no rule approves:");
-    for (const part of flagged) {
-      for (const piece of wrap(`! ${part}`, width - 2)) {
-        lines.push(`  ${color ? FLAG + piece.text + RESET : piece.text}`);
-      }
+    for (const piece of flagPieces.slice(0, flagShown)) {
+      lines.push(`  ${color ? FLAG + piece + RESET : piece}`);
+    }
+    if (flagPieces.length > flagShown) {
+      lines.push(`  … ${flagPieces.length - flagShown} more lines of parts`);
     }
   }
   if (request.always) lines.push(`"always" covers: ${visible(request.always)}`);

@@ -123,6 +123,11 @@ export class Terminal implements AsyncDisposable {
     return (await this.#tmux("capture-pane", "-p", "-N", "-t", "0", "-S", "-500")).trimEnd();
   }
 
+  /** What a person sees now: the pane's rows only, without the scrollback. */
+  async visibleScreen(): Promise<string> {
+    return (await this.#tmux("capture-pane", "-p", "-N", "-t", "0")).trimEnd();
+  }
+
   /** Waits until the screen matches; throws with the screen after `ms`. */
   async waitFor(pattern: RegExp, ms = 30_000): Promise<string> {
     const end = Date.now() + ms;
