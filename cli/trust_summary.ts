@@ -74,10 +74,37 @@ function allowRules(config: TackConfig): string[] {
     );
 }
 
+/** How {@linkcode trustSummary} lays its lines out. */
+export interface TrustSummaryOptions {
+  /**
+   * The most characters a line shows; the rest is counted (`… (N more characters: read the
+   * file)`). Absent: whole lines.
+   */
+  maxLineLength?: number;
+}
+
+/** One item of the summary: its lines, and how much it matters (higher: shown later). */
+interface Item {
+  rank: number;
+  lines: string[];
+}
+
+function capped(line: string, max: number | undefined): string {
+  const chars = [...line];
+  if (max === undefined || chars.length <= max) return line;
+  return `${chars.slice(0, max).join("")}… (${chars.length - max} more characters: read the file)`;
+}
+
 /**
- * The summary of what a config would do, one item a line, each safe to print.
+ * The summary of what a config would do, one item a line, each safe to print. The items
+ * that matter most come last, next to the question: the model and the system prompt, where
+ * sessions go, the allow rules, the built-in plugins, then the plugins from elsewhere and
+ * the MCP servers (code run with your permissions), and where the API key goes. A long
+ * harmless line (a system prompt of 20 000 characters) cannot push those off the screen
+ * above the question.
  *
  * @param config The parsed config.
+ * @param options How long a line may be.
  * @returns The lines (without a trailing newline each).
  *
  * @example A plugin, an endpoint and an MCP server
@@ -91,28 +118,49 @@ function allowRules(config: TackConfig): string[] {
  *     { specifier: "./evil.ts", baseDir: "/p", source: "tack.jsonc" },
  *     { specifier: "mcp", options: { command: "npx", args: ["-y", "a b"] }, baseDir: "/p", source: "tack.jsonc" },
  *   ],
- * });
+ *   systemPrompt: "x".repeat(200),
+ * }, { maxLineLength: 100 });
  * deepEqual(lines, [
- *   "sends your OPENAI_API_KEY and the conversation to https://example.com/v1␛[2J",
+ *   `replaces the system prompt with "${"x".repeat(67)}… (134 more characters: read the file)`,
  *   "loads the plugin ./evil.ts (/p/evil.ts), in tack's own process, with all of tack's permissions",
  *   "loads the plugin mcp (built in), in tack's own process, with all of tack's permissions",
  *   '  with options {"command":"npx","args":["-y","a b"]}',
  *   "  starts the MCP server \"mcp\": npx -y 'a b'",
+ *   "sends your OPENAI_API_KEY and the conversation to https://example.com/v1␛[2J",
  * ]);
  * ```
  */
-export function trustSummary(config: TackConfig): string[] {
-  const lines: string[] = [];
-  if (config.baseURL !== undefined) {
-    lines.push(`sends your OPENAI_API_KEY and the conversation to ${config.baseURL}`);
+export function trustSummary(config: TackConfig, options: TrustSummaryOptions = {}): string[] {
+  const items: Item[] = [];
+  if (config.model !== undefined) {
+    items.push({ rank: 0, lines: [`uses the model ${json(config.model)}`] });
   }
-  for (const entry of config.plugins ?? []) lines.push(...pluginLines(entry));
-  if (config.plugins === undefined) lines.push("loads the default plugins (fs, shell)");
-  lines.push(...allowRules(config));
-  if (config.sessionDir !== undefined) lines.push(`writes sessions to ${config.sessionDir}`);
   if (config.systemPrompt !== undefined) {
-    lines.push(`replaces the system prompt with ${json(config.systemPrompt)}`);
+    items.push({
+      rank: 0,
+      lines: [`replaces the system prompt with ${json(config.systemPrompt)}`],
+    });
   }
-  if (config.model !== undefined) lines.push(`uses the model ${json(config.model)}`);
-  return lines.map(visibleLine);
+  if (config.sessionDir !== undefined) {
+    items.push({ rank: 1, lines: [`writes sessions to ${config.sessionDir}`] });
+  }
+  for (const line of allowRules(config)) items.push({ rank: 2, lines: [line] });
+  if (config.plugins === undefined) {
+    items.push({ rank: 3, lines: ["loads the default plugins (fs, shell)"] });
+  }
+  for (const entry of config.plugins ?? []) {
+    const builtin = where(entry) === "built in" && entry.specifier !== "mcp";
+    items.push({ rank: builtin ? 3 : 4, lines: pluginLines(entry) });
+  }
+  if (config.baseURL !== undefined) {
+    items.push({
+      rank: 5,
+      lines: [`sends your OPENAI_API_KEY and the conversation to ${config.baseURL}`],
+    });
+  }
+  return items
+    .map((item, index) => ({ ...item, index }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .flatMap((item) => item.lines)
+    .map((line) => capped(visibleLine(line), options.maxLineLength));
 }

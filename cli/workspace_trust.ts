@@ -32,6 +32,12 @@ export interface TrustGateOptions {
 /** The gate's verdict: go on, or stop with a message (exit 2). */
 export type TrustGateResult = { kind: "trusted" } | { kind: "refused"; message: string };
 
+/**
+ * The most characters a line of the summary above the question shows (three rows of an
+ * 80-column terminal); `tack trust` prints whole lines.
+ */
+export const QUESTION_LINE_LENGTH = 240;
+
 /** How to trust a file without the question: said in every refusal. */
 export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' +
   "or pass --config ./tack.jsonc to use it this once";
@@ -43,6 +49,8 @@ export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' 
  * @param path The file's path (its folder's real path).
  * @param config What it sets.
  * @param reason What is said of it (`"is not trusted yet"`).
+ * @param maxLineLength The most characters a line of the summary shows (the question's:
+ * what matters most comes last, and no harmless line is long enough to push it off).
  * @returns The text, ending with a newline.
  *
  * @example
@@ -55,8 +63,13 @@ export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' 
  *     '  - uses the model "m"\n');
  * ```
  */
-export function trustReport(path: string, config: TackConfig, reason: string): string {
-  const lines = trustSummary(config).map((line) =>
+export function trustReport(
+  path: string,
+  config: TackConfig,
+  reason: string,
+  maxLineLength?: number,
+): string {
+  const lines = trustSummary(config, { maxLineLength }).map((line) =>
     line.startsWith("  ") ? `    ${line.trimStart()}` : `  - ${line}`
   );
   // The folder's name, and a plugin file's, are the repository's: shown as text.
@@ -121,7 +134,9 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
         `nothing from it was loaded. To use it, ${HOW_TO_TRUST}`,
     };
   }
-  options.write(trustReport(now.path, options.config, reason));
+  // Next to the question, a screen of the lines that matter most: a 20 000-character
+  // system prompt pushed the plugins and the endpoint off an 80 × 24 screen.
+  options.write(trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH));
   if (!(await options.ask())) {
     return {
       kind: "refused",

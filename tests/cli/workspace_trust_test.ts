@@ -115,10 +115,10 @@ Deno.test("cli: tack trust shows what tack.jsonc does and records it; then it lo
       `${
         join(dir, "tack.jsonc")
       } is what you trust. It runs with your permissions; with it, tack:\n` +
-        `  - sends your OPENAI_API_KEY and the conversation to ${server.baseURL}\n` +
         "  - loads the plugin fs (built in), in tack's own process, with all of tack's permissions\n" +
         `  - loads the plugin ./plugin.ts (${join(dir, "plugin.ts")}), in tack's own process, ` +
-        "with all of tack's permissions",
+        "with all of tack's permissions\n" +
+        `  - sends your OPENAI_API_KEY and the conversation to ${server.baseURL}`,
     );
     match(trusted.stdout, /\nTrusted .*tack\.jsonc \(sha256 [0-9a-f]{16}…\)/);
     const store = JSON.parse(await Deno.readTextFile(join(state, "tack", "trusted.json")));
