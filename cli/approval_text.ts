@@ -47,9 +47,12 @@ const DIM = "\x1b[2m";
 const WIDE =
   /[\u1100-\u115f\u231a-\u23ff\u25fd-\u27bf\u2b00-\u2bff\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]/u;
 
-/** The columns one character takes on a terminal (two for a wide one). */
+/**
+ * The columns one character takes on a terminal at most: two for a wide one, eight for a
+ * tab (to the next tab stop).
+ */
 function columnsOf(char: string): number {
-  return WIDE.test(char) ? 2 : 1;
+  return char === "\t" ? 8 : WIDE.test(char) ? 2 : 1;
 }
 
 /** The columns a text takes on a terminal. */
@@ -60,7 +63,7 @@ function columnsOfText(text: string): number {
 }
 
 /**
- * Wraps one text to `width` columns (a wide character takes two), after a space where there
+ * Wraps one text to `width` columns (a wide character takes two, a tab eight), after a space where there
  * is one (the space stays at the end of its line, so joining the lines gives the text back),
  * keeping a per-character mark.
  */

@@ -73,3 +73,16 @@ Deno.test({
     match(screen, /The whole request is in \.tack\/approvals\/[^ ]+\.txt/, screen);
   },
 });
+
+Deno.test({
+  name: "an approval of a command of tabs keeps its start on an 80 × 24 screen",
+  ignore: skipWithoutTmux("the approval of tabs"),
+  fn: async () => {
+    // A tab is one character but up to eight columns: ten of them reach the right margin, and
+    // the rest of each wrapped line spilled onto a second row, as wide characters did.
+    const screen = await askedOnSmallScreen(
+      `rm -rf ~/ ${`${"\t".repeat(10)}${"a".repeat(66)} `.repeat(11)}`,
+    );
+    match(screen, /rm -rf ~\/|The whole request is in/, screen);
+  },
+});
