@@ -349,7 +349,8 @@ if (import.meta.main) {
     code = await main(Deno.args);
   } catch (error) {
     // A host bug or an environment problem (a folder we may not read): say so, briefly.
-    writeAllSync(Deno.stderr, `tack: ${(error as Error)?.stack ?? error}\n`);
+    // Its text may quote what a folder or a server chose: no escapes reach the terminal.
+    writeAllSync(Deno.stderr, printable(`tack: ${(error as Error)?.stack ?? error}`) + "\n");
     code = 1;
   }
   // A sandboxed plugin's first start on this machine started its TypeBox bundle's build
