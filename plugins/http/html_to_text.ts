@@ -41,7 +41,8 @@ const NAMED_ENTITIES: Record<string, string> = {
 };
 
 /**
- * Decodes HTML character references: the common named ones and every numeric one.
+ * Decodes HTML character references: the common named ones and every numeric one (one
+ * naming a surrogate becomes U+FFFD, as in HTML, so the text stays well-formed UTF-16).
  * Unknown names are left as they are.
  *
  * @param text Text with references such as `&amp;`, `&#233;`, `&#x1F600;`.
@@ -63,6 +64,7 @@ export function decodeEntities(text: string): string {
         const code = ref[1] === "x" || ref[1] === "X"
           ? parseInt(ref.slice(2), 16)
           : parseInt(ref.slice(1), 10);
+        if (code >= 0xd800 && code <= 0xdfff) return "\uFFFD"; // as HTML has it: never a lone half
         return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
       }
       return NAMED_ENTITIES[ref] ?? NAMED_ENTITIES[ref.toLowerCase()] ?? whole;

@@ -30,3 +30,11 @@ Deno.test("fetch_url: marks written as character references copy no <pre> body",
   );
   equal(text, `HTTP 200 OK (text/html)\n\n0\n\n${"A".repeat(1000)}\n\n${"0".repeat(2000)}\n\n0`);
 });
+
+Deno.test("fetch_url: a reference to a surrogate becomes U+FFFD, not a lone surrogate", async () => {
+  // `&#xD800;` decoded to a lone surrogate, which JSON carries as `"\ud800"` and a provider's
+  // parser may refuse ("no low surrogate in string"), failing every later turn of the chat.
+  const text = await fetchPage("<p>a &#xD800; b &#56319;&#xDC00; c</p><pre>&#xDFFF;</pre>");
+  equal(text, "HTTP 200 OK (text/html)\n\na \uFFFD b \uFFFD\uFFFD c\n\n\uFFFD");
+  equal(text.isWellFormed(), true);
+});
