@@ -7,6 +7,7 @@
 
 import type { ImageContent } from "../../core/messages.ts";
 import { htmlToText } from "./html_to_text.ts";
+import { imageTypeOf } from "./image_type.ts";
 
 /** How a body was rendered. */
 export type BodyKind = "json" | "html" | "text" | "image" | "binary" | "empty";
@@ -85,7 +86,9 @@ const MAX_PRETTY_GROWTH = 4;
  * cut or deeply nested body is shown as it came); HTML becomes text via
  * `htmlToText`; other text types are decoded with their charset; PNG, JPEG, GIF and WebP
  * become image content (unless cut); a body without a content type is shown as text if
- * it has no NUL bytes; anything else is described, not shown.
+ * it has no NUL bytes; anything else is described, not shown. An image's bytes must be one
+ * of those formats (by their signature), which is the media type sent, whatever the header
+ * said; other bytes are described.
  *
  * @param bytes The body (possibly cut at the cap).
  * @param contentType The `content-type` header, or `""`.
@@ -123,11 +126,14 @@ export function renderBody(
   if (isTextual(type) || (type === "" && !bytes.subarray(0, 8000).includes(0))) {
     return { kind: "text", text: decode(bytes, contentType) };
   }
-  if (IMAGE_TYPES.has(type) && !truncated) {
+  // The format the bytes are, not the one claimed: a provider refuses an image that is not
+  // what its media type says, and every later request of the chat that carries it.
+  const image = IMAGE_TYPES.has(type) && !truncated ? imageTypeOf(bytes) : undefined;
+  if (image) {
     return {
       kind: "image",
-      text: `[${type} image, ${bytes.length} bytes]`,
-      image: { type: "image", data: toBase64(bytes), mimeType: type },
+      text: `[${image} image, ${bytes.length} bytes]`,
+      image: { type: "image", data: toBase64(bytes), mimeType: image },
     };
   }
   return {
