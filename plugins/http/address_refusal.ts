@@ -73,15 +73,44 @@ export interface AddressCheck {
  * ```
  */
 export async function addressRefusal(url: URL, check: AddressCheck): Promise<string | undefined> {
-  if (check.allowPrivate) return undefined;
+  return (await checkAddress(url, check)).refusal;
+}
+
+/** What {@linkcode checkAddress} found. */
+export interface CheckedAddress {
+  /** Why the host is refused, or `undefined` when it may be reached. */
+  refusal?: string;
+  /** For a name that was resolved and passed, the first of its (all public) addresses. */
+  address?: string;
+}
+
+/**
+ * Like {@linkcode addressRefusal}, and also which address a resolved name passed with:
+ * connecting to that one, not to what a second lookup says, is what makes the check hold
+ * against a DNS server that answers differently the next time (DNS rebinding).
+ *
+ * @param url The URL about to be fetched (or a redirect's target).
+ * @param check The option and what the allowlist says of the host.
+ * @returns The refusal, or the address checked (none for IP literals and unchecked hosts).
+ *
+ * @example An IP literal passes as written: there is no other address to pin
+ * ```ts
+ * import { checkAddress } from "./address_refusal.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(await checkAddress(new URL("http://93.184.215.14/"), { allowPrivate: false, listedExactly: true }), {});
+ * ```
+ */
+export async function checkAddress(url: URL, check: AddressCheck): Promise<CheckedAddress> {
+  if (check.allowPrivate) return {};
   const host = url.hostname.toLowerCase();
   const bare = host.replace(/\.+$/, "");
   if (isIpAddress(host)) {
     const range = nonPublicRange(host);
-    return range && `Host ${url.host} is ${withArticle(range)} address; ${RULE}`;
+    return range ? { refusal: `Host ${url.host} is ${withArticle(range)} address; ${RULE}` } : {};
   }
   if (bare === "localhost" || bare.endsWith(".localhost")) {
-    return `Host ${url.host} is a loopback name; ${RULE}`;
+    return { refusal: `Host ${url.host} is a loopback name; ${RULE}` };
   }
   let addresses: string[];
   try {
@@ -92,21 +121,28 @@ export async function addressRefusal(url: URL, check: AddressCheck): Promise<str
     addresses = [...v4, ...v6];
   } catch (error) {
     check.signal?.throwIfAborted();
-    if (error instanceof Deno.errors.NotCapable && check.listedExactly) return undefined;
-    return `Cannot check where ${host} leads: resolving it failed (${
-      (error as Error).message
-    }); ${RULE}, so hosts that cannot be resolved are refused`;
+    if (error instanceof Deno.errors.NotCapable && check.listedExactly) return {};
+    return {
+      refusal: `Cannot check where ${host} leads: resolving it failed (${
+        (error as Error).message
+      }); ${RULE}, so hosts that cannot be resolved are refused`,
+    };
   }
   // No address: nothing to check, while `fetch` asks the system resolver (mDNS, NIS, an
   // /etc/nsswitch.conf module), which may well answer with a private one.
   if (addresses.length === 0) {
-    return `Cannot check where ${host} leads: it has no A or AAAA record; ${RULE}, so hosts that cannot be resolved are refused`;
+    return {
+      refusal:
+        `Cannot check where ${host} leads: it has no A or AAAA record; ${RULE}, so hosts that cannot be resolved are refused`,
+    };
   }
   for (const address of addresses) {
     const range = nonPublicRange(address);
     if (range) {
-      return `Host ${url.host} resolves to ${address}, ${withArticle(range)} address; ${RULE}`;
+      return {
+        refusal: `Host ${url.host} resolves to ${address}, ${withArticle(range)} address; ${RULE}`,
+      };
     }
   }
-  return undefined;
+  return { address: addresses[0] };
 }

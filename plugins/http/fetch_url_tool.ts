@@ -10,7 +10,8 @@ import type { ImageContent, TextContent } from "../../core/messages.ts";
 import { type AgentTool, ToolError } from "../../core/tool.ts";
 import { defineTool } from "../../sdk/define_tool.ts";
 import { netHostOf, requireHostMay } from "../../sdk/sandbox/host_may.ts";
-import { addressRefusal } from "./address_refusal.ts";
+import { checkAddress } from "./address_refusal.ts";
+import { pinnedUrl } from "./pinned_url.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
 import { type BodyKind, renderBody } from "./render_body.ts";
@@ -132,13 +133,14 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       const refused = settings.allowlist.refusal(url);
       if (refused) throw new Error(refused);
       const leadsTo = (target: URL) =>
-        addressRefusal(target, {
+        checkAddress(target, {
           allowPrivate: settings.allowPrivateAddresses === true,
           listedExactly: settings.allowlist.listsExactly(target),
           signal,
         });
-      const badAddress = await leadsTo(url);
-      if (badAddress) throw new Error(badAddress);
+      // The address each hop was checked with, connected to instead of the name (pinnedUrl).
+      let checked = await leadsTo(url);
+      if (checked.refusal) throw new Error(checked.refusal);
       const controller = new AbortController();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -148,6 +150,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       const forward = () => controller.abort(signal.reason);
       signal.addEventListener("abort", forward, { once: true });
       if (signal.aborted) forward();
+      let client: Deno.HttpClient | undefined;
       const fail = (error: unknown): never => {
         if (timedOut) {
           throw new Error(
@@ -164,6 +167,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       };
       try {
         const headers = new Headers({ ...settings.headers, ...params.headers });
+        headers.delete("host"); // the URL's, always
         let currentMethod: string = method;
         let body: string | undefined = params.body;
         let redirects = 0;
@@ -171,12 +175,17 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         while (true) {
           // Asked first: a host on a terminal is not prompted, the model reads the denial.
           requireHostMay({ name: "net", host: netHostOf(url) });
-          response = await fetch(url, {
+          const pinned = pinnedUrl(url, checked.address);
+          const sent = new Headers(headers);
+          if (pinned) sent.set("host", url.host);
+          client ??= pinned && Deno.createHttpClient({ allowHost: true });
+          response = await fetch(pinned ?? url, {
             method: currentMethod,
-            headers,
+            headers: sent,
             body,
             redirect: "manual",
             signal: controller.signal,
+            ...(pinned && { client }),
           }).catch(fail);
           const location = response.headers.get("location");
           if (!REDIRECTS.has(response.status) || location === null) break;
@@ -192,7 +201,9 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           } catch (error) {
             throw new Error(`Redirect from ${url.href} refused: ${(error as Error).message}`);
           }
-          const nextRefused = settings.allowlist.refusal(next) ?? await leadsTo(next);
+          const listed = settings.allowlist.refusal(next);
+          checked = listed ? { refusal: listed } : await leadsTo(next);
+          const nextRefused = checked.refusal;
           if (nextRefused) {
             throw new Error(`Redirect from ${url.href} to ${next.href} refused: ${nextRefused}`);
           }
@@ -241,6 +252,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         if (response.status >= 400) throw new ToolError(text, { details });
         return { content, details };
       } finally {
+        client?.close();
         clearTimeout(timer);
         signal.removeEventListener("abort", forward);
       }
