@@ -3,25 +3,11 @@
 // repository's next commit) and load without asking. Real CLI processes, temporary folders.
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv } from "../support/child_env.ts";
+import { runTack } from "../support/run_tack.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = join(ROOT, "cli", "main.ts");
-
-async function tack(cwd: string, args: string[], env: Record<string, string>) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--config=${ROOT}deno.json`, MAIN, ...args],
-    cwd,
-    env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test", ...env }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    // A run that reads on forever is killed, and fails the test.
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
-}
+// A run that reads on forever is killed, and fails the test.
+const tack = (cwd: string, args: string[], env: Record<string, string>) =>
+  runTack(cwd, args, { env, timeoutMs: 60_000 });
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 

@@ -4,32 +4,20 @@
 // processes under read grants that cover the project but not the link's target.
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv } from "../support/child_env.ts";
+import { runTack } from "../support/run_tack.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = join(ROOT, "cli", "main.ts");
 
-async function tack(cwd: string, args: string[], state: string) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
+const tack = (cwd: string, args: string[], state: string) =>
+  runTack(cwd, args, {
+    env: { XDG_STATE_HOME: state },
+    flags: [
       "-P=cli",
       "--no-prompt",
       `--allow-read=${ROOT},${cwd},${state}`,
       `--allow-write=${cwd},${state}`,
-      `--config=${ROOT}deno.json`,
-      MAIN,
-      ...args,
     ],
-    cwd,
-    env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test", XDG_STATE_HOME: state }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
-}
+  });
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 

@@ -4,24 +4,11 @@
 // Trust is per folder. Real CLI processes, temporary folders.
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv } from "../support/child_env.ts";
+import { runTack } from "../support/run_tack.ts";
 import { trustConfig } from "../support/trust_config.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = join(ROOT, "cli", "main.ts");
-
-async function tack(cwd: string, args: string[], env: Record<string, string>) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `--config=${ROOT}deno.json`, MAIN, ...args],
-    cwd,
-    env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test", ...env }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
-}
+const tack = (cwd: string, args: string[], env: Record<string, string>) =>
+  runTack(cwd, args, { env });
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 

@@ -6,12 +6,11 @@
 // the file's strings reach the terminal as text. Real CLI processes, temporary folders.
 import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { childEnv } from "../support/child_env.ts";
+import { runTack } from "../support/run_tack.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 import { trustConfig } from "../support/trust_config.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const MAIN = join(ROOT, "cli", "main.ts");
 
 interface Project {
   /** The folder `tack` runs in, with its tack.jsonc and plugin.ts. */
@@ -49,22 +48,8 @@ async function withProject(
   }
 }
 
-async function tack(cwd: string, args: string[], env: Record<string, string>, flags = ["-A"]) {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", ...flags, `--config=${ROOT}deno.json`, MAIN, ...args],
-    cwd,
-    env: childEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test", ...env }),
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (bytes: Uint8Array) =>
-    new TextDecoder().decode(bytes).split("\n")
-      .filter((line) => !line.includes("Permissions in the config file is an experimental"))
-      .join("\n");
-  return { code: output.code, stdout: text(output.stdout), stderr: text(output.stderr) };
-}
+const tack = (cwd: string, args: string[], env: Record<string, string>, flags = ["-A"]) =>
+  runTack(cwd, args, { env, flags });
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 
