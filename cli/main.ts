@@ -152,6 +152,13 @@ export async function main(argv: readonly string[]): Promise<number> {
       env,
       write: err,
       ask: terminal && !args.json ? () => askTrust(err) : undefined,
+      screen: () => {
+        try {
+          return Deno.consoleSize();
+        } catch {
+          return undefined; // not a terminal
+        }
+      },
     });
     if (gate.kind === "refused") {
       fail(gate.message);

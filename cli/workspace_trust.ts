@@ -27,6 +27,8 @@ export interface TrustGateOptions {
   write: (text: string) => void;
   /** Asks the question after the summary; absent when there is no terminal to ask on. */
   ask?: () => Promise<boolean>;
+  /** The terminal's size, when known: a summary taller than it says what scrolled off. */
+  screen?: () => { columns: number; rows: number } | undefined;
 }
 
 /** The gate's verdict: go on, or stop with a message (exit 2). */
@@ -37,6 +39,20 @@ export type TrustGateResult = { kind: "trusted" } | { kind: "refused"; message: 
  * 80-column terminal); `tack trust` prints whole lines.
  */
 export const QUESTION_LINE_LENGTH = 240;
+
+/**
+ * How many rows of `text` a terminal of `screen`'s size no longer shows once the warning and
+ * the question are drawn below it (a line wraps every `columns` characters: counted as
+ * characters, a wide one may take more).
+ */
+function scrolledOff(text: string, screen: { columns: number; rows: number } | undefined): number {
+  if (!screen || screen.columns <= 0 || screen.rows <= 0) return 0;
+  let rows = 0;
+  for (const line of text.replace(/\n$/, "").split("\n")) {
+    rows += Math.max(1, Math.ceil([...line].length / screen.columns));
+  }
+  return Math.max(0, rows - (screen.rows - 2));
+}
 
 /** How to trust a file without the question: said in every refusal. */
 export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' +
@@ -136,7 +152,15 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
   }
   // Next to the question, a screen of the lines that matter most: a 20 000-character
   // system prompt pushed the plugins and the endpoint off an 80 × 24 screen.
-  options.write(trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH));
+  const report = trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH);
+  options.write(report);
+  const hidden = scrolledOff(report, options.screen?.());
+  if (hidden > 0) {
+    options.write(
+      `⚠ The first ${hidden} rows above are off the screen: scroll up, or read the file, ` +
+        "before you answer.\n",
+    );
+  }
   if (!(await options.ask())) {
     return {
       kind: "refused",

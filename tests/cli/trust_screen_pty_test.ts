@@ -87,3 +87,19 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name:
+    "the trust question says how many rows scrolled off when the summary is taller than the screen",
+  ignore: skipWithoutTmux("the trust question's scrolled-off count"),
+  fn: async () => {
+    // Sixty plugins, each as dangerous as the next: ordering cannot keep them all on screen.
+    const plugins = ["./evil.ts", ...Array.from({ length: 60 }, (_, i) => `npm:tack-plugin-${i}`)];
+    const screen = await askedOnSmallScreen({ plugins });
+    match(
+      screen,
+      /⚠ The first \d+ rows above are off the screen: scroll up, or read the file, before you answer\./,
+      screen,
+    );
+  },
+});
