@@ -86,3 +86,16 @@ Deno.test({
     match(screen, /rm -rf ~\/|The whole request is in/, screen);
   },
 });
+
+Deno.test({
+  name:
+    "an approval of a command of wide characters past the BMP's CJK keeps its start on an 80 × 24 screen",
+  ignore: skipWithoutTmux("the approval of Kana Supplement characters"),
+  fn: async () => {
+    // U+1B001 (Kana Supplement) is East Asian Wide, as are Tangut (U+17000…) and the ideographic
+    // symbols (U+16FE0…): counted one column each, every wrapped line took two rows again.
+    const screen = await askedOnSmallScreen(`rm -rf ~/ ${"\u{1B001}".repeat(78 * 11 - 12)}`);
+    match(screen, /rm -rf ~\/|The whole request is in/, screen);
+    match(screen, /^› No, block it \(n\)$/m);
+  },
+});
