@@ -35,12 +35,16 @@ export interface Watcher {
   readonly owner: CallWatch;
 }
 
-/** Stops a call; a `stop` that throws is reported, and the watch goes on with the others. */
+/**
+ * Stops a call; a `stop` that throws is reported once the watch went on with the others (in
+ * Deno a report no handler takes ends the process at once: the calls after it, a child
+ * process each, say, would never be stopped).
+ */
 function stopCall(call: Stoppable, why: StopReason): void {
   try {
     call.stop(why);
   } catch (error) {
-    reportError(error);
+    queueMicrotask(() => reportError(error));
   }
 }
 

@@ -128,3 +128,28 @@ Deno.test("CallWatch: removing another watch's watcher leaves both watches as th
   one.dispose();
   other.dispose();
 });
+
+Deno.test("CallWatch: with no error handler (Deno's default: a report ends the process), the calls after a throwing stop are stopped first", async () => {
+  const script = `
+    import { CallWatch } from ${
+    JSON.stringify(new URL("../../core/call_watch.ts", import.meta.url).href)
+  };
+    const controller = new AbortController();
+    const watch = new CallWatch(controller.signal);
+    watch.add(60_000, { stop: () => { throw new Error("first stop threw"); } });
+    watch.add(60_000, { stop: () => console.log("second stopped") });
+    controller.abort();
+  `;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--no-config", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const out = new TextDecoder().decode(stdout);
+  // The second call's stop (a child process killed, say) ran before the report ended the process.
+  deepEqual(out.trim(), "second stopped");
+  deepEqual([code !== 0, new TextDecoder().decode(stderr).includes("first stop threw")], [
+    true,
+    true,
+  ]);
+});
