@@ -220,17 +220,25 @@ export function composeBeforeToolCall(
           // rewrite validated (and coerced) by the tool's schema, in a frozen copy. One that
           // does not fit ends the chain; the loop then refuses it, naming who rewrote it.
           const rewriters = [...state.rewriters, owner];
+          // A snapshot, taken now: the rewriter keeps its object and could change it after
+          // the hooks below looked (the loop copies what the chain returns only at its end).
+          let args: Record<string, unknown>;
+          try {
+            args = structuredClone(decision.args);
+          } catch {
+            return { stop: { args: decision.args, rewrittenBy: rewriters } }; // the loop refuses it
+          }
           const rewritten = validateToolArguments(
             tool.name,
             tool.parameters,
-            decision.args,
+            args,
             tool.validateArguments,
           );
-          if (!rewritten.ok) return { stop: { args: decision.args, rewrittenBy: rewriters } };
+          if (!rewritten.ok) return { stop: { args, rewrittenBy: rewriters } };
           // What runs stays the rewrite as written: the loop validates it once more, and a
           // schema that transforms (zod's .transform) must not apply twice.
           const seen = copyForHooks(rewritten.value);
-          return { state: { ...state, args: decision.args, seen, rewriters } };
+          return { state: { ...state, args, seen, rewriters } };
         }
         return { state };
       },
