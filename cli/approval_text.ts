@@ -10,6 +10,7 @@
 import { structuredPatch } from "diff";
 import type { ConfirmRequest } from "../plugins/confirm/mod.ts";
 import { visible, visibleLine } from "../plugins/confirm/visible_text.ts";
+import { columnsOf, columnsOfText } from "./screen_columns.ts";
 
 /** How the approval is laid out. */
 export interface ApprovalLayout {
@@ -39,28 +40,6 @@ const FLAG = "\x1b[1;31m";
 const ADD = "\x1b[32m";
 const DEL = "\x1b[31m";
 const DIM = "\x1b[2m";
-
-// Characters a terminal draws two columns wide: East Asian wide and fullwidth forms (the
-// supplementary ones too: Tangut, Khitan, Nushu, the Kana supplements), and emoji. Generous on purpose: a character counted wide that is not only wraps a line early,
-// while one counted narrow that is not makes the question take more rows than it thinks,
-// and what scrolls off the top is the head and the command's start.
-const WIDE =
-  /[\u1100-\u115f\u231a-\u23ff\u25fd-\u27bf\u2b00-\u2bff\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{1b2ff}\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]/u;
-
-/**
- * The columns one character takes on a terminal at most: two for a wide one, eight for a
- * tab (to the next tab stop).
- */
-function columnsOf(char: string): number {
-  return char === "\t" ? 8 : WIDE.test(char) ? 2 : 1;
-}
-
-/** The columns a text takes on a terminal. */
-function columnsOfText(text: string): number {
-  let columns = 0;
-  for (const char of text) columns += columnsOf(char);
-  return columns;
-}
 
 /**
  * Wraps one text to `width` columns (a wide character takes two, a tab eight), after a space where there

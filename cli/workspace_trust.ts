@@ -12,6 +12,7 @@ import type { TackConfig } from "./config.ts";
 import { fingerprintChange, fingerprintConfig } from "./config_fingerprint.ts";
 import { readTrustStore, recordTrust, TrustStoreDenied, trustStorePath } from "./trust_store.ts";
 import { trustSummary } from "./trust_summary.ts";
+import { columnsOfText } from "./screen_columns.ts";
 
 /** What {@linkcode checkWorkspaceTrust} checks, and how it talks to the user. */
 export interface TrustGateOptions {
@@ -42,14 +43,14 @@ export const QUESTION_LINE_LENGTH = 240;
 
 /**
  * How many rows of `text` a terminal of `screen`'s size no longer shows once the warning and
- * the question are drawn below it (a line wraps every `columns` characters: counted as
- * characters, a wide one may take more).
+ * the question are drawn below it (a line wraps every `columns` columns; a wide character
+ * takes two).
  */
 function scrolledOff(text: string, screen: { columns: number; rows: number } | undefined): number {
   if (!screen || screen.columns <= 0 || screen.rows <= 0) return 0;
   let rows = 0;
   for (const line of text.replace(/\n$/, "").split("\n")) {
-    rows += Math.max(1, Math.ceil([...line].length / screen.columns));
+    rows += Math.max(1, Math.ceil(columnsOfText(line) / screen.columns));
   }
   return Math.max(0, rows - (screen.rows - 2));
 }
