@@ -24,10 +24,10 @@ import { Agent, type AgentInit, type AgentListener, type QueueMode } from "./age
 import {
   composeAfterToolCall,
   composeBeforeToolCall,
-  composeShouldStopAfterTurn,
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
+import { composeShouldStopAfterTurn } from "./compose_stop_after_turn.ts";
 import { composePrepareTurn } from "./compose_prepare_turn.ts";
 import { type Plugin, pluginNameProblem } from "./define_plugin.ts";
 import type { AgentTracer } from "./telemetry/agent_tracer.ts";

@@ -33,10 +33,10 @@ export { resolveLimits } from "./plugin_limits.ts";
 export {
   composeAfterToolCall,
   composeBeforeToolCall,
-  composeShouldStopAfterTurn,
   composeVerifyToolCall,
   type TaggedHook,
 } from "./compose_hooks.ts";
+export { composeShouldStopAfterTurn } from "./compose_stop_after_turn.ts";
 export {
   Agent,
   type AgentInit,
