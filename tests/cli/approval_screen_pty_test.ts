@@ -6,7 +6,7 @@ import { match } from "node:assert/strict";
 import { join } from "node:path";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { skipWithoutTmux, Terminal } from "./tmux.ts";
+import { skipWithoutTmux, tackUnderCliSet, Terminal } from "./tmux.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -18,27 +18,20 @@ async function askedOnSmallScreen(command: string): Promise<string> {
     await using server = await startFakeOpenAI({
       turns: [{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "done" }],
     });
-    await using term = await Terminal.start([
-      Deno.execPath(),
-      "run",
-      "-P=cli",
-      "--config",
-      join(REPO, "deno.json"),
-      "--no-prompt",
-      join(REPO, "cli", "main.ts"),
-      "--config",
-      join(dir, "tack.jsonc"),
-    ], {
-      cwd: dir,
-      env: childEnv({
-        NO_COLOR: "1",
-        TERM: "screen",
-        OPENAI_BASE_URL: server.baseURL,
-        OPENAI_API_KEY: "test",
-      }),
-      columns: 80,
-      rows: 24,
-    });
+    await using term = await Terminal.start(
+      tackUnderCliSet(["--config", join(dir, "tack.jsonc")]),
+      {
+        cwd: dir,
+        env: childEnv({
+          NO_COLOR: "1",
+          TERM: "screen",
+          OPENAI_BASE_URL: server.baseURL,
+          OPENAI_API_KEY: "test",
+        }),
+        columns: 80,
+        rows: 24,
+      },
+    );
     await term.waitFor(/^›\s*$/m);
     await term.type("go");
     await term.keys("Enter");

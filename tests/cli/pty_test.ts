@@ -5,7 +5,7 @@
 import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { skipWithoutTmux, Terminal } from "./tmux.ts";
+import { skipWithoutTmux, tackUnderCliSet, Terminal } from "./tmux.ts";
 import { childEnv } from "../support/child_env.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
@@ -29,18 +29,7 @@ async function withWorkspace(fn: (dir: string) => Promise<void>): Promise<void> 
 }
 
 function run(dir: string, args: string[] = []): string[] {
-  return [
-    Deno.execPath(),
-    "run",
-    "-P=cli",
-    "--config",
-    join(REPO, "deno.json"),
-    "--no-prompt",
-    join(REPO, "cli", "main.ts"),
-    "--config",
-    join(dir, "tack.jsonc"),
-    ...args,
-  ];
+  return tackUnderCliSet(["--config", join(dir, "tack.jsonc"), ...args]);
 }
 
 const userMessages = (requests: { messages: { role: string; content: unknown }[] }[]) =>

@@ -145,3 +145,25 @@ export class Terminal implements AsyncDisposable {
     await Deno.remove(dirname(this.#socket), { recursive: true }).catch(() => {});
   }
 }
+
+const REPO_ROOT = new URL("../..", import.meta.url).pathname;
+
+/**
+ * The command line of `tack` as `deno task agent` runs it (the `cli` permission set, no
+ * prompts), followed by `args`.
+ *
+ * @param args The CLI's own arguments.
+ * @returns The whole command, Deno first.
+ */
+export function tackUnderCliSet(args: readonly string[] = []): string[] {
+  return [
+    Deno.execPath(),
+    "run",
+    "-P=cli",
+    "--config",
+    join(REPO_ROOT, "deno.json"),
+    "--no-prompt",
+    join(REPO_ROOT, "cli", "main.ts"),
+    ...args,
+  ];
+}

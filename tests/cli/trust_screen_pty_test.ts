@@ -6,7 +6,7 @@ import { match } from "node:assert/strict";
 import { join } from "node:path";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { skipWithoutTmux, Terminal } from "./tmux.ts";
+import { skipWithoutTmux, tackUnderCliSet, Terminal } from "./tmux.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -20,15 +20,7 @@ async function askedOnSmallScreen(config: unknown): Promise<string> {
     await Deno.writeTextFile(join(dir, "tack.jsonc"), JSON.stringify(config));
     await Deno.writeTextFile(join(dir, "evil.ts"), `export default { name: "e", tools: [] };\n`);
     await using server = await startFakeOpenAI({ turns: [{ text: "hi" }] });
-    await using term = await Terminal.start([
-      Deno.execPath(),
-      "run",
-      "-P=cli",
-      "--config",
-      join(REPO, "deno.json"),
-      "--no-prompt",
-      join(REPO, "cli", "main.ts"),
-    ], {
+    await using term = await Terminal.start(tackUnderCliSet(), {
       cwd: dir,
       env: childEnv({
         NO_COLOR: "1",

@@ -6,7 +6,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
 import { childEnv } from "../support/child_env.ts";
 import { startFakeOpenAI } from "../support/fake_openai_server.ts";
-import { skipWithoutTmux, Terminal } from "./tmux.ts";
+import { skipWithoutTmux, tackUnderCliSet, Terminal } from "./tmux.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -36,15 +36,7 @@ async function withProject(
 }
 
 function start(dir: string, state: string, baseURL: string): Promise<Terminal> {
-  return Terminal.start([
-    Deno.execPath(),
-    "run",
-    "-P=cli",
-    "--config",
-    join(REPO, "deno.json"),
-    "--no-prompt",
-    join(REPO, "cli", "main.ts"),
-  ], {
+  return Terminal.start(tackUnderCliSet(), {
     cwd: dir,
     env: childEnv({
       NO_COLOR: "1",
