@@ -191,11 +191,13 @@ export class Agent {
       if (last && last.role !== "assistant") return this.#start([], "resume");
       throw new Error("Cannot resume: no tool call is waiting and the run had finished");
     }
-    const { resolved, sticky } = await resolveDecisions(
-      { open, pending: this.#pending, running: this.#running },
-      decisions,
-      indexTools(this.#registry.tools),
-    );
+    const pending = this.#pending; // replaced meanwhile by another resume or an abort
+    const batch = { open, pending, running: this.#running };
+    const tools = indexTools(this.#registry.tools);
+    const { resolved, sticky } = await resolveDecisions(batch, decisions, tools);
+    if (this.#run || this.#pending !== pending) {
+      throw new Error("Cannot resume: another resume or an abort came first");
+    }
     this.#sticky.push(...sticky);
     this.#pending = [];
     this.#running = [];

@@ -7,6 +7,7 @@
 import type { Agent } from "./agent.ts";
 import type { AgentState, Decision } from "./agent_state.ts";
 import { type AgentOptions, assembleAgent } from "./create_agent.ts";
+import { toolCallsOf } from "../core/messages.ts";
 
 /** What `resumeAgent` takes: the agent's options (same model and tools), and the decisions. */
 export interface ResumeAgentOptions extends AgentOptions {
@@ -27,6 +28,17 @@ function checkState(state: AgentState): void {
       "Cannot resume agent: the state is not an agent.state() of version 1 " +
         "(messages, pending, completed, running, sticky, config)",
     );
+  }
+  // A call's decision, result and "running" mark go by its id: two open calls sharing one
+  // (never so in a state the agent took) would both run on one approval.
+  const seen = new Set<string>();
+  for (const call of toolCallsOf(state.messages.at(-1))) {
+    if (seen.has(call.id)) {
+      throw new TypeError(
+        `Cannot resume agent: the state's last message has two tool calls with id ${call.id}`,
+      );
+    }
+    seen.add(call.id);
   }
 }
 
