@@ -32,6 +32,7 @@ import {
   ANSWERED_REASON,
   drain,
   type PromptInput,
+  RACED_REASON,
   toUserMessage,
   waitingReason,
 } from "./agent_init.ts";
@@ -97,8 +98,7 @@ export class Agent {
     const steeringMode = init.steeringMode ?? "one-at-a-time";
     const followUpMode = init.followUpMode ?? "one-at-a-time";
     const config = init.config;
-    // Every field named, not spread: one layout for every agent's config, which the kept
-    // agent keeps (see keepLayout); a spread gave each shape of config a layout of its own.
+    // Every field named, not spread: one layout for every agent's config (see keepLayout).
     this.#config = {
       model: config.model,
       toolExecution: config.toolExecution,
@@ -195,9 +195,7 @@ export class Agent {
     const batch = { open, pending, running: this.#running };
     const tools = indexTools(this.#registry.tools);
     const { resolved, sticky } = await resolveDecisions(batch, decisions, tools);
-    if (this.#run || this.#pending !== pending) {
-      throw new Error("Cannot resume: another resume or an abort came first");
-    }
+    if (this.#run || this.#pending !== pending) throw new Error(RACED_REASON);
     this.#sticky.push(...sticky);
     this.#pending = [];
     this.#running = [];

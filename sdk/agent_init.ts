@@ -115,3 +115,6 @@ export function waitingReason(verb: string, count: number): string {
 /** Why `continue()` after the model's answer, with nothing queued, is refused (as pi's). */
 export const ANSWERED_REASON =
   "Cannot continue: the run ended with the model's answer (send a prompt, or queue a message with steer or followUp)";
+
+/** Why a resume whose decisions were checked while another resume or an abort went first is refused. */
+export const RACED_REASON = "Cannot resume: another resume or an abort came first";
