@@ -19,12 +19,12 @@ export type HookOutcome<T> =
  * Runs a hook and waits for it at most `timeoutMs`, or until `signal` aborts. A hook that
  * answers synchronously is answered synchronously (no timer).
  *
- * @param run Calls the hook.
+ * @param run Calls the hook with the signal to give it: it aborts when the run aborts or
+ * the wait ends without the hook's answer (a timeout), so the hook's own work, and the hooks
+ * a composed chain would still call, can stop.
  * @param signal The run's abort signal.
  * @param timeoutMs How long to wait (`Infinity` or 0: only the signal bounds it; past
  * ~24.8 days, the longest a timer takes, that long).
- * @param onGiveUp Called, synchronously, the moment the wait ends without the hook's
- * answer (timeout or abort), so the hook's own work can be told to stop.
  * @returns The outcome; never rejects.
  *
  * @example A hook that never answers
@@ -32,19 +32,28 @@ export type HookOutcome<T> =
  * import { boundHook } from "@tack/agent";
  * import { equal } from "node:assert/strict";
  *
- * const outcome = await boundHook(() => new Promise(() => {}), new AbortController().signal, 5);
+ * let given: AbortSignal | undefined;
+ * const never = (signal: AbortSignal) => ((given = signal), new Promise(() => {}));
+ * const outcome = await boundHook(never, new AbortController().signal, 5);
  * equal(outcome.kind, "timeout");
+ * equal(given?.aborted, true); // the hook is told the loop stopped waiting
  * ```
  */
 export function boundHook<T>(
-  run: () => T | PromiseLike<T>,
+  run: (signal: AbortSignal) => T | PromiseLike<T>,
   signal: AbortSignal,
   timeoutMs: number,
-  onGiveUp?: () => void,
 ): MaybePromise<HookOutcome<T>> {
+  const hookSignal = new AbortController();
+  const giveUp = () =>
+    hookSignal.abort(
+      signal.aborted
+        ? signal.reason
+        : new DOMException("The loop stopped waiting for the hooks", "TimeoutError"),
+    );
   let value: T | PromiseLike<T>;
   try {
-    value = run();
+    value = run(hookSignal.signal);
   } catch (error) {
     return { kind: "error", error };
   }
@@ -52,7 +61,7 @@ export function boundHook<T>(
   const pending = value;
   if (signal.aborted) {
     pending.then(undefined, () => {});
-    onGiveUp?.();
+    giveUp();
     return { kind: "abort" };
   }
   return new Promise((resolve) => {
@@ -63,7 +72,7 @@ export function boundHook<T>(
       done = true;
       if (timer !== undefined) clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
-      if (outcome.kind === "timeout" || outcome.kind === "abort") onGiveUp?.();
+      if (outcome.kind === "timeout" || outcome.kind === "abort") giveUp();
       resolve(outcome);
     };
     const onAbort = () => finish({ kind: "abort" });

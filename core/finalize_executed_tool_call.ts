@@ -125,21 +125,9 @@ async function applyAfterToolCall(
   signal: AbortSignal,
   hookTimeoutMs: number,
 ): Promise<ExecutedToolCall> {
-  // What the hooks get: the run's abort, and the loop giving up on them (a timeout). A
-  // composed chain stops there, so hooks listed after a slow one do not act on a result
-  // that was withheld, after the call's end event.
-  const stage = new AbortController();
-  const giveUp = () => {
-    if (!stage.signal.aborted) {
-      stage.abort(
-        signal.aborted
-          ? signal.reason
-          : new DOMException("The loop stopped waiting for the hooks", "TimeoutError"),
-      );
-    }
-  };
+  // Its signal aborts when the loop stops waiting: a composed chain asks no later hook.
   const outcome = await boundHook(
-    () =>
+    (hooks) =>
       afterToolCall({
         assistantMessage,
         toolCall: prepared.toolCall,
@@ -148,10 +136,9 @@ async function applyAfterToolCall(
         result: executed.result,
         isError: executed.isError,
         context,
-      }, stage.signal),
+      }, hooks),
     signal,
     hookTimeoutMs,
-    giveUp,
   );
   const name = prepared.tool.name;
   // Withholding protects a successful result; an error result (a timeout, say) stands.

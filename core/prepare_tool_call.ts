@@ -294,27 +294,14 @@ async function passHooks(
   const aborted = () =>
     immediate(toolCall, createErrorToolResult(abortedBeforeStartMessage(toolCall.name)), tool);
 
-  // What the hooks get: the run's abort, and the loop giving up on them (a timeout). A
-  // composed chain stops there, so hooks listed after a slow one do not act on a call
-  // that will not run (a budget counting it, an audit intent line after its end line).
-  const hooksGivenUp = new AbortController();
-  const hookSignal = hooksGivenUp.signal;
-  const giveUp = () => {
-    if (!hookSignal.aborted) {
-      hooksGivenUp.abort(
-        signal.aborted
-          ? signal.reason
-          : new DOMException("The loop stopped waiting for the hooks", "TimeoutError"),
-      );
-    }
-  };
   const limit = timeoutsFor(tool, input.timeouts ?? {}).hookMs;
   const stalled = (stage: string) =>
     immediate(toolCall, createErrorToolResult(hookTimedOutMessage(tool.name, stage, limit)), tool);
 
   if (input.beforeToolCall) {
     const before = input.beforeToolCall;
-    const outcome = await boundHook(() => before(hookContext(), hookSignal), signal, limit, giveUp);
+    // Its signal aborts when the loop stops waiting: a composed chain asks no later hook.
+    const outcome = await boundHook((hooks) => before(hookContext(), hooks), signal, limit);
     if (outcome.kind === "error") {
       return immediate(toolCall, errorToToolResult(outcome.error, "beforeToolCall failed: "), tool);
     }
@@ -351,7 +338,7 @@ async function passHooks(
     if (args !== validated) seen = copyForHooks(args); // the rewritten arguments
     const verify = input.verifyToolCall;
     const context = deferral ? { ...hookContext(), deferred: deferral } : hookContext();
-    const outcome = await boundHook(() => verify(context, hookSignal), signal, limit, giveUp);
+    const outcome = await boundHook((hooks) => verify(context, hooks), signal, limit);
     if (outcome.kind === "error") {
       return immediate(toolCall, errorToToolResult(outcome.error, "verifyToolCall failed: "), tool);
     }

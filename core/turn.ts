@@ -238,7 +238,7 @@ export async function buildTurn(
   if (!hook) return { context: state, tools: indexFor(state.tools), config };
   const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const outcome = await boundHook(
-    () =>
+    (hookSignal) =>
       hook(
         {
           turn: number,
@@ -246,7 +246,7 @@ export async function buildTurn(
           tools: state.tools,
           messages: state.messages,
         },
-        signal,
+        hookSignal,
       ),
     signal,
     limit,
