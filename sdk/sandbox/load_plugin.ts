@@ -24,7 +24,7 @@ import { symlinkedGrantProblem } from "./symlinked_grants.ts";
 import { writeGrantProblem } from "./write_grants.ts";
 import { canonicalManifest, manifestHash, pinManifest } from "./manifest_pin.ts";
 import { assertWithinCeiling } from "./permission_ceiling.ts";
-import { describeGrants, resolveGrants } from "./permission_flags.ts";
+import { describeGrants, NO_GRANTS, resolveGrants } from "./permission_flags.ts";
 import {
   moduleUrl,
   NO_GROUP_KILL_WARNING,
@@ -71,8 +71,6 @@ export interface LoadPluginOptions extends SandboxOptions {
   manifestHash?: string;
 }
 
-const NOTHING: Required<PluginPermissions> = resolveGrants({}, "/");
-
 async function start(
   specifier: string,
   prepared: PreparedSandbox,
@@ -96,7 +94,7 @@ async function start(
       /^Cannot start sandbox of plugin "[^"]*": /,
       "",
     );
-    const hint = grants === NOTHING && /Permission denied|Requires \w+ access/.test(reason)
+    const hint = grants === NO_GRANTS && /Permission denied|Requires \w+ access/.test(reason)
       ? " (its manifest is read in a sandbox with no permissions: pass what its module's top level needs as `permissions`)"
       : loadFailureHint(reason, moduleForCommand(prepared.url));
     throw new Error(`Cannot load plugin ${JSON.stringify(specifier)}: ${reason}${hint}`);
@@ -293,7 +291,7 @@ export async function loadPlugin(
       }
     }
     if (live === undefined) {
-      live = await launch(given ?? NOTHING, firstLimits);
+      live = await launch(given ?? NO_GRANTS, firstLimits);
       // The manifest is fixed now: every later start (with grants, after a fault) must
       // report the same one, and it must be the one inspected when a hash was pinned.
       decided = await decide(live.manifest);

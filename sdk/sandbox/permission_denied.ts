@@ -13,6 +13,7 @@ import {
   permissionDeniedMessage,
 } from "../../core/create_error_tool_result.ts";
 import type { ToolResult } from "../../core/tool.ts";
+import { pathWithin } from "./path_within.ts";
 
 /** What the child knows about its own grants, to recognise denials the OS layer caused. */
 export interface SandboxFacts {
@@ -27,9 +28,7 @@ export interface SandboxFacts {
 function inside(path: string, roots: boolean | readonly string[]): boolean {
   if (roots === true) return true;
   if (roots === false) return false;
-  return roots.some((root) =>
-    path === root || path.startsWith(root.endsWith("/") ? root : root + "/")
-  );
+  return roots.some((root) => pathWithin(path, root));
 }
 
 function symlinkTarget(path: string): string | undefined {

@@ -61,6 +61,20 @@ export function resolveGrants(
 }
 
 /**
+ * No grant at all, resolved: what a plugin's first start (its manifest read) and a seed's
+ * filling starts run with.
+ *
+ * @example
+ * ```ts
+ * import { NO_GRANTS } from "./permission_flags.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(NO_GRANTS.net, false);
+ * ```
+ */
+export const NO_GRANTS: Required<PluginPermissions> = resolveGrants({}, "/");
+
+/**
  * The `deno run` permission flags for resolved grants.
  *
  * @param grants Grants from {@linkcode resolveGrants}.

@@ -8,7 +8,7 @@
 
 import { childCacheDir } from "./child_cache.ts";
 import { readySeed, seedFilled } from "./code_cache_seed.ts";
-import { resolveGrants } from "./permission_flags.ts";
+import { NO_GRANTS } from "./permission_flags.ts";
 import { bwrapCapsTmpfs, CHILD_CACHE_BYTES } from "./bwrap.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
 import { loadFailureHint, moduleForCommand } from "./load_failure_hint.ts";
@@ -353,14 +353,13 @@ export async function prepareSandbox(
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
   // Its code caches are a tmpfs: a seed of them is copied in at each start.
-  const nothing = resolveGrants({}, "/");
   const fill = (out: string) =>
     sandboxCommand({
       ...{ label: specifier, graph, importMapPath, lockPath, entryPath, layer, denoDir, cacheDir },
-      grants: nothing,
+      grants: NO_GRANTS,
       seed: { dir: out, fill: true },
       limits: { ...DEFAULT_LIMITS },
-      config: { ...base(nothing), confined: true },
+      config: { ...base(NO_GRANTS), confined: true },
     });
   const seedDir = cacheDir && code !== undefined &&
     await readySeed(cacheDir, code, fill, bwrapCapsTmpfs(), CHILD_CACHE_BYTES);

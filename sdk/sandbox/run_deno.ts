@@ -5,6 +5,8 @@
  */
 
 import { hostMay } from "./host_may.ts";
+import { joinBytes } from "../join_bytes.ts";
+import { DEFAULT_START_TIMEOUT_MS } from "./sandbox_connection.ts";
 import { stripBacktrace } from "./strip_backtrace.ts";
 import { printable } from "./strip_control_sequences.ts";
 import { drainWithin, killProcessGroup, spawnGroup } from "../process_group.ts";
@@ -57,13 +59,6 @@ function preparationEnv(denoDir: string): Record<string, string> {
   return env;
 }
 
-/**
- * How long one `deno info` or `deno cache` of a sandbox's preparation may run, by default:
- * `startTimeoutMs`'s default. A registry or host the graph names that accepts and never
- * answers held `loadPlugin` and `inspectPlugin` for ever (found by the sandbox attack).
- */
-export const PREPARATION_TIMEOUT_MS = 30_000;
-
 /** A stream read to its end, or until `stop`. */
 function collect(stream: ReadableStream<Uint8Array>) {
   const reader = stream.getReader();
@@ -76,9 +71,8 @@ function collect(stream: ReadableStream<Uint8Array>) {
     }
   })();
   const text = () => {
-    const bytes = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-    chunks.reduce((at, chunk) => (bytes.set(chunk, at), at + chunk.length), 0);
-    return new TextDecoder().decode(bytes);
+    const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    return new TextDecoder().decode(joinBytes(chunks, size));
   };
   return { done, text, stop: () => void reader.cancel().catch(() => {}) };
 }
@@ -91,7 +85,7 @@ function collect(stream: ReadableStream<Uint8Array>) {
  * @param cwd Where it runs (its config is found from there).
  * @param foreign For a plugin's own project: the host's Deno cache folder. It then gets only
  * {@linkcode PREPARATION_ENV} of the host's environment, and `DENO_DIR`.
- * @param timeoutMs How long it may run (default {@linkcode PREPARATION_TIMEOUT_MS}; anything
+ * @param timeoutMs How long it may run (default {@linkcode DEFAULT_START_TIMEOUT_MS}; anything
  * but a positive finite number means the default).
  * @returns What it printed on stdout.
  * @throws {Error} `Cannot prepare plugin: deno <subcommand> failed: <its stderr>` when it fails
@@ -114,7 +108,7 @@ export async function runDeno(
 ): Promise<string> {
   const limit = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)
     ? timeoutMs
-    : PREPARATION_TIMEOUT_MS;
+    : DEFAULT_START_TIMEOUT_MS;
   const child = spawnGroup(Deno.execPath(), {
     args,
     cwd,

@@ -9,6 +9,7 @@
 import { relative, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
+import { pathWithin } from "./path_within.ts";
 
 const PATH_GRANTS = ["read", "write", "ffi"] as const;
 
@@ -52,9 +53,7 @@ export function symlinkedGrantProblem(
     const grant = grants[name];
     if (!Array.isArray(grant)) continue;
     for (const path of grant) {
-      const within = bases.filter((base) =>
-        path === base || path.startsWith(base === "/" ? "/" : base + "/")
-      );
+      const within = bases.filter((base) => pathWithin(path, base));
       if (!hostMay({ name: "read", path })) continue;
       let real: string;
       try {
