@@ -11,7 +11,8 @@ import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TackConfig } from "./config.ts";
-import { BUILTIN_PLUGINS, resolvePluginSpecifier } from "./load_plugins.ts";
+import { builtinPluginName, resolvePluginSpecifier } from "./load_plugins.ts";
+import { sha256Hex } from "../sdk/sandbox/sha256_hex.ts";
 
 /** A config file as it was trusted, or as it is now. */
 export interface ConfigFingerprint {
@@ -24,25 +25,6 @@ export interface ConfigFingerprint {
   sha256: string;
   /** Each local plugin file it names, by path: its SHA-256, or why it has none (`"missing"`). */
   plugins: Record<string, string>;
-}
-
-/**
- * The SHA-256 of some bytes, in hex.
- *
- * @param bytes The bytes.
- * @returns 64 hex digits.
- *
- * @example
- * ```ts
- * import { sha256Hex } from "./config_fingerprint.ts";
- * import { equal } from "node:assert/strict";
- *
- * equal((await sha256Hex(new Uint8Array())).slice(0, 8), "e3b0c442");
- * ```
- */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -65,8 +47,7 @@ export async function sha256Hex(bytes: Uint8Array): Promise<string> {
 export function localPluginFiles(config: TackConfig): string[] {
   const files: string[] = [];
   for (const entry of config.plugins ?? []) {
-    const name = entry.specifier === "read-only" ? "read_only" : entry.specifier;
-    if (BUILTIN_PLUGINS.includes(name)) continue;
+    if (builtinPluginName(entry.specifier) !== undefined) continue;
     const resolved = resolvePluginSpecifier(entry.specifier, entry.baseDir);
     if (resolved.kind === "ok" && resolved.url.startsWith("file:")) {
       files.push(fileURLToPath(resolved.url));

@@ -52,6 +52,26 @@ export type LoadPluginsResult =
 export type ResolvedSpecifier = { kind: "ok"; url: string } | { kind: "error"; message: string };
 
 /**
+ * The built-in plugin a specifier names (`read-only` is `read_only`), if it names one.
+ *
+ * @param specifier As written in `tack.jsonc` or `--plugin`.
+ * @returns The plugin's folder name under `plugins/`, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { builtinPluginName } from "./load_plugins.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(builtinPluginName("read-only"), "read_only");
+ * equal(builtinPluginName("./fs.ts"), undefined);
+ * ```
+ */
+export function builtinPluginName(specifier: string): string | undefined {
+  const name = specifier === "read-only" ? "read_only" : specifier;
+  return BUILTIN_PLUGINS.includes(name) ? name : undefined;
+}
+
+/**
  * Turns a plugin specifier into a module URL: a built-in name into its module in
  * `plugins/`, a path into a `file:` URL (relative to `baseDir`), a `jsr:`, `npm:`,
  * `http(s):` or `file:` specifier into itself.
@@ -73,8 +93,8 @@ export type ResolvedSpecifier = { kind: "ok"; url: string } | { kind: "error"; m
  * ```
  */
 export function resolvePluginSpecifier(specifier: string, baseDir: string): ResolvedSpecifier {
-  const name = specifier === "read-only" ? "read_only" : specifier;
-  if (BUILTIN_PLUGINS.includes(name)) {
+  const name = builtinPluginName(specifier);
+  if (name !== undefined) {
     return { kind: "ok", url: new URL(`../plugins/${name}/mod.ts`, import.meta.url).href };
   }
   if (/^(jsr|npm|https?|file):/.test(specifier)) return { kind: "ok", url: specifier };

@@ -38,12 +38,12 @@ export function isYes(key: Key): boolean {
  * @param write Where the question goes (stderr).
  * @returns `true` when the user pressed `y`.
  *
- * @example Only on a terminal
- * ```ts
+ * @example On a terminal (tested through tmux: tests/cli/workspace_trust_pty_test.ts)
+ * ```ts ignore
  * import { askTrust } from "./trust_question.ts";
- * import { equal } from "node:assert/strict";
  *
- * equal(typeof askTrust, "function");
+ * const write = (text: string) => Deno.stderr.writeSync(new TextEncoder().encode(text));
+ * if (await askTrust(write)) console.log("trusted");
  * ```
  */
 export async function askTrust(write: (text: string) => void): Promise<boolean> {

@@ -11,7 +11,7 @@
 import { visibleLine } from "../plugins/confirm/visible_text.ts";
 import { compileRules, quoteShellWord } from "../plugins/rules/mod.ts";
 import type { PluginEntry, TackConfig } from "./config.ts";
-import { BUILTIN_PLUGINS, resolvePluginSpecifier } from "./load_plugins.ts";
+import { builtinPluginName, resolvePluginSpecifier } from "./load_plugins.ts";
 import { fileURLToPath } from "node:url";
 
 function json(value: unknown): string {
@@ -19,8 +19,7 @@ function json(value: unknown): string {
 }
 
 function where(entry: PluginEntry): string {
-  const name = entry.specifier === "read-only" ? "read_only" : entry.specifier;
-  if (BUILTIN_PLUGINS.includes(name)) return "built in";
+  if (builtinPluginName(entry.specifier) !== undefined) return "built in";
   const resolved = resolvePluginSpecifier(entry.specifier, entry.baseDir);
   if (resolved.kind === "error") return "not a plugin specifier: it will not load";
   return resolved.url.startsWith("file:") ? fileURLToPath(resolved.url) : resolved.url;
@@ -149,7 +148,7 @@ export function trustSummary(config: TackConfig, options: TrustSummaryOptions = 
     items.push({ rank: 3, lines: ["loads the default plugins (fs, shell)"] });
   }
   for (const entry of config.plugins ?? []) {
-    const builtin = where(entry) === "built in" && entry.specifier !== "mcp";
+    const builtin = builtinPluginName(entry.specifier) !== undefined && entry.specifier !== "mcp";
     items.push({ rank: builtin ? 3 : 4, lines: pluginLines(entry) });
   }
   if (config.baseURL !== undefined) {

@@ -122,3 +122,24 @@ Deno.test({
       equal(await exists(join(state, "tack", "trusted.json")), false);
     }),
 });
+
+Deno.test({
+  name: "cli on a terminal: a y typed before the trust question does not answer it",
+  ignore: skipWithoutTmux("the workspace trust question: type-ahead"),
+  fn: () =>
+    withProject(async (dir, state, marker) => {
+      await using server = await startFakeOpenAI({ turns: [{ text: "hi" }] });
+      await using term = await start(dir, state, server.baseURL);
+      // Sent while the CLI still starts (its modules load for well over this), so it waits
+      // in the terminal's input before the question is drawn.
+      await term.keys("y");
+      await term.waitFor(/Trust this tack\.jsonc\? \[y\/N\]\s*$/m);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Still asking: the y was dropped, nothing loaded.
+      match(await term.screen(), /Trust this tack\.jsonc\? \[y\/N\]\s*$/m);
+      equal(await exists(marker), false);
+      await term.keys("n");
+      await term.waitFor(/^EXIT=2$/m);
+      equal(await exists(join(state, "tack", "trusted.json")), false);
+    }),
+});
