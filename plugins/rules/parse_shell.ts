@@ -17,7 +17,9 @@ import {
   suCommand,
   sudoShellReadsStdin,
 } from "./wrapper_scripts.ts";
-import { isStdinPath, shellScript } from "./shell_script.ts";
+import { isStdinPath, quoteShellWord, shellScript } from "./shell_script.ts";
+
+export { quoteShellWord };
 import { type Node, Reader } from "./shell_reader.ts";
 import { evaluatedAt, namedAt } from "./run_time_code.ts";
 
@@ -68,26 +70,6 @@ const syntax = shellSyntax;
 const SHELLS = new Set(["bash", "sh", "dash", "zsh", "ksh", "mksh", "rbash", "ash", "yash"]);
 const NULL_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
 const MAX_DEPTH = 8;
-
-/**
- * Quotes a word for display so it reads back as the same single word.
- *
- * @param word The word's value.
- * @returns The word, single-quoted when it has characters the shell treats specially.
- *
- * @example
- * ```ts
- * import { quoteShellWord } from "@tack/agent/plugins/rules";
- * import { equal } from "node:assert/strict";
- *
- * equal(quoteShellWord("a b"), "'a b'");
- * equal(quoteShellWord("--force"), "--force");
- * ```
- */
-export function quoteShellWord(word: string): string {
-  if (/^[A-Za-z0-9_\-.,:/=@%+^~]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 function unescapeUnquoted(value: string): string {
   return value.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");

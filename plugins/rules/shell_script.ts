@@ -74,3 +74,23 @@ export function isStdinPath(word: string | undefined): boolean {
   return word !== undefined &&
     /^(?:\/dev\/stdin|\/dev\/fd\/0|\/proc\/(?:self|thread-self|\d+)\/fd\/0)$/.test(word);
 }
+
+/**
+ * Quotes a word for display so it reads back as the same single word.
+ *
+ * @param word The word's value.
+ * @returns The word, single-quoted when it has characters the shell treats specially.
+ *
+ * @example
+ * ```ts
+ * import { quoteShellWord } from "@tack/agent/plugins/rules";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(quoteShellWord("a b"), "'a b'");
+ * equal(quoteShellWord("--force"), "--force");
+ * ```
+ */
+export function quoteShellWord(word: string): string {
+  if (/^[A-Za-z0-9_\-.,:/=@%+^~]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}

@@ -6,7 +6,7 @@
  */
 
 import { programName, wrapperTakesValue } from "./shell_pattern.ts";
-import { shellScript } from "./shell_script.ts";
+import { quoteShellWord, shellScript } from "./shell_script.ts";
 
 /**
  * `env -S '…'` (`-iS'…'`, `--split-string=…`, an abbreviation of it): the string env splits
@@ -70,13 +70,8 @@ export function envSplitString(
   }
   if (split === undefined) return undefined;
   // The command env runs is the split string, then its operands (`env -S 'bash -c' '…'`).
-  const rest = words.slice(i).map((word, k) => dynamic[i + k] ? word : quoted(word));
+  const rest = words.slice(i).map((word, k) => dynamic[i + k] ? word : quoteShellWord(word));
   return [split, ...rest].join(" ");
-}
-
-/** A word in single quotes, as bash reads it back. */
-function quoted(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 /** su's and runuser's long options (util-linux), and what each takes. */
