@@ -89,11 +89,15 @@ function causeText(error: unknown): string {
  */
 export function describeError(error: unknown, context: ErrorContext): string {
   const redact = context.redact ?? withoutUserinfo;
-  const text = redact(describeFailure(error, { ...context, redact }));
+  const text = redact(describeFailure(error, context, redact));
   return context.unreadBaseURL ? text + UNREAD_BASE_URL_NOTE : text;
 }
 
-function describeFailure(error: unknown, context: ErrorContext): string {
+function describeFailure(
+  error: unknown,
+  context: ErrorContext,
+  redact: (text: string) => string,
+): string {
   const where = context.baseURL;
   const denied = error instanceof Deno.errors.NotCapable
     ? error
@@ -111,7 +115,7 @@ function describeFailure(error: unknown, context: ErrorContext): string {
   if (error instanceof APIUserAbortError) return "The request was aborted";
   if (error instanceof APIConnectionError) return connectionText(error, context);
   if (error instanceof APIError) {
-    const text = providerText(error, context.redact ?? withoutUserinfo);
+    const text = providerText(error, redact);
     if (error.status === undefined) {
       return `${where} reported an error mid-stream (model ${context.model}): ${text}`;
     }
