@@ -94,18 +94,9 @@ export function daxSpinner(message: string): Spinner {
 
 const LINE_WIDTH = 100;
 
-/**
- * Text from the model, a tool or a plugin as the terminal may show it: each line without
- * escape sequences or control characters (a result must not move the cursor, repaint a
- * prompt or write the clipboard).
- */
-function plain(text: string): string {
-  return text.split("\n").map(stripControlSequences).join("\n");
-}
-
-/** {@linkcode plain} on one line: a newline shows as `␊`, so it cannot start a line of its own. */
+/** {@linkcode printable} on one line: a newline shows as `␊`, so it cannot start a line of its own. */
 function oneLine(text: string): string {
-  return plain(text).replace(/\n/g, "\u240a");
+  return printable(text).replace(/\n/g, "\u240a");
 }
 
 function clip(text: string, max: number): string {
@@ -138,7 +129,7 @@ export function formatArgs(args: Record<string, unknown>): string {
 }
 
 function resultText(result: ToolResult): string {
-  return plain(
+  return printable(
     result.content.map((c) => (c.type === "text" ? c.text : `[${c.mimeType} image]`)).join("\n"),
   );
 }
@@ -268,7 +259,7 @@ export class Renderer {
         const step = event.assistantMessageEvent;
         if (step.type === "text_delta") {
           this.#stopSpinner();
-          const delta = plain(step.delta);
+          const delta = printable(step.delta);
           this.#io.out(delta);
           if (delta.length > 0) this.#atLineStart = delta.endsWith("\n");
         } else if (step.type === "thinking_start") this.#spin("thinking");
@@ -290,7 +281,7 @@ export class Renderer {
         if (message.stopReason === "error") {
           this.#io.err(
             // The provider's words, often a server's: none of its escapes reach the terminal.
-            this.#paint("31", `✗ error: ${plain(message.errorMessage ?? "the model failed")}`) +
+            this.#paint("31", `✗ error: ${printable(message.errorMessage ?? "the model failed")}`) +
               "\n",
           );
         } else if (message.stopReason === "aborted") {
