@@ -26,7 +26,7 @@ export interface BwrapMounts {
   underlay?: {
     source: string;
     target: string;
-    seed?: { dir: string; fill: boolean };
+    seed?: CacheSeed;
     emitReadOnly?: boolean;
   };
   /** Share the host's network namespace (only when `net` is granted). */
@@ -34,6 +34,14 @@ export interface BwrapMounts {
   /** The most bytes the sandbox's `/tmp` (memory) may hold; no cap when left out. */
   tmpBytes?: number;
 }
+
+/**
+ * A seed of code caches (code_cache_seed.ts): its files, mounted read-only into the child's
+ * Deno cache, or (`fill`) the folder a filling run copies the caches out to.
+ */
+export type CacheSeed =
+  | { dir: string; fill: false; files: readonly string[] }
+  | { dir: string; fill: true };
 
 const SYSTEM_READ_ONLY = ["/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin"];
 
@@ -210,11 +218,15 @@ export function bwrapArgs(mounts: BwrapMounts): string[] {
     // once, and emits in memory).
     const emit = mounts.underlay.emitReadOnly ? "--ro-bind" : "--bind";
     args.push(emit, `${source}/${KEPT_EMIT}`, `${target}/${KEPT_EMIT}`);
-    // The code caches two filling starts of the plugin left (code_cache_seed.ts), copied in.
+    // The code caches two filling starts of the plugin left (code_cache_seed.ts): read-only,
+    // or, for a run that fills the seed, the folder it copies them out to.
     const seed = mounts.underlay.seed;
+    if (seed?.fill) args.push("--bind", seed.dir, SEED_MOUNT);
     // `-try`: another host loading another version of the plugin may have just dropped it
-    // (then the start copies nothing in).
-    if (seed) args.push(seed.fill ? "--bind" : "--ro-bind-try", seed.dir, SEED_MOUNT);
+    // (then Deno finds no cache, and compiles).
+    for (const name of seed?.fill === false ? seed.files : []) {
+      args.push("--ro-bind-try", `${seed!.dir}/${name}`, `${target}/${name}`);
+    }
   }
   for (const path of mounts.readOnly) args.push("--ro-bind-try", path, path);
   for (const path of mounts.hidden ?? []) args.push("--tmpfs", path);

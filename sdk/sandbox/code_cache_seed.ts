@@ -3,9 +3,10 @@
  * must not fill the host's disk through the caches Deno writes there), so each start would
  * compile Tack's runner, the TypeBox bundle and the plugin again: ~20 ms. Instead two starts
  * with no permissions and a closed stdin (it loads, reports its manifest, ends) fill a seed
- * once, and every start copies it into its tmpfs before Deno starts. What those runs can
- * leave in the seed is bounded by that tmpfs' cap (no seed where bubblewrap cannot cap it),
- * and checked again on the host.
+ * once, and every start mounts its files read-only into its tmpfs (Deno reads the caches
+ * and fails to add to them; what it would add would be gone with the sandbox anyway). What
+ * those runs can leave in the seed is bounded by that tmpfs' cap (no seed where bubblewrap
+ * cannot cap it), and checked again on the host.
  *
  * @module
  */
@@ -14,10 +15,10 @@ import { dirname } from "node:path";
 import { hostMay } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 
-/** Where a child's seed is mounted (read-only, but for the run that fills it). */
+/** Where the run that fills a seed has it mounted, writable. */
 export const SEED_MOUNT = "/tack_seed";
 
-/** The shell that copies the seed in (or out); without it the filling runs fail, and no seed is used. */
+/** The shell that copies a seed out of the run that fills it; without it the filling runs fail, and no seed is used. */
 export const SEED_SHELL = "/bin/sh";
 
 /**
@@ -34,15 +35,16 @@ export const FILL_TIMEOUT_MS = 5_000;
  */
 const MAX_FILL_RUNS = 4;
 
-// Copy in, then run Deno (by its absolute path) in the shell's place. Filling: the same, then
-// copy the caches out (a database and its write-ahead log; the shared-memory index is rebuilt
-// when it is opened). `cp` is looked up in the system's default PATH (`command -p`), never in
-// the host's PATH, where a plugin may write (found by the review: a planted `cp` ran before
-// Deno's permission checks).
-const COPY = 'command -p cp "$0"/* "$DENO_DIR"/ 2>/dev/null';
-const COPY_IN = `${COPY}; exec "$@"`;
-const COPY_OUT = `${COPY}; "$@"; status=$?; ` +
+// Copy what the seed holds in, run Deno (by its absolute path), then copy the caches out (a
+// database and its write-ahead log; the shared-memory index is rebuilt when it is opened).
+// `cp` is looked up in the system's default PATH (`command -p`), never in the host's PATH,
+// where a plugin may write (found by the review: a planted `cp` ran before Deno's permission
+// checks).
+const COPY_OUT = 'command -p cp "$0"/* "$DENO_DIR"/ 2>/dev/null; "$@"; status=$?; ' +
   'command -p cp "$DENO_DIR"/*_v2 "$DENO_DIR"/*_v2-wal "$0"/ 2>/dev/null; exit $status';
+
+/** What a filled seed holds: Deno's cache databases and their write-ahead logs. */
+const SEED_FILE = /^[a-z0-9_]+_v[0-9]+(-wal)?$/;
 
 /** Makes a sandbox child's command, given the seed folder it fills. */
 export type FillCommand = (out: string) => {
@@ -52,27 +54,53 @@ export type FillCommand = (out: string) => {
 };
 
 /**
- * A child's command behind the shell that copies its seed in (or, `fill`, out once Deno has
- * run).
+ * The command of a run that fills a seed: the child's command behind the shell that copies
+ * the caches out (to {@linkcode SEED_MOUNT}) once Deno is done.
  *
  * @param command The child's command (`deno run …`, Deno by its absolute path).
- * @param fill Whether this run fills the seed (it is mounted writable then, and copied out
- *   when Deno is done).
  * @returns The command to run inside the sandbox.
  *
  * @example
  * ```ts
- * import { SEED_MOUNT, seededCommand } from "./code_cache_seed.ts";
+ * import { fillingCommand, SEED_MOUNT } from "./code_cache_seed.ts";
  * import { equal } from "node:assert/strict";
  *
- * const command = seededCommand(["/usr/bin/deno", "run", "entry.js"], false);
+ * const command = fillingCommand(["/usr/bin/deno", "run", "entry.js"]);
  * equal(command[0], "/bin/sh");
  * equal(command[3], SEED_MOUNT);
  * equal(command.slice(4).join(" "), "/usr/bin/deno run entry.js");
  * ```
  */
-export function seededCommand(command: readonly string[], fill: boolean): string[] {
-  return [SEED_SHELL, "-c", fill ? COPY_OUT : COPY_IN, SEED_MOUNT, ...command];
+export function fillingCommand(command: readonly string[]): string[] {
+  return [SEED_SHELL, "-c", COPY_OUT, SEED_MOUNT, ...command];
+}
+
+/**
+ * The files of a filled seed, which a start mounts read-only into its Deno cache; `undefined`
+ * when there is no filled seed (another host may have just dropped it: the start goes
+ * without).
+ *
+ * @param dir The seed folder.
+ * @returns The files' names, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { seedFiles } from "./code_cache_seed.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(seedFiles("/no/such/seed"), undefined);
+ * ```
+ */
+export function seedFiles(dir: string): string[] | undefined {
+  if (!seedFilled(dir)) return undefined;
+  try {
+    return [...Deno.readDirSync(dir)]
+      .filter((entry) => entry.isFile && SEED_FILE.test(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 
 import { childCacheDir } from "./child_cache.ts";
-import { readySeed, seedFilled } from "./code_cache_seed.ts";
+import { readySeed, seedFiles } from "./code_cache_seed.ts";
 import { NO_GRANTS } from "./permission_flags.ts";
 import { bwrapCapsTmpfs, CHILD_CACHE_BYTES } from "./bwrap.ts";
 import { hostMay, hostRealPath } from "./host_may.ts";
@@ -352,7 +352,7 @@ export async function prepareSandbox(
   // Under bubblewrap the child gets its own Deno cache (the host's is not mounted), so it
   // does not transpile its graph again on every start.
   const cacheDir = layer === "bwrap" ? await childCacheDir(url, denoDir, dir) : undefined;
-  // Its code caches are a tmpfs: a seed of them is copied in at each start.
+  // Its code caches are a tmpfs: a seed of them is mounted in at each start.
   const fill = (out: string) =>
     sandboxCommand({
       ...{ label: specifier, graph, importMapPath, lockPath, entryPath, layer, denoDir, cacheDir },
@@ -377,6 +377,7 @@ export async function prepareSandbox(
       return (handlers) => {
         if (cacheDir !== undefined) keepChildCache(cacheDir);
         const now = current();
+        const files = seedDir ? seedFiles(seedDir) : undefined;
         return spawnProcess(sandboxCommand({
           label: specifier,
           grants,
@@ -387,7 +388,7 @@ export async function prepareSandbox(
           layer: netLayer,
           denoDir,
           cacheDir,
-          seed: seedDir && seedFilled(seedDir) ? { dir: seedDir, fill: false } : undefined,
+          seed: seedDir && files ? { dir: seedDir, fill: false, files } : undefined,
           stderr: options.stderr,
           limits,
           config: { ...base(grants), confined: layer === "bwrap" },

@@ -8,8 +8,14 @@
 import { dirname } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { PluginPermissions } from "../permissions.ts";
-import { bwrapArgs, bwrapAvailable, bwrapCapsTmpfs, unshareNetAvailable } from "./bwrap.ts";
-import { seededCommand } from "./code_cache_seed.ts";
+import {
+  bwrapArgs,
+  bwrapAvailable,
+  bwrapCapsTmpfs,
+  type CacheSeed,
+  unshareNetAvailable,
+} from "./bwrap.ts";
+import { fillingCommand } from "./code_cache_seed.ts";
 import type { PluginLimits } from "../plugin_limits.ts";
 import { hostPath, isExecutableFile } from "./host_may.ts";
 import { heapLimitFlag, osLimitPrefix } from "./memory_limit.ts";
@@ -111,8 +117,8 @@ export interface SandboxCommandInput {
    * Bubblewrap only.
    */
   cacheDir?: string;
-  /** With `cacheDir`: a seed of code caches to copy into it (`fill`: this run fills it). */
-  seed?: { dir: string; fill: boolean };
+  /** With `cacheDir`: a seed of code caches to mount in it (`fill`: this run fills it). */
+  seed?: CacheSeed;
   stderr?: "forward" | "capture";
   /** Memory and message size caps (none when left out). */
   limits?: Required<PluginLimits>;
@@ -251,8 +257,8 @@ export function sandboxCommand(input: SandboxCommandInput): ProcessCommand {
       },
     }),
   });
-  const seeded = input.cacheDir !== undefined && input.seed !== undefined;
-  return run("bwrap", [...args, ...(seeded ? seededCommand(deno, input.seed!.fill) : deno)]);
+  const filling = input.cacheDir !== undefined && input.seed?.fill === true;
+  return run("bwrap", [...args, ...(filling ? fillingCommand(deno) : deno)]);
 }
 
 /**

@@ -1,8 +1,8 @@
 // A sandbox child's Deno cache is a capped tmpfs (a plugin with no permissions had filled the
 // host's disk through the code caches Deno keeps there), so its starts would compile
 // everything again. A seed of those caches, filled by two starts with no permissions when a
-// plugin is loaded a second time, is copied into each start's tmpfs: what a plugin can leave
-// in it is bounded by that tmpfs' cap, whatever its top level compiles.
+// plugin is loaded a second time, is mounted read-only into each start's tmpfs: what a plugin
+// can leave in it is bounded by that tmpfs' cap, whatever its top level compiles.
 import { deepEqual, equal } from "node:assert/strict";
 import { childCacheDir } from "../../sdk/sandbox/child_cache.ts";
 import { denoCacheDir } from "../../sdk/sandbox/deno_dir.ts";
@@ -84,6 +84,92 @@ Deno.test({
           recursive: true,
         },
       ).catch(() => {});
+    }
+  },
+});
+
+/** The sandbox children (Deno, not bubblewrap) whose command line names `text`. */
+function childrenNaming(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^[0-9]+$/.test(entry.name)) continue;
+    let command: string[];
+    try {
+      command = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
+    } catch {
+      continue; // gone, or not ours
+    }
+    if (command[0] === Deno.execPath() && command.some((arg) => arg.includes(text))) {
+      found.push(Number(entry.name));
+    }
+  }
+  return found;
+}
+
+Deno.test({
+  name:
+    "a start mounts the seed's files read-only where Deno opens its caches, and leaves the seed as it was",
+  ignore: skipWithoutBwrap("the code cache seed"),
+  async fn() {
+    const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-seed-mount-" }));
+    const file = `${dir}/seeded.js`;
+    const call = { toolCallId: "1", signal: new AbortController().signal };
+    const denoDir = await denoCacheDir();
+    const cache = await childCacheDir(`file://${file}`, denoDir, dir);
+    try {
+      await Deno.writeTextFile(
+        file,
+        `export default { name: "seeded", tools: [{ name: "echo", description: "Echoes",
+  parameters: { type: "object" }, execute: () => ({ content: [{ type: "text", text: "ok" }] }) }] };
+`,
+      );
+      // Written just now, it would be described again on each load, with no version to key a
+      // seed by.
+      const past = new Date(Date.now() - 60_000);
+      await Deno.utime(file, past, past);
+      const state = (seed: string) =>
+        [...Deno.readDirSync(seed)].map((entry) => {
+          const info = Deno.statSync(`${seed}/${entry.name}`);
+          return `${entry.name} ${info.size} ${info.mtime?.getTime()}`;
+        }).sort();
+      let before: string[] = [];
+      for (const load of [1, 2, 3]) {
+        const plugin = await loadPlugin(file, { sandbox: true, onWarning: () => {} });
+        try {
+          if (load === 3) {
+            const seed = seedOf(cache);
+            equal(seed !== undefined && seedFilled(seed), true, "filled at the second load");
+            before = state(seed!);
+            const [pid] = childrenNaming(file);
+            equal(typeof pid, "number", "its child runs");
+            // Each cache database Deno opens is the seed's file, mounted read-only (before, a
+            // shell copied the seed into the tmpfs at every start: ~1–3 ms).
+            const mounts = Deno.readTextFileSync(`/proc/${pid}/mountinfo`).split("\n")
+              .map((line) => line.split(" "));
+            for (const name of ["dep_analysis_cache_v2", "v8_code_cache_v2"]) {
+              const mount = mounts.find((fields) => fields[4] === `${denoDir}/${name}`);
+              equal(mount?.[5].split(",").includes("ro"), true, `${name}: ${mount?.join(" ")}`);
+            }
+            const open = [...Deno.readDirSync(`/proc/${pid}/fd`)].map((fd) => {
+              try {
+                return Deno.readLinkSync(`/proc/${pid}/fd/${fd.name}`);
+              } catch {
+                return "";
+              }
+            });
+            equal(open.includes(`${denoDir}/dep_analysis_cache_v2`), true, open.join(" "));
+          }
+          const result = await plugin.tools![0].execute({}, call);
+          equal(result.content[0].type === "text" && result.content[0].text, "ok");
+        } finally {
+          await plugin.dispose?.();
+        }
+      }
+      // Deno's writes (the new entry module's analysis) failed: the seed is as it was.
+      deepEqual(state(seedOf(cache)!), before);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(cache, { recursive: true }).catch(() => {});
     }
   },
 });
