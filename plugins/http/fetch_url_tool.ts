@@ -163,7 +163,11 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         if ((error as Error)?.name === "NotCapable" || (cause as Error)?.name === "NotCapable") {
           throw error;
         }
-        throw new Error(`Cannot fetch ${url.href}: ${(error as Error).message ?? error}`);
+        // Kept as the cause: `fetch failed` says why in its own (a refused connection, a
+        // certificate not for the name), which the loop shows after the message.
+        throw new Error(`Cannot fetch ${url.href}: ${(error as Error).message ?? error}`, {
+          cause,
+        });
       };
       try {
         const headers = new Headers({ ...settings.headers, ...params.headers });

@@ -13,7 +13,7 @@ import {
   type ToolResultMessage,
 } from "@tack/agent";
 import { compileHostAllowlist, htmlToText, http, type HttpOptions } from "@tack/agent/plugins/http";
-import { deepEqual, equal, throws } from "node:assert/strict";
+import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { resultsOf, textOf } from "../support/agent_harness.ts";
 import { loadPlugin } from "../../sdk/sandbox/load_plugin.ts";
 
@@ -459,7 +459,13 @@ Deno.test("fetch_url: bad arguments and unreachable servers are exact error resu
       [toolCall("fetch_url", { url: `http://127.0.0.1:${deadPort}/` })],
     );
     equal(refused.isError, true);
-    equal(textOf(refused).startsWith(`Cannot fetch http://127.0.0.1:${deadPort}/: `), true);
+    // Before, the cause was dropped: "Cannot fetch …: fetch failed", and no reason.
+    match(
+      textOf(refused),
+      new RegExp(
+        `^Cannot fetch http://127\\.0\\.0\\.1:${deadPort}/: fetch failed \\(.*Connection refused.*\\)$`,
+      ),
+    );
   });
 });
 
