@@ -80,18 +80,18 @@ export async function addressRefusal(url: URL, check: AddressCheck): Promise<str
 export interface CheckedAddress {
   /** Why the host is refused, or `undefined` when it may be reached. */
   refusal?: string;
-  /** For a name that was resolved and passed, the first of its (all public) addresses. */
-  address?: string;
+  /** For a name that was resolved and passed, its (all public) addresses, `A` records first. */
+  addresses?: string[];
 }
 
 /**
- * Like {@linkcode addressRefusal}, and also which address a resolved name passed with:
- * connecting to that one, not to what a second lookup says, is what makes the check hold
+ * Like {@linkcode addressRefusal}, and also which addresses a resolved name passed with:
+ * connecting to one of those, not to what a second lookup says, is what makes the check hold
  * against a DNS server that answers differently the next time (DNS rebinding).
  *
  * @param url The URL about to be fetched (or a redirect's target).
  * @param check The option and what the allowlist says of the host.
- * @returns The refusal, or the address checked (none for IP literals and unchecked hosts).
+ * @returns The refusal, or the addresses checked (none for IP literals and unchecked hosts).
  *
  * @example An IP literal passes as written: there is no other address to pin
  * ```ts
@@ -144,5 +144,5 @@ export async function checkAddress(url: URL, check: AddressCheck): Promise<Check
       };
     }
   }
-  return { address: addresses[0] };
+  return { addresses };
 }

@@ -12,6 +12,7 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import { netHostOf, requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { checkAddress } from "./address_refusal.ts";
 import { pinnedUrl } from "./pinned_url.ts";
+import { openPinnedTunnel, type PinnedTunnel, tunnelAddresses } from "./pinned_tunnel.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
 import { type BodyKind, renderBody } from "./render_body.ts";
@@ -138,7 +139,8 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           listedExactly: settings.allowlist.listsExactly(target),
           signal,
         });
-      // The address each hop was checked with, connected to instead of the name (pinnedUrl).
+      // The addresses each hop was checked with, connected to instead of the name: for http
+      // the first (pinnedUrl), for https each in turn, through a tunnel (pinned_tunnel.ts).
       let checked = await leadsTo(url);
       if (checked.refusal) throw new Error(checked.refusal);
       const controller = new AbortController();
@@ -151,6 +153,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       signal.addEventListener("abort", forward, { once: true });
       if (signal.aborted) forward();
       let client: Deno.HttpClient | undefined;
+      let tunnel: PinnedTunnel | undefined;
       const fail = (error: unknown): never => {
         if (timedOut) {
           throw new Error(
@@ -163,6 +166,9 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         if ((error as Error)?.name === "NotCapable" || (cause as Error)?.name === "NotCapable") {
           throw error;
         }
+        // The tunnel's own words: fetch only sees a refused CONNECT.
+        const tunnelFailure = tunnel?.failure(netHostOf(url));
+        if (tunnelFailure) throw new Error(`Cannot fetch ${url.href}: ${tunnelFailure}`);
         // Kept as the cause: `fetch failed` says why in its own (a refused connection, a
         // certificate not for the name), which the loop shows after the message.
         throw new Error(`Cannot fetch ${url.href}: ${(error as Error).message ?? error}`, {
@@ -179,17 +185,24 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         while (true) {
           // Asked first: a host on a terminal is not prompted, the model reads the denial.
           requireHostMay({ name: "net", host: netHostOf(url) });
-          const pinned = pinnedUrl(url, checked.address);
+          const pinned = pinnedUrl(url, checked.addresses?.[0]);
+          const tunnelTo = tunnelAddresses(url, checked.addresses);
           const sent = new Headers(headers);
           if (pinned) sent.set("host", url.host);
           client ??= pinned && Deno.createHttpClient({ allowHost: true });
+          let through = pinned && client;
+          if (tunnelTo.length > 0) {
+            tunnel ??= openPinnedTunnel();
+            tunnel.pin(netHostOf(url), tunnelTo);
+            through = tunnel.client;
+          }
           response = await fetch(pinned ?? url, {
             method: currentMethod,
             headers: sent,
             body,
             redirect: "manual",
             signal: controller.signal,
-            ...(pinned && { client }),
+            ...(through && { client: through }),
           }).catch(fail);
           const location = response.headers.get("location");
           if (!REDIRECTS.has(response.status) || location === null) break;
@@ -257,6 +270,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         return { content, details };
       } finally {
         client?.close();
+        tunnel?.close();
         clearTimeout(timer);
         signal.removeEventListener("abort", forward);
       }

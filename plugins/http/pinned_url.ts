@@ -10,9 +10,9 @@ import { hostMay } from "../../sdk/sandbox/host_may.ts";
 
 /**
  * The URL to connect to instead of `url`: its host replaced by `address`, for `http:` only
- * (an `https:` connection verifies the name's certificate, which a service the name was
- * rebound to does not have), and only where this process may reach that address without
- * a prompt (a sandbox granting names keeps connecting by name).
+ * (an `https:` URL keeps its name, for the certificate check, and goes through a tunnel to
+ * the address: `pinned_tunnel.ts`), and only where this process may reach that address
+ * without a prompt (a sandbox granting names keeps connecting by name).
  *
  * @param url The URL asked for, whose name was checked.
  * @param address The address the check found, or `undefined` (an IP literal, no check).

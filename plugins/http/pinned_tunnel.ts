@@ -1,0 +1,196 @@
+/**
+ * Where `fetch_url` connects for an `https:` URL whose name it resolved and checked: `fetch`
+ * is given a CONNECT proxy of the tool's own, on loopback, that opens each tunnel to an
+ * address the check found (trying them in order). `fetch` still does the TLS handshake
+ * itself, with the name in SNI and the certificate checked for the name, but never resolves
+ * the name, so a DNS server that answers differently the second time (DNS rebinding) is
+ * never asked.
+ *
+ * @module
+ */
+
+import { hostMay } from "../../sdk/sandbox/host_may.ts";
+
+/** The variables `fetch` takes a proxy for an `https:` URL from. */
+const HTTPS_PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"];
+/** The most a CONNECT request's head may take. */
+const HEAD_LIMIT = 8192;
+const encoder = new TextEncoder();
+
+/**
+ * Which of `addresses` a tunnel for `url` may go to: those this process may connect to on
+ * the URL's port without a prompt, and none when the tunnel does not apply. It does not for
+ * a URL other than `https:` (plain HTTP is pinned by `pinnedUrl`), when this process may not
+ * listen on loopback, or when a proxy from the environment (`HTTPS_PROXY`, `ALL_PROXY`) is
+ * set: an explicit proxy replaces it, so the tunnel would go around it, and the proxy
+ * resolves the name itself anyway. A variable this process may not read (a sandbox denies
+ * them) counts as not set.
+ *
+ * @param url The URL asked for, whose name was checked.
+ * @param addresses The addresses the check found, in order (none for an IP literal).
+ * @returns The addresses to try, in order; none to fetch `url` by name.
+ *
+ * @example
+ * ```ts
+ * import { tunnelAddresses } from "./pinned_tunnel.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(tunnelAddresses(new URL("http://a.test/"), ["93.184.215.14"]), []);
+ * ```
+ */
+export function tunnelAddresses(url: URL, addresses: readonly string[] | undefined): string[] {
+  if (url.protocol !== "https:" || !addresses?.length) return [];
+  if (!hostMay({ name: "net", host: "127.0.0.1:0" })) return [];
+  const proxied = HTTPS_PROXY_VARIABLES.some((variable) =>
+    hostMay({ name: "env", variable }) && Deno.env.get(variable)
+  );
+  if (proxied) return [];
+  const port = url.port || "443";
+  return addresses.filter((address) =>
+    hostMay({ name: "net", host: `${address.includes(":") ? `[${address}]` : address}:${port}` })
+  );
+}
+
+/** A CONNECT proxy on loopback for one `fetch_url` call, and the client that sends through it. */
+export interface PinnedTunnel {
+  /** The client to give `fetch` (every request it sends goes through the tunnel). */
+  readonly client: Deno.HttpClient;
+  /**
+   * Sets where a CONNECT to `authority` goes from now on; a CONNECT to any other is refused.
+   *
+   * @param authority `hostname:port`, as `netHostOf` gives it.
+   * @param addresses The checked addresses to try, in order.
+   */
+  pin(authority: string, addresses: readonly string[]): void;
+  /** Why the last tunnel to `authority` could not be opened, or `undefined`. */
+  failure(authority: string): string | undefined;
+  /** Closes the client, the listener and every tunnel. */
+  close(): void;
+}
+
+/**
+ * Opens a {@linkcode PinnedTunnel}: a listener on 127.0.0.1 (a port of the system's choosing)
+ * that answers `CONNECT host:port` for a pinned authority by connecting to its addresses in
+ * order and relaying bytes both ways, and a `Deno.HttpClient` whose proxy it is.
+ *
+ * @param options For the client, but its proxy (`caCerts`, say).
+ * @returns The tunnel; close it when the call ends.
+ *
+ * @example A CONNECT nobody pinned is refused
+ * ```ts
+ * import { openPinnedTunnel } from "./pinned_tunnel.ts";
+ * import { rejects } from "node:assert/strict";
+ *
+ * const tunnel = openPinnedTunnel();
+ * try {
+ *   await rejects(fetch("https://a.test/", { client: tunnel.client }));
+ * } finally {
+ *   tunnel.close();
+ * }
+ * ```
+ */
+export function openPinnedTunnel(
+  options: Omit<Deno.CreateHttpClientOptions, "proxy"> = {},
+): PinnedTunnel {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const client = Deno.createHttpClient({
+    ...options,
+    proxy: { url: `http://127.0.0.1:${listener.addr.port}` },
+  });
+  const pins = new Map<string, readonly string[]>();
+  const failures = new Map<string, string>();
+  const open = new Set<Deno.Conn>();
+  const closing = new AbortController();
+  const closeQuietly = (conn: Deno.Conn) => {
+    open.delete(conn);
+    try {
+      conn.close();
+    } catch {
+      // closed already (by the relay ending)
+    }
+  };
+
+  async function relay(conn: Deno.Conn): Promise<void> {
+    open.add(conn);
+    let upstream: Deno.Conn | undefined;
+    try {
+      const head = await readHead(conn);
+      const authority = head && /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
+      const addresses = authority ? pins.get(authority.toLowerCase()) : undefined;
+      if (!head || !authority || !addresses) {
+        await conn.write(encoder.encode("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"));
+        return;
+      }
+      const port = Number(authority.slice(authority.lastIndexOf(":") + 1));
+      const errors: string[] = [];
+      for (const hostname of addresses) {
+        try {
+          upstream = await Deno.connect({ hostname, port, signal: closing.signal });
+          break;
+        } catch (error) {
+          errors.push(`${hostname}: ${(error as Error).message}`);
+        }
+      }
+      if (!upstream) {
+        failures.set(authority.toLowerCase(), `cannot connect to ${errors.join("; ")}`);
+        await conn.write(encoder.encode("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"));
+        return;
+      }
+      open.add(upstream);
+      if (closing.signal.aborted) return;
+      await conn.write(encoder.encode("HTTP/1.1 200 Connection established\r\n\r\n"));
+      if (head.rest.length > 0) await upstream.write(head.rest);
+      await Promise.allSettled([
+        conn.readable.pipeTo(upstream.writable),
+        upstream.readable.pipeTo(conn.writable),
+      ]);
+    } catch {
+      // the other end went away: nothing to tell (fetch reports its own side)
+    } finally {
+      if (upstream) closeQuietly(upstream);
+      closeQuietly(conn);
+    }
+  }
+
+  (async () => {
+    try {
+      for await (const conn of listener) relay(conn);
+    } catch {
+      // the listener was closed
+    }
+  })();
+
+  return {
+    client,
+    pin(authority, addresses) {
+      pins.set(authority.toLowerCase(), [...addresses]);
+      failures.delete(authority.toLowerCase());
+    },
+    failure: (authority) => failures.get(authority.toLowerCase()),
+    close() {
+      closing.abort();
+      client.close();
+      try {
+        listener.close();
+      } catch {
+        // closed already
+      }
+      for (const conn of [...open]) closeQuietly(conn);
+    },
+  };
+}
+
+/** Reads a request head (up to the blank line), or `undefined` past the limit or at the end. */
+async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Array } | undefined> {
+  const buffer = new Uint8Array(HEAD_LIMIT);
+  let size = 0;
+  while (size < HEAD_LIMIT) {
+    const read = await conn.read(buffer.subarray(size));
+    if (read === null) return undefined;
+    size += read;
+    const text = new TextDecoder("latin1").decode(buffer.subarray(0, size));
+    const end = text.indexOf("\r\n\r\n");
+    if (end >= 0) return { text: text.slice(0, end + 4), rest: buffer.slice(end + 4, size) };
+  }
+  return undefined;
+}

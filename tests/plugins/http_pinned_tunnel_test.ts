@@ -1,0 +1,163 @@
+/**
+ * The tunnel fetch_url sends an https request through once its name is checked: the TLS
+ * handshake is fetch's own, for the name, over a connection to the address given (the name
+ * is never looked up: `.test` names resolve nowhere). Needs `openssl`; skipped without it.
+ */
+
+import { openPinnedTunnel, tunnelAddresses } from "../../plugins/http/pinned_tunnel.ts";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
+
+const ignore = !(await hasOpenssl());
+
+async function withServer(
+  names: string[],
+  run: (port: number, ca: string, asked: string[]) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const files = await makeCertificates(dir, names);
+    const asked: string[] = [];
+    await using server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: await Deno.readTextFile(files.cert),
+      key: await Deno.readTextFile(files.key),
+      onListen() {},
+    }, (request) => {
+      asked.push(request.url);
+      return new Response("hello");
+    });
+    await run(server.addr.port, await Deno.readTextFile(files.ca), asked);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test({
+  name: "pinned tunnel: the name's certificate is checked over the address given",
+  ignore,
+  async fn() {
+    await withServer(["tunnel.test"], async (port, ca, asked) => {
+      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+      try {
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+        const response = await fetch(`https://tunnel.test:${port}/p?q`, { client: tunnel.client });
+        deepEqual([response.status, await response.text()], [200, "hello"]);
+        deepEqual(asked, [`https://tunnel.test:${port}/p?q`]);
+      } finally {
+        tunnel.close();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "pinned tunnel: a certificate for another name is refused by fetch",
+  ignore,
+  async fn() {
+    await withServer(["other.test"], async (port, ca, asked) => {
+      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+      try {
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+        const error = await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })
+          .then(() => undefined, (error: Error) => error);
+        match(
+          String((error?.cause as Error)?.message),
+          /certificate not valid for name "tunnel\.test"/,
+        );
+        deepEqual(asked, []);
+      } finally {
+        tunnel.close();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name: "pinned tunnel: an authority not pinned is refused; an address that refuses says so",
+  ignore,
+  async fn() {
+    await withServer(["tunnel.test"], async (port, ca, asked) => {
+      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+      try {
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+        await rejects(fetch(`https://tunnel.test:${port + 1}/`, { client: tunnel.client }));
+        const dead = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const deadPort = dead.addr.port;
+        dead.close();
+        tunnel.pin(`dead.test:${deadPort}`, ["127.0.0.1"]);
+        await rejects(fetch(`https://dead.test:${deadPort}/`, { client: tunnel.client }));
+        match(String(tunnel.failure(`dead.test:${deadPort}`)), /^cannot connect to 127\.0\.0\.1: /);
+        // A second address after one that refuses is tried.
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.2", "127.0.0.1"]);
+        equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
+        equal(asked.length, 1);
+      } finally {
+        tunnel.close();
+      }
+    });
+  },
+});
+
+Deno.test("tunnelAddresses: https only, and not when a proxy from the environment applies", () => {
+  const url = new URL("https://a.test:8443/");
+  deepEqual(tunnelAddresses(new URL("http://a.test/"), ["93.184.215.14"]), []);
+  deepEqual(tunnelAddresses(url, undefined), []);
+  const saved = Deno.env.get("HTTPS_PROXY");
+  try {
+    Deno.env.delete("HTTPS_PROXY");
+    if (["https_proxy", "ALL_PROXY", "all_proxy"].every((name) => !Deno.env.get(name))) {
+      deepEqual(tunnelAddresses(url, ["93.184.215.14", "2001:4860::1"]), [
+        "93.184.215.14",
+        "2001:4860::1",
+      ]);
+    }
+    Deno.env.set("HTTPS_PROXY", "http://proxy.test:3128");
+    deepEqual(tunnelAddresses(url, ["93.184.215.14"]), []);
+  } finally {
+    if (saved === undefined) Deno.env.delete("HTTPS_PROXY");
+    else Deno.env.set("HTTPS_PROXY", saved);
+  }
+});
+
+Deno.test({
+  name: "pinned tunnel: it replaces a proxy from the environment (why it is not used with one)",
+  ignore,
+  async fn() {
+    const saved = Deno.env.get("HTTPS_PROXY");
+    await withServer(["tunnel.test"], async (port, ca) => {
+      // Nothing listens on port 1: a client that took this proxy could not connect.
+      Deno.env.set("HTTPS_PROXY", "http://127.0.0.1:1");
+      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+      try {
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+        const response = await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client });
+        deepEqual([response.status, await response.text()], [200, "hello"]);
+      } finally {
+        tunnel.close();
+        if (saved === undefined) Deno.env.delete("HTTPS_PROXY");
+        else Deno.env.set("HTTPS_PROXY", saved);
+      }
+    });
+  },
+});
+
+Deno.test("tunnelAddresses: a proxy variable this process may not read counts as unset", async () => {
+  const module = new URL("../../plugins/http/pinned_tunnel.ts", import.meta.url).href;
+  const script = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(
+      script,
+      `import { tunnelAddresses } from "${module}";\n` +
+        'console.log(JSON.stringify(tunnelAddresses(new URL("https://a.test/"), ["93.184.215.14"])));',
+    );
+    const { stdout, success } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-net", "--allow-read", "--deny-env=HTTPS_PROXY", script],
+      env: { HTTPS_PROXY: "http://proxy.test:3128" },
+    }).output();
+    deepEqual([success, new TextDecoder().decode(stdout).trim()], [true, '["93.184.215.14"]']);
+  } finally {
+    await Deno.remove(script);
+  }
+});

@@ -1,0 +1,79 @@
+/**
+ * fetch_url against DNS rebinding over TLS, by an attacker holding a valid certificate for
+ * their own name: its lookups answer public addresses to the check and 127.0.0.1 to any
+ * later lookup, and the service on 127.0.0.1 presents a certificate for that name too (so
+ * the certificate check alone does not stop it). Run as root on Linux only: it needs a
+ * network namespace (its own loopback, DNS server and /etc/resolv.conf) and `openssl` (the
+ * CA and certificate are made at test time); skipped elsewhere.
+ */
+
+import { deepEqual } from "node:assert/strict";
+import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
+
+const CHILD = new URL("../fixtures/http/rebinding_https_child.ts", import.meta.url).pathname;
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+
+async function canIsolate(): Promise<boolean> {
+  if (Deno.build.os !== "linux" || Deno.uid() !== 0 || !(await hasOpenssl())) return false;
+  const probe = new Deno.Command("unshare", { args: ["-mn", "true"], stderr: "null" });
+  return (await probe.output().catch(() => ({ success: false }))).success;
+}
+
+Deno.test({
+  name: "fetch_url: an https name is connected to at an address checked (trying each in order), " +
+    "not at a second lookup's, and its certificate is still checked for the name",
+  ignore: !(await canIsolate()),
+  async fn() {
+    // Before, fetch resolved each name again and every request reached the secret.
+    const dir = await Deno.makeTempDir();
+    try {
+      const { ca, cert, key } = await makeCertificates(dir, ["rebind.test", "*.rebind.test"]);
+      await Deno.writeTextFile(`${dir}/resolv.conf`, "nameserver 127.0.0.1\n");
+      const script = "set -e; ip link set lo up; " +
+        "ip addr add 93.184.215.13/32 dev lo; ip addr add 93.184.215.14/32 dev lo; " +
+        `mount --bind ${dir}/resolv.conf /etc/resolv.conf; ` +
+        `exec "${Deno.execPath()}" run -A --unstable-net --config ${CONFIG} ${CHILD} ` +
+        `${cert} ${key}`;
+      const run = new Deno.Command("unshare", {
+        args: ["-mn", "bash", "-c", script],
+        env: { DENO_CERT: ca },
+      });
+      const { stdout, stderr, success } = await run.output();
+      deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
+      const ok = (asked: string) => ({
+        text: `HTTP 200 OK (text/plain;charset=UTF-8)\n\npublic, asked for ${asked}`,
+        isError: false,
+      });
+      deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+        "https://rebind.test:8443/": ok("rebind.test:8443/"),
+        "https://two.rebind.test:8443/": ok("two.rebind.test:8443/"),
+        "https://hop.rebind.test:8443/hop": {
+          ...ok("final.rebind.test:8443/landed"),
+          text:
+            "HTTP 200 OK (text/plain;charset=UTF-8)\nURL: https://final.rebind.test:8443/landed" +
+            "\n\npublic, asked for final.rebind.test:8443/landed",
+        },
+        // The first address checked refuses, and there is no other: no second lookup either.
+        "https://dead.rebind.test:8443/": {
+          text: "Cannot fetch https://dead.rebind.test:8443/: cannot connect to 93.184.215.13: " +
+            "Connection refused (os error 111)",
+          isError: true,
+        },
+        "https://silent.rebind.test:8444/": {
+          text: "Request to https://silent.rebind.test:8444/ timed out after 2 seconds",
+          isError: true,
+        },
+        // The address checked, with a certificate not for the name asked: refused by fetch.
+        "https://elsewhere.test:8443/": {
+          text: "Cannot fetch https://elsewhere.test:8443/: fetch failed (error sending request " +
+            "for url (https://elsewhere.test:8443/): client error (Connect): invalid peer " +
+            'certificate: certificate not valid for name "elsewhere.test"; certificate is only ' +
+            'valid for DnsName("rebind.test") or DnsName("*.rebind.test"))',
+          isError: true,
+        },
+      });
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
