@@ -36,3 +36,38 @@ Deno.test({
     }
   },
 });
+
+Deno.test("the CLI's permission set reads HTTPS_PROXY: behind a proxy, http's https requests go through it by name", async () => {
+  // Found when https was pinned to its checked addresses: a proxy variable the CLI could not
+  // read counted as unset, and its requests went around the proxy (failing where only the
+  // proxy may reach out).
+  const script = await Deno.makeTempFile({ dir: ROOT, prefix: ".tack-proxy-", suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(
+      script,
+      `import { tunnelAddresses } from "./plugins/http/pinned_tunnel.ts";\n` +
+        `console.log(JSON.stringify(tunnelAddresses(new URL("https://a.test/"), ["93.184.215.14"])));\n`,
+    );
+    const run = async (env: Record<string, string>) => {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-P=cli", "--no-prompt", script],
+        cwd: ROOT,
+        env,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      equal(output.success, true, new TextDecoder().decode(output.stderr));
+      return new TextDecoder().decode(output.stdout).trim();
+    };
+    for (const variable of ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]) {
+      equal(await run({ [variable]: "http://proxy.test:3128" }), "[]", variable);
+    }
+    // Without one, the request goes to the checked address (the tunnel).
+    const clear = Object.fromEntries(
+      ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].map((name) => [name, ""]),
+    );
+    equal(await run(clear), '["93.184.215.14"]');
+  } finally {
+    await Deno.remove(script);
+  }
+});
