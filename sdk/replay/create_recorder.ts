@@ -11,11 +11,13 @@ import {
   AssistantMessageStream,
 } from "../../core/assistant_message_stream.ts";
 import type { Model } from "../../core/model.ts";
+import { CREDENTIAL_HEADER } from "../providers/openai/redact.ts";
 import { redactEventStream } from "./redact_event_stream.ts";
 import {
   type CassetteLine,
   type RecordedEvent,
   recordedRequest,
+  REDACTED,
   redactSecrets,
 } from "./cassette.ts";
 
@@ -73,9 +75,15 @@ function redactDeltas(events: RecordedEvent[], end: Record<string, unknown>): vo
   deltas.forEach((event, i) => (event.delta = i === 0 ? redacted : ""));
 }
 
+/**
+ * Headers as a cassette keeps them: a header whose name says it carries a credential
+ * (`auth`, `key`, `token`, `secret`, `password`, `cookie`, `session`, `credential`, as the
+ * provider's error texts read them: `X-Custom-Auth`, `x-goog-api-key`) is `[redacted]` whole,
+ * the others redacted like any text. Replay does not compare headers.
+ */
 function headersOf(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
-  headers.forEach((value, key) => (out[key] = value));
+  headers.forEach((value, key) => (out[key] = CREDENTIAL_HEADER.test(key) ? REDACTED : value));
   return redactSecrets(out);
 }
 

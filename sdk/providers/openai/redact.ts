@@ -14,7 +14,7 @@ export const MIN_REDACTED_CHARS = 8;
 const USERINFO = /\b(https?:\/\/)[^\s/?#]*@/gi;
 
 /** A header whose name says it carries a credential (`Authorization`, `api-key`, `X-Auth-Token`). */
-const CREDENTIAL_HEADER = /auth|key|token|secret|password|cookie|session|credential/i;
+export const CREDENTIAL_HEADER = /auth|key|token|secret|password|cookie|session|credential/i;
 
 /**
  * A base URL as error texts show it: without `user:password@`.
