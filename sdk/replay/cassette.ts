@@ -69,19 +69,64 @@ export const REDACTED = "[redacted]";
 const SECRET_KEY =
   /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|openai-organization|openai-project)$|api[-_]?key|secret|password|token$/i;
 
+/** A parameter (`name=value`: a query string, an environment line) that names one too. */
+const SECRET_PARAM = /^(key|sig)$|signature$|credential/i;
+
 /**
- * A key and its value in JSON-like text: a quoted key (`"password"`, `'password'`) or a bare
- * one (`password`), a colon, then a quoted string or a bare value up to `,`, `}`, `]` or the
- * line's end (`Authorization: Basic …` whole).
+ * A key and its separator in JSON-like or `name=value` text: a quoted key (`"password"`,
+ * `'password'`) or a bare one (`password`, `--password`, `X-Amz-Signature`), then `:` or `=`
+ * (not `==` or `=>`). A match starts only where no quote, word or escape precedes it, so
+ * each run of key characters is scanned once: linear in the text.
  */
-const KEY_VALUE =
-  /((?:"((?:[^"\\\n]|\\.){1,256})"|'((?:[^'\\\n]|\\.){1,256})'|\b([A-Za-z_][\w-]{0,255}))\s*:\s*)("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s,}\]][^\n,}\]]*)/g;
+const KEY =
+  /(?:(?<![\\\w])"((?:[^"\\\n]|\\.)*)"|(?<![\\\w])'((?:[^'\\\n]|\\.)*)'|(?<![\w.-])([\w.-]+))[ \t]*(:|=(?![=>]))[ \t]*/g;
+
+/** A value after `:`: a quoted string, or bare up to `,`, `}`, `]` or the line's end. */
+const COLON_VALUE = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]][^\n,}\]]*/y;
+
+/** A value after `=`: a quoted string, or bare up to a space, `&`, `#`, `;`, `,` or a bracket. */
+const EQUALS_VALUE = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s&#;,}\])"'<>]+/y;
+
+/**
+ * Each credential-named key's value in `text` replaced: `"password": "x"` →
+ * `"password": "[redacted]"`, `password: x y` → `password: "[redacted]"`, `?api_key=x&` →
+ * `?api_key=[redacted]&`; a value already holding `[redacted` is left (`Bearer [redacted]`).
+ */
+function redactPairs(text: string): string {
+  let out = "";
+  let kept = 0;
+  KEY.lastIndex = 0;
+  for (let found; (found = KEY.exec(text));) {
+    const name = found[1] ?? found[2] ?? found[3];
+    const equals = found[4] === "=";
+    if (!SECRET_KEY.test(name) && !(equals && SECRET_PARAM.test(name))) continue;
+    const at = KEY.lastIndex;
+    const pattern = equals ? EQUALS_VALUE : COLON_VALUE;
+    pattern.lastIndex = at;
+    const value = pattern.exec(text)?.[0];
+    if (value === undefined || value.includes("[redacted")) continue;
+    const quote = value[0];
+    const quoted = (quote === '"' || quote === "'") && value.length > 1 && value.endsWith(quote);
+    out += text.slice(kept, at) +
+      (quoted ? `${quote}${REDACTED}${quote}` : equals ? REDACTED : `"${REDACTED}"`);
+    kept = KEY.lastIndex = at + value.length;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+/**
+ * A URL's userinfo (`//user:password@`, `//token@`): up to the last `@` before the host's
+ * end, as URL parsers read it.
+ */
+const USERINFO = /\/\/[^\s\/?#"'<>\\]+@/g;
 
 /**
  * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
  * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
- * `…password…`, `…token`), and bearer tokens, `sk-…` keys and a URL's `user:password@`
- * inside strings; a string that holds a JSON object (a tool call's `arguments`) by key too.
+ * `…password…`, `…token`); inside strings, bearer tokens, `sk-…` keys, a URL's userinfo
+ * (`user:password@`, `token@`), a credential-named `name=value` (`?api_key=…`, `&token=…`,
+ * `&key=…`, `X-Amz-Signature=…`) and `"key": value` pair; a string that holds a JSON object
+ * (a tool call's `arguments`) by key too.
  *
  * @param value Headers, a request body, anything JSON.
  * @returns The redacted copy.
@@ -105,20 +150,15 @@ export function redactSecrets<T>(value: T): T {
       const redacted = redactSecrets(inner);
       if (JSON.stringify(redacted) !== JSON.stringify(inner)) return JSON.stringify(redacted) as T;
     }
-    return value
-      .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
-      .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
-      .replace(/\/\/[^\s/@:]{1,256}:[^\s/@]{1,256}@/g, `//${REDACTED}@`)
-      // A credential-named key's value in JSON-like text that does not parse (a model's
-      // arguments with a trailing comma, an error quoting them): `"password": "…"`; after the
-      // rules above, so `Authorization: Bearer …` keeps its form.
-      .replace(
-        KEY_VALUE,
-        (pair, prefix: string, double?: string, single?: string, bare?: string, value?: string) =>
-          SECRET_KEY.test(double ?? single ?? bare ?? "") && !value?.includes("[redacted")
-            ? `${prefix}"${REDACTED}"`
-            : pair,
-      ) as T;
+    // A credential-named key's value in JSON-like text that does not parse (a model's
+    // arguments with a trailing comma, an error quoting them) last, so `Authorization: Bearer
+    // …` keeps its form.
+    return redactPairs(
+      value
+        .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
+        .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
+        .replace(USERINFO, `//${REDACTED}@`),
+    ) as T;
   }
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === "object" && value !== null) {
