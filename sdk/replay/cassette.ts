@@ -115,18 +115,42 @@ function redactPairs(text: string): string {
 }
 
 /**
+ * Tokens whose form gives them away: `sk-…` (OpenAI, Anthropic `sk-ant-…`), GitHub
+ * (`ghp_…`, `gho_…`, `ghu_…`, `ghs_…`, `ghr_…`, `github_pat_…`), GitLab `glpat-…`, Slack
+ * (`xoxb-…`, `xoxp-…`, …, `xapp-…`), AWS access key ids (`AKIA…`, `ASIA…`), Google API keys
+ * (`AIza…`), Stripe (`sk_live_…`, `rk_test_…`), npm `npm_…`, Hugging Face `hf_…`, JSON Web
+ * Tokens (`eyJ….….…`) and PEM private keys (`-----BEGIN … PRIVATE KEY-----` to its end).
+ * Each starts where no word character precedes it (`task-…` is no key).
+ */
+const TOKEN = new RegExp(
+  [
+    /(?<!\w)sk-[A-Za-z0-9_-]{8,}/,
+    /(?<![\w-])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}|glpat-[\w-]{20,})/,
+    /(?<![\w-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/,
+    /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/,
+    /(?<![\w-])AIza[\w-]{35}/,
+    /(?<![\w-])[rs]k_(?:live|test)_[A-Za-z0-9]{16,}/,
+    /(?<![\w-])(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,})/,
+    /(?<![\w-])eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]*/,
+    /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:[A-Za-z0-9+\/=\s:,]|-(?!----))*(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)?/,
+  ].map((pattern) => pattern.source).join("|"),
+  "g",
+);
+
+/**
  * A URL's userinfo (`//user:password@`, `//token@`): up to the last `@` before the host's
  * end, as URL parsers read it.
  */
 const USERINFO = /\/\/[^\s\/?#"'<>\\]+@/g;
 
 /**
- * A copy of a value with secrets replaced by `[redacted]`: any object key that names a
- * credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`, `…secret…`,
- * `…password…`, `…token`); inside strings, bearer tokens, `sk-…` keys, a URL's userinfo
- * (`user:password@`, `token@`), a credential-named `name=value` (`?api_key=…`, `&token=…`,
- * `&key=…`, `X-Amz-Signature=…`) and `"key": value` pair; a string that holds a JSON object
- * (a tool call's `arguments`) by key too.
+ * A copy of a value with secrets replaced by `[redacted]`: the value of any object key that
+ * names a credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`,
+ * `…secret…`, `…password…`, `…token`); inside strings, bearer tokens, tokens of a known
+ * form (`sk-…`, `ghp_…`, `github_pat_…`, `xoxb-…`, `AKIA…`, `AIza…`, JWTs, PEM private keys,
+ * …), a URL's userinfo (`user:password@`, `token@`), a credential-named `name=value`
+ * (`?api_key=…`, `&token=…`, `&key=…`, `X-Amz-Signature=…`) and `"key": value` pair; a
+ * string that holds a JSON object (a tool call's `arguments`) by key too.
  *
  * @param value Headers, a request body, anything JSON.
  * @returns The redacted copy.
@@ -156,7 +180,7 @@ export function redactSecrets<T>(value: T): T {
     return redactPairs(
       value
         .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
-        .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, REDACTED)
+        .replace(TOKEN, REDACTED)
         .replace(USERINFO, `//${REDACTED}@`),
     ) as T;
   }

@@ -5,6 +5,28 @@
 import { createRecorder, redactSecrets } from "@tack/agent";
 import { deepEqual, ok } from "node:assert/strict";
 
+/** Secrets of each form the recorder is shown (test values, not real credentials). */
+const SECRETS = {
+  google: "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+  azure: "0123456789abcdef0123456789abcdef",
+  authToken: "xauthTOKENvalue42",
+  proxy: "cHJveHl1c2VyOnByb3h5cGFzcw==",
+  amz: "FwoGZXIvYXdzEJrSECURITYtokenVALUE",
+  customAuth: "CUSTOMAUTHhdr123",
+  github: "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB",
+  githubPat: "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+  slack: "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp",
+  awsKeyId: "AKIAIOSFODNN7EXAMPLE",
+  awsSecret: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+  anthropic: "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+  jwt:
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+  userinfo: "onlyusertoken123",
+  queryKey: "QUERYKEYvalue987",
+  queryToken: "QUERYTOKENvalue654",
+  queryApiKey: "QUERYAPIKEY321abc",
+  pem: "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+};
 Deno.test("recorded headers: a credential header of any name is redacted whole, others kept", async () => {
   const recorder = createRecorder();
   const fetch = recorder.fetch(() =>
@@ -49,6 +71,35 @@ Deno.test("recorded headers: a credential header of any name is redacted whole, 
     "set-cookie": "[redacted]",
     "x-request-id": "req_1",
   });
+});
+
+Deno.test("redaction: tokens of known forms inside text", () => {
+  const S = SECRETS;
+  const cases: [string, string][] = [
+    [`gh ${S.github}.`, "gh [redacted]."],
+    [`pat=${S.githubPat}`, "pat=[redacted]"],
+    ["gitlab glpat-abcdefghijklmnopqrst12", "gitlab [redacted]"],
+    [`slack ${S.slack}`, "slack [redacted]"],
+    ["app xapp-1-A0123456789-abcdef", "app [redacted]"],
+    [`id ${S.awsKeyId} and ASIAIOSFODNN7EXAMPLE`, "id [redacted] and [redacted]"],
+    [`google "${S.google}"`, 'google "[redacted]"'],
+    [`claude ${S.anthropic}`, "claude [redacted]"],
+    [
+      "stripe sk_live_abcdefghijklmnop1234 rk_test_abcdefghijklmnop1234",
+      "stripe [redacted] [redacted]",
+    ],
+    ["npm npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm [redacted]"],
+    ["hf hf_abcdefghijklmnopqrstuvwxyzABCDEF", "hf [redacted]"],
+    [`jwt ${S.jwt} end`, "jwt [redacted] end"],
+    [
+      `key:\n-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n${S.pem}\n${S.pem}==\n-----END RSA PRIVATE KEY-----\nafter`,
+      "key:\n[redacted]\nafter",
+    ],
+    [`cut -----BEGIN PRIVATE KEY-----\n${S.pem}`, "cut [redacted]"],
+  ];
+  deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
+  // Replay redacts a request made of redacted parts again: the same text.
+  deepEqual(cases.map(([, want]) => redactSecrets(want)), cases.map(([, want]) => want));
 });
 
 Deno.test("redaction: a URL's userinfo and its query-string credentials, and name=value pairs", () => {
