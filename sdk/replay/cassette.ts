@@ -51,13 +51,16 @@ export type CassetteLine =
     isError: boolean;
   };
 
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
 /** The object a string holds as JSON (`'{"a":1}'`), if it is one. */
 function jsonObjectIn(text: string): Record<string, unknown> | undefined {
   const trimmed = text.trim();
   if (!trimmed.startsWith("{") || !trimmed.endsWith("}")) return undefined;
   try {
     const value = JSON.parse(trimmed);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined;
+    return isRecord(value) ? value : undefined;
   } catch {
     return undefined;
   }
@@ -66,8 +69,13 @@ function jsonObjectIn(text: string): Record<string, unknown> | undefined {
 /** What a secret is replaced with. */
 export const REDACTED = "[redacted]";
 
+/**
+ * A key that names a credential: `authorization`, `x-api-key`, `api_key`/`apiKey`, `cookie`,
+ * `…secret…`, `…password…`/`…passwd…`, `…token`, `…auth`, `…credential(s)`, `private_key`,
+ * `access_key`.
+ */
 const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|openai-organization|openai-project)$|api[-_]?key|secret|password|token$/i;
+  /^(authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|openai-organization|openai-project)$|api[-_]?key|secret|passw(or)?d|token$|auth$|credentials?$|private[-_]?key|access[-_]?key/i;
 
 /** A parameter (`name=value`: a query string, an environment line) that names one too. */
 const SECRET_PARAM = /^(key|sig)$|signature$|credential/i;
@@ -144,13 +152,28 @@ const TOKEN = new RegExp(
 const USERINFO = /\/\/[^\s\/?#"'<>\\]+@/g;
 
 /**
+ * A JSON schema's `properties`, redacted: a property named `password` holds its schema (kept,
+ * redacted by its own keys), not a secret; a property holding a string is redacted by name
+ * as anywhere (data that only looks like a schema keeps no password).
+ */
+function schemaProperties(properties: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    out[name] = isRecord(schema) ? redactSecrets(schema) : redactSecrets({ [name]: schema })[name];
+  }
+  return out;
+}
+
+/**
  * A copy of a value with secrets replaced by `[redacted]`: the value of any object key that
  * names a credential (`authorization`, `api_key`, `apiKey`, `x-api-key`, `cookie`,
- * `…secret…`, `…password…`, `…token`); inside strings, bearer tokens, tokens of a known
- * form (`sk-…`, `ghp_…`, `github_pat_…`, `xoxb-…`, `AKIA…`, `AIza…`, JWTs, PEM private keys,
- * …), a URL's userinfo (`user:password@`, `token@`), a credential-named `name=value`
- * (`?api_key=…`, `&token=…`, `&key=…`, `X-Amz-Signature=…`) and `"key": value` pair; a
- * string that holds a JSON object (a tool call's `arguments`) by key too.
+ * `…secret…`, `…password…`, `…token`, `…auth`, `credentials`, `private_key`, `access_key`);
+ * inside strings, bearer tokens, tokens of a known form (`sk-…`, `ghp_…`, `github_pat_…`,
+ * `xoxb-…`, `AKIA…`, `AIza…`, JWTs, PEM private keys, …), a URL's userinfo (`user:password@`,
+ * `token@`), a credential-named `name=value` (`?api_key=…`, `&token=…`, `&key=…`,
+ * `X-Amz-Signature=…`) and `"key": value` pair; a string that holds a JSON object (a tool
+ * call's `arguments`) by key too. A JSON schema's property named like a credential keeps its
+ * schema.
  *
  * @param value Headers, a request body, anything JSON.
  * @returns The redacted copy.
@@ -188,7 +211,9 @@ export function redactSecrets<T>(value: T): T {
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = SECRET_KEY.test(key) && item !== undefined && item !== null
+      out[key] = key === "properties" && isRecord(item)
+        ? schemaProperties(item)
+        : SECRET_KEY.test(key) && item !== undefined && item !== null
         ? REDACTED
         : redactSecrets(item);
     }

@@ -132,6 +132,65 @@ Deno.test("redaction: a URL's userinfo and its query-string credentials, and nam
   deepEqual(cases.map(([, want]) => redactSecrets(want)), cases.map(([, want]) => want));
 });
 
+Deno.test("redaction: more credential-named keys; a JSON schema's property named password keeps its schema", () => {
+  deepEqual(
+    redactSecrets({
+      auth: "a1",
+      credentials: { user: "ann", pass: "c1" },
+      private_key: "p1",
+      accessKeyId: "k1",
+      passwd: "w1",
+      basic_auth: ["ann", "hunter2"],
+      token: null,
+      // A request body's tool: before, its parameters' password property became "[redacted]".
+      parameters: {
+        type: "object",
+        properties: {
+          password: { type: "string", description: "The user's password" },
+          api_key: "looks like a schema, holds a key",
+        },
+      },
+    }),
+    {
+      auth: "[redacted]",
+      credentials: "[redacted]",
+      private_key: "[redacted]",
+      accessKeyId: "[redacted]",
+      passwd: "[redacted]",
+      basic_auth: "[redacted]",
+      token: null,
+      parameters: {
+        type: "object",
+        properties: {
+          password: { type: "string", description: "The user's password" },
+          api_key: "[redacted]",
+        },
+      },
+    },
+  );
+});
+
+Deno.test("redaction leaves near misses alone: prose, schema words, hashes, ids", () => {
+  const kept = [
+    "Each token costs money; the token limit is 4096 tokens. Reset your password by email.",
+    "commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 (sha256 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824)",
+    '{"max_tokens": 100, "author": "ann", "keyboard": "us", "monkey": "banana"}',
+    "monkey=banana&page_size=10&author=ann",
+    "https://example.com/@scope/pkg?q=a@b and git@github.com:o/r.git and ann@example.com",
+    "task-1234567890abc ask-me-anything-please skim-milk",
+    "if token == other: return x => x",
+    "id 123e4567-e89b-12d3-a456-426614174000, data:image/png;base64,iVBORw0KGgo=",
+    "eyJ alone, AKIA alone, ghp_short, sk-short",
+  ];
+  deepEqual(kept.map(redactSecrets), kept);
+  const schema = {
+    type: "object",
+    properties: { password: { type: "string" }, token: { type: "string", minLength: 8 } },
+    required: ["password", "token"],
+  };
+  deepEqual(redactSecrets(schema), schema);
+});
+
 Deno.test("redaction is linear: 4 MB of each adversarial text in well under the time the old patterns took", () => {
   // Before: the key/value pattern started at each word of a run of key characters (`a-a-…`,
   // `--a--a…`, `eyJ-eyJ-…`) and at each quote (`"\"\…`), and scanned up to 256 characters
