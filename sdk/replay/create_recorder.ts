@@ -99,9 +99,10 @@ function bodyOf(text: string | undefined): unknown {
 /**
  * Creates a recorder. Record at the model-stream level (`recorder.model(model)`), at the
  * provider level (`openai({ fetch: recorder.fetch() })`), or both, and add
- * `recorder.listener` to the agent for tool results. Secrets (authorization and API-key
- * headers, key-like fields, bearer tokens, `sk-…` keys, a URL's `user:password@`) are
- * redacted before anything is kept, on every line: requests, responses, tool results.
+ * `recorder.listener` to the agent for tool results. Secrets (credential headers of any
+ * name, credential-named fields and `name=value` pairs, bearer tokens, tokens of a known form
+ * such as `sk-…`, `ghp_…` or JWTs, a URL's userinfo; see `redactSecrets`) are redacted before
+ * anything is kept, on every line: requests, responses, tool results.
  *
  * @returns The recorder.
  *

@@ -2,8 +2,19 @@
 // tokens of known forms, a URL's userinfo and query-string credentials, credential-named
 // pairs in text, and ordinary text left alone; linear in the text. See docs/durable.md
 // ("Secrets.").
-import { createRecorder, redactSecrets } from "@tack/agent";
-import { deepEqual, ok } from "node:assert/strict";
+import {
+  createAgent,
+  createRecorder,
+  defineTool,
+  redactSecrets,
+  replayFetch,
+  replayModel,
+  replayTools,
+} from "@tack/agent";
+import { openai } from "@tack/agent/sdk/providers/openai";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { Type } from "typebox";
+import { startFakeOpenAI } from "../support/fake_openai_server.ts";
 
 /** Secrets of each form the recorder is shown (test values, not real credentials). */
 const SECRETS = {
@@ -27,14 +38,104 @@ const SECRETS = {
   queryApiKey: "QUERYAPIKEY321abc",
   pem: "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
 };
-Deno.test("recorded headers: a credential header of any name is redacted whole, others kept", async () => {
+
+Deno.test("a run against a fake OpenAI server with secrets in headers, URLs, tool args, tool results and the system prompt: none in the cassette, and it replays at both levels", async () => {
+  const S = SECRETS;
+  const fetchUrl = defineTool({
+    name: "fetch_url",
+    description: "Fetches",
+    parameters: Type.Object({ url: Type.String(), creds: Type.Optional(Type.Any()) }),
+    execute: () => ({
+      content: [{
+        type: "text",
+        text:
+          `got ${S.github} and ${S.slack} aws ${S.awsKeyId} aws_secret_access_key=${S.awsSecret} ` +
+          `jwt ${S.jwt} https://${S.userinfo}@git.example.com/r.git?key=${S.queryKey}\n` +
+          `-----BEGIN PRIVATE KEY-----\n${S.pem}\n-----END PRIVATE KEY-----`,
+      }],
+    }),
+  });
+  const systemPrompt = `Use ${S.github}, slack ${S.slack}, google ${S.google}, ` +
+    `see https://${S.userinfo}@h.example/?token=${S.queryToken}`;
+  const prompt = `fetch https://api.example.com/?key=${S.queryKey}`;
+  let cassette: string;
+  {
+    await using server = await startFakeOpenAI({
+      turns: [
+        {
+          toolCalls: [{
+            name: "fetch_url",
+            arguments: {
+              url: `https://api.example.com/x?api_key=${S.queryApiKey}&token=${S.queryToken}`,
+              creds: { auth: S.anthropic, credentials: S.githubPat, private_key: S.pem },
+            },
+            id: "c1",
+          }],
+          chunkSize: 5,
+        },
+        { text: `done with ${S.google} and ${S.anthropic}`, chunkSize: 7 },
+      ],
+    });
+    const recorder = createRecorder();
+    const model = openai({
+      model: "gpt-test",
+      baseURL: server.baseURL,
+      apiKey: S.anthropic,
+      headers: {
+        "x-goog-api-key": S.google,
+        "api-key": S.azure,
+        "x-auth-token": S.authToken,
+        "proxy-authorization": `Basic ${S.proxy}`,
+        "x-amz-security-token": S.amz,
+        "x-custom-auth": S.customAuth,
+        "x-title": "Refactoring assistant",
+      },
+      fetch: recorder.fetch(),
+      maxRetries: 0,
+    });
+    const agent = createAgent({ model: recorder.model(model), tools: [fetchUrl], systemPrompt });
+    agent.subscribe(recorder.listener);
+    await agent.prompt(prompt);
+    cassette = await recorder.toJsonl();
+  }
+  // Before: all but the headers with known names were kept, most on several lines.
+  const leaked = Object.entries(S).filter(([, secret]) => cassette.includes(secret));
+  deepEqual(leaked, []);
+  ok(cassette.includes('"x-title":"Refactoring assistant"')); // not a credential
+  const expected = "done with [redacted] and [redacted]";
+  const lastText = (messages: { role: string; content?: unknown }[]) => {
+    const last = messages.at(-1) as { content: { type: string; text?: string }[] };
+    return last.content.find((c) => c.type === "text")?.text;
+  };
+  // Provider side: the HTTP lines answer the provider; model side: the model lines.
+  const provider = createAgent({
+    model: openai({
+      model: "gpt-test",
+      baseURL: "http://127.0.0.1:9/v1",
+      apiKey: "sk-other",
+      fetch: replayFetch(cassette),
+      maxRetries: 0,
+    }),
+    tools: replayTools(cassette, [fetchUrl]),
+    systemPrompt,
+  });
+  equal(lastText(await provider.prompt(prompt)), expected);
+  const modelSide = createAgent({
+    model: replayModel(cassette),
+    tools: replayTools(cassette, [fetchUrl]),
+    systemPrompt,
+  });
+  equal(lastText(await modelSide.prompt(prompt)), expected);
+});
+
+Deno.test("recorded requests: a credential header of any name is redacted whole, others kept; a key in the URL's query too", async () => {
   const recorder = createRecorder();
   const fetch = recorder.fetch(() =>
     Promise.resolve(
       new Response("{}", { headers: { "set-cookie": "sid=abc123", "x-request-id": "req_1" } }),
     )
   );
-  await fetch("http://127.0.0.1:9/v1/chat/completions", {
+  await fetch("http://127.0.0.1:9/v1/chat/completions?api-version=2024-10-21&key=k3y", {
     method: "POST",
     headers: {
       "x-goog-api-key": "AIza-not-shaped-like-one",
@@ -52,6 +153,10 @@ Deno.test("recorded headers: a credential header of any name is redacted whole, 
   });
   const [request, response] = (await recorder.toJsonl()).trim().split("\n").map((l) =>
     JSON.parse(l)
+  );
+  equal(
+    request.url,
+    "http://127.0.0.1:9/v1/chat/completions?api-version=2024-10-21&key=[redacted]",
   );
   // Before: x-custom-auth and x-session-id were kept (their names were not in the list).
   deepEqual(request.headers, {
@@ -79,6 +184,11 @@ Deno.test("redaction: tokens of known forms inside text", () => {
     [`gh ${S.github}.`, "gh [redacted]."],
     [`pat=${S.githubPat}`, "pat=[redacted]"],
     ["gitlab glpat-abcdefghijklmnopqrst12", "gitlab [redacted]"],
+    [
+      "gho_abcdefghijklmnopqrstuvwxyz0123456789 ghu_abcdefghijklmnopqrstuvwxyz0123456789 ghs_abcdefghijklmnopqrstuvwxyz0123456789 ghr_abcdefghijklmnopqrstuvwxyz0123456789",
+      "[redacted] [redacted] [redacted] [redacted]",
+    ],
+    ["user xoxp-1234567890-0987654321-abcdef", "user [redacted]"],
     [`slack ${S.slack}`, "slack [redacted]"],
     ["app xapp-1-A0123456789-abcdef", "app [redacted]"],
     [`id ${S.awsKeyId} and ASIAIOSFODNN7EXAMPLE`, "id [redacted] and [redacted]"],
@@ -123,6 +233,10 @@ Deno.test("redaction: a URL's userinfo and its query-string credentials, and nam
     ],
     ["aws_secret_access_key = wJalrXUtnFEMI/K7MDENG", "aws_secret_access_key = [redacted]"],
     ["run --password=hunter2 --user=ann", "run --password=[redacted] --user=ann"],
+    [
+      "call(sig=abc123; token=t1, key=k1)",
+      "call(sig=[redacted]; token=[redacted], key=[redacted])",
+    ],
     ['PASSWORD="hunter 2" NEXT=1', 'PASSWORD="[redacted]" NEXT=1'],
     // Before: the first pair took the rest of the line, and the password with it.
     ["user: bob password: hunter2", 'user: bob password: "[redacted]"'],
@@ -140,6 +254,8 @@ Deno.test("redaction: more credential-named keys; a JSON schema's property named
       private_key: "p1",
       accessKeyId: "k1",
       passwd: "w1",
+      access_key: "k2",
+      cookie: "sid=1",
       basic_auth: ["ann", "hunter2"],
       token: null,
       // A request body's tool: before, its parameters' password property became "[redacted]".
@@ -157,6 +273,8 @@ Deno.test("redaction: more credential-named keys; a JSON schema's property named
       private_key: "[redacted]",
       accessKeyId: "[redacted]",
       passwd: "[redacted]",
+      access_key: "[redacted]",
+      cookie: "[redacted]",
       basic_auth: "[redacted]",
       token: null,
       parameters: {
@@ -189,6 +307,17 @@ Deno.test("redaction leaves near misses alone: prose, schema words, hashes, ids"
     required: ["password", "token"],
   };
   deepEqual(redactSecrets(schema), schema);
+});
+
+Deno.test("redaction's known limits: a secret with no name and no known form is kept; a credential name before : or = takes what follows even in prose or code", () => {
+  const cases: [string, string][] = [
+    ["my password is hunter2", "my password is hunter2"],
+    ["run --password hunter2 -p hunter3", "run --password hunter2 -p hunter3"],
+    ["curl -u ann:hunter2 https://example.com", "curl -u ann:hunter2 https://example.com"],
+    ["Next token: foo", 'Next token: "[redacted]"'],
+    ["token = tokenize(text)", "token = [redacted])"],
+  ];
+  deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
 });
 
 Deno.test("redaction is linear: 4 MB of each adversarial text in well under the time the old patterns took", () => {
