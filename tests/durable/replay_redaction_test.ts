@@ -319,16 +319,3 @@ Deno.test("redaction's known limits: a secret with no name and no known form is 
   ];
   deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
 });
-
-Deno.test("redaction is linear: 4 MB of each adversarial text in well under the time the old patterns took", () => {
-  // Before: the key/value pattern started at each word of a run of key characters (`a-a-…`,
-  // `--a--a…`, `eyJ-eyJ-…`) and at each quote (`"\"\…`), and scanned up to 256 characters
-  // from each: linear, but about 0.5-0.9 s a 2 MB text (10.6 s for these 40 MB); now each run
-  // is scanned once (15-60 ms a 2 MB text on the machine measured).
-  const units = ["a-", '"\\', "a:", "a=", "--a", "eyJ-", "xoxb-", '"a":"', "//a@", "password:"];
-  const size = 4 << 20;
-  const started = performance.now();
-  for (const unit of units) redactSecrets(unit.repeat(size / unit.length));
-  const took = performance.now() - started;
-  ok(took < 3000, `took ${took.toFixed(0)} ms`);
-});
