@@ -350,3 +350,34 @@ Deno.test("a rewrite after rules looked (the agent's own beforeToolCall runs las
       text: 'Blocked by rule "no-rm-rf" (deny bash command matching /rm -rf/)',
     }]);
   }));
+
+Deno.test("verifyToolCall skips the frozen arguments rules let through, and judges any others", async () => {
+  // The skip: the same frozen object beforeToolCall passed is not judged a second time; a
+  // rewritten object, or one that is not frozen (it may have changed since), is.
+  const plugin = rules({ rules: [NO_RM_RF] });
+  let reads = 0;
+  const counted = (command: string) => ({
+    get command() {
+      reads++;
+      return command;
+    },
+  });
+  const hook = (name: "beforeToolCall" | "verifyToolCall", args: Record<string, unknown>) =>
+    // deno-lint-ignore no-explicit-any
+    (plugin[name] as any)({ tool: bashTool("/"), args });
+  const passed = Object.freeze(counted("ls"));
+  equal(await hook("beforeToolCall", passed), undefined);
+  equal(reads, 1);
+  equal(await hook("verifyToolCall", passed), undefined);
+  equal(reads, 1); // not judged again
+  const rewritten = Object.freeze(counted("rm -rf ./victim"));
+  deepEqual(await hook("verifyToolCall", rewritten), {
+    block: true,
+    reason: 'Blocked by rule "no-rm-rf" (deny bash command matching /rm -rf/)',
+  });
+  equal(reads, 2);
+  const unfrozen = counted("ls");
+  equal(await hook("beforeToolCall", unfrozen), undefined);
+  equal(await hook("verifyToolCall", unfrozen), undefined);
+  equal(reads, 4); // judged both times
+});
