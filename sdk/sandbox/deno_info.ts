@@ -5,7 +5,7 @@
  */
 
 import { hostMay } from "./host_may.ts";
-import { runDeno } from "./run_deno.ts";
+import { PreparationTimeoutError, runDeno } from "./run_deno.ts";
 
 /** One module of `deno info --json`. */
 export interface InfoModule {
@@ -82,7 +82,7 @@ function hasErrors(info: DenoInfo): boolean {
  * @param cwd Where Deno resolves it from (its config and lock).
  * @param foreign For a plugin's own project: less of the host's environment (see `runDeno`).
  * @param timeoutMs How long each `deno` run may take (see `runDeno`); one that runs past it
- * fails the whole description (no `deno cache` after it).
+ * fails the whole description (no `deno cache` after it): a `PreparationTimeoutError`.
  * @returns The description.
  * @throws {Error} `Cannot prepare plugin: deno cache failed: …` when the graph cannot be
  * resolved or fetched.
@@ -109,7 +109,7 @@ export async function denoInfo(
     info = await describe();
   } catch (error) {
     // What stalled info would stall cache too: its error says what stalled.
-    if (/ did not finish within /.test((error as Error).message)) throw error;
+    if (error instanceof PreparationTimeoutError) throw error;
     await run(["cache", "--quiet", specifier]);
     throw error;
   }

@@ -59,6 +59,31 @@ function preparationEnv(denoDir: string): Record<string, string> {
   return env;
 }
 
+/**
+ * A `deno` run that did not finish within its time and was stopped: what stalled it would
+ * stall the next run too.
+ *
+ * @example Telling a stalled run from a failed one
+ * ```ts
+ * import { PreparationTimeoutError, runDeno } from "./run_deno.ts";
+ * import { rejects } from "node:assert/strict";
+ *
+ * await rejects(runDeno(["info", "--json", import.meta.url], Deno.cwd(), undefined, 1),
+ *   PreparationTimeoutError);
+ * ```
+ */
+export class PreparationTimeoutError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What stalled, for how long, and what it printed last.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "PreparationTimeoutError";
+  }
+}
+
 /** A stream read to its end, or until `stop`. */
 function collect(stream: ReadableStream<Uint8Array>) {
   const reader = stream.getReader();
@@ -89,7 +114,8 @@ function collect(stream: ReadableStream<Uint8Array>) {
  * but a positive finite number means the default).
  * @returns What it printed on stdout.
  * @throws {Error} `Cannot prepare plugin: deno <subcommand> failed: <its stderr>` when it fails
- * (without the Rust backtrace `RUST_BACKTRACE` adds), or
+ * (without the Rust backtrace `RUST_BACKTRACE` adds).
+ * @throws {PreparationTimeoutError}
  * `Cannot prepare plugin: deno <subcommand> did not finish within <timeoutMs> ms (startTimeoutMs); it was stopped …`.
  *
  * @example The Deno version
@@ -136,7 +162,7 @@ export async function runDeno(
   });
   if (status === "stalled") {
     const last = stderr.text().trim().split("\n").at(-1) ?? "";
-    throw new Error(
+    throw new PreparationTimeoutError(
       `Cannot prepare plugin: deno ${
         args[0]
       } did not finish within ${limit} ms (startTimeoutMs); it was stopped${

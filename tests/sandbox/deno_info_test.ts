@@ -3,6 +3,7 @@
 // import is). Real `deno` runs on real files in a temp folder.
 import { equal, match, rejects } from "node:assert/strict";
 import { denoInfo } from "../../sdk/sandbox/deno_info.ts";
+import { PreparationTimeoutError } from "../../sdk/sandbox/run_deno.ts";
 
 async function project(files: Record<string, string>): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-deno-info-" }));
@@ -123,6 +124,24 @@ Deno.test("denoInfo: when deno info itself fails (a frozen lock that is out of d
     await rejects(denoInfo(`file://${dir}/p.ts`, dir), (error: Error) => {
       match(error.message, /^Cannot prepare plugin: deno cache failed: /);
       match(error.message, /The lockfile is out of date/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("denoInfo: a deno info that runs past its time is that timeout, with no deno cache after it", async () => {
+  // Before, the timeout was told by its message's words. Were deno cache run after it, the
+  // error would be cache's own timeout ("deno cache did not finish …").
+  const dir = await project({ "a.ts": "export {};\n" });
+  try {
+    await rejects(denoInfo(`file://${dir}/a.ts`, dir, undefined, 1), (error: Error) => {
+      equal(error instanceof PreparationTimeoutError, true);
+      equal(
+        error.message,
+        "Cannot prepare plugin: deno info did not finish within 1 ms (startTimeoutMs); it was stopped",
+      );
       return true;
     });
   } finally {
