@@ -9,7 +9,7 @@
 
 import { basename, dirname, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
-import { hostMay, hostPath, hostRealPath, isExecutableFile } from "./host_may.ts";
+import { hostMay, hostRealPath, isExecutableFile, pathFolders } from "./host_may.ts";
 
 // The common programs whose job is to run another program (or code) given in their
 // arguments or input: not every program that can run another is here (git, find, make,
@@ -209,9 +209,8 @@ const mayRead = (path: string) => hostMay({ name: "read", path });
 
 /** The file a bare name runs: the first executable on `PATH`, as Deno finds it. */
 function which(name: string): string | undefined {
-  const separator = Deno.build.os === "windows" ? ";" : ":";
-  for (const dir of hostPath().split(separator)) {
-    const candidate = resolve(dir === "" ? "." : dir, name);
+  for (const folder of pathFolders()) {
+    const candidate = resolve(folder, name);
     // One the host may not look at could be the one that runs: judge by the name only.
     if (!mayRead(candidate)) return undefined;
     if (isExecutableFile(candidate)) return candidate;

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { resolve } from "node:path";
+
 /**
  * Whether this process holds `descriptor` already (a grant it would have to be prompted
  * for counts as not held).
@@ -112,6 +114,28 @@ export function hostMayUse(folder: string): boolean {
 export function hostPath(): string {
   if (!hostMay({ name: "env", variable: "PATH" })) return "/usr/bin:/bin";
   return Deno.env.get("PATH") ?? "/usr/bin:/bin";
+}
+
+/**
+ * The folders a bare name is looked up in, in order: a `PATH` value split as the OS splits it,
+ * each folder absolute (an empty one is the current folder).
+ *
+ * @param path A `PATH` value (default {@linkcode hostPath}'s).
+ * @returns The folders.
+ *
+ * @example An empty entry is the current folder
+ * ```ts
+ * import { pathFolders } from "./host_may.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * if (Deno.build.os !== "windows") {
+ *   deepEqual(pathFolders("/usr/bin::bin"), ["/usr/bin", Deno.cwd(), `${Deno.cwd()}/bin`]);
+ * }
+ * ```
+ */
+export function pathFolders(path: string = hostPath()): string[] {
+  return path.split(Deno.build.os === "windows" ? ";" : ":")
+    .map((folder) => resolve(folder === "" ? "." : folder));
 }
 
 /**

@@ -9,7 +9,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import type { PluginPermissions } from "../permissions.ts";
-import { hostPath, hostRealPath, isExecutableFile } from "./host_may.ts";
+import { hostPath, hostRealPath, isExecutableFile, pathFolders } from "./host_may.ts";
 import { pathWithin } from "./path_within.ts";
 
 /** A run grant the plugin can replace, and the write grant it can do it through. */
@@ -59,8 +59,7 @@ export function writableRunGrants(
     const index = writes.findIndex((grant) => paths.some((p) => pathWithin(p, grant)));
     return index < 0 ? undefined : (grants.write as readonly string[])[Math.floor(index / 2)];
   };
-  const folders = path.split(Deno.build.os === "windows" ? ";" : ":")
-    .map((folder) => resolve(folder === "" ? "." : folder));
+  const folders = pathFolders(path);
   const found: WritableRunGrant[] = [];
   for (const entry of grants.run) {
     if (entry.includes("/") || isAbsolute(entry)) {
