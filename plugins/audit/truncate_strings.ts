@@ -5,6 +5,8 @@
  * @module
  */
 
+import { wholeCharacters } from "../../sdk/whole_characters.ts";
+
 /** Nesting kept in the log; deeper values are replaced by a note. */
 const MAX_DEPTH = 32;
 /** Array items and object keys kept per value. */
@@ -14,9 +16,7 @@ const MAX_KEY_CHARS = 256;
 
 function cut(text: string, max: number): string {
   if (text.length <= max) return text;
-  // Not between the halves of a surrogate pair: half a character is not text.
-  const code = text.charCodeAt(max - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  const end = wholeCharacters(text, max);
   return `${text.slice(0, end)}…[+${text.length - end} chars]`;
 }
 

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { wholeCharacters } from "../../sdk/whole_characters.ts";
+
 /** The longest description of a tool, resource or prompt kept whole, in characters. */
 export const MAX_DESCRIPTION_CHARS = 4000;
 /** The longest title (a tool's label, a resource's or prompt's name) kept whole, in characters. */
@@ -29,7 +31,6 @@ export const MAX_TITLE_CHARS = 200;
  */
 export function clipText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
-  const last = text.charCodeAt(maxChars - 1);
-  const kept = last >= 0xd800 && last <= 0xdbff ? maxChars - 1 : maxChars;
+  const kept = wholeCharacters(text, maxChars);
   return `${text.slice(0, kept)} […${text.length - kept} more characters cut]`;
 }
