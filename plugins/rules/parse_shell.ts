@@ -21,7 +21,7 @@ import { isStdinPath, quoteShellWord, shellScript } from "./shell_script.ts";
 
 export { quoteShellWord };
 import { type Node, Reader } from "./shell_reader.ts";
-import { evaluatedAt, namedAt } from "./run_time_code.ts";
+import { evaluatedAt, namedAt, setsPrompt } from "./run_time_code.ts";
 
 /** One thing a command line does: run a program, or write a file through a redirection. */
 export interface ShellPart {
@@ -297,7 +297,7 @@ function collect(source: string, depth: number, found: Found): ShellPart[] {
       parts.push({ ...part, words, dynamic: words.map(() => true), text: words.join(" ") });
       // A name with a subscript or from an expansion (`declare "$n=1"`, `local 'a[$(…)]'`).
       found.evaluates ??= words.find((word, i) =>
-        i > 0 && (/^[^=]*[[$`]/.test(word) || /^(?:PS[0-4]|PROMPT_COMMAND)\+?=/.test(word))
+        i > 0 && (/^[^=]*[[$`]/.test(word) || setsPrompt(word))
       );
     } else if (type === "Redirect") {
       const part = writePart(reader, node);

@@ -20,6 +20,28 @@ const NAME_OPTION = new Map([["printf", "-v"], ["test", "-v"], ["[", "-v"], ["wa
 const PROMPT_VARIABLE = /^(?:PS[0-4]|PROMPT_COMMAND)(?:\[[^\]]*\])?\+?=/;
 
 /**
+ * Whether an assignment sets a variable whose value bash runs or expands as code later: a
+ * prompt (`PS0` to `PS4`, expanded with `set -x` or at a prompt) or `PROMPT_COMMAND`.
+ *
+ * @param assignment The assignment as written (`name=value`, `name+=value`, `name[i]=value`).
+ * @returns `true` for those variables.
+ *
+ * @example
+ * ```ts
+ * import { setsPrompt } from "./run_time_code.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(setsPrompt("PS4=$(rm -rf x)"), true);
+ * equal(setsPrompt("PROMPT_COMMAND[0]+=date"), true);
+ * equal(setsPrompt("PS5=x"), false);
+ * equal(setsPrompt("PS1"), false);
+ * ```
+ */
+export function setsPrompt(assignment: string): boolean {
+  return PROMPT_VARIABLE.test(assignment);
+}
+
+/**
  * A name whose value bash may evaluate: it is not known beforehand, or it has a subscript
  * other than `@`, `*` or digits (`a[_]` reads `$_` as arithmetic, `a[$(…)]` runs).
  */
@@ -50,7 +72,7 @@ export function namedAt(part: ShellPart): string | undefined {
   const { words, dynamic } = part;
   // Text bash runs later as code: a prompt it expands (`PS4='$(…)'` with `set -x`), a command
   // before each prompt.
-  const prompt = part.assigns.find((assign) => PROMPT_VARIABLE.test(assign));
+  const prompt = part.assigns.find(setsPrompt);
   if (prompt !== undefined) return prompt;
   const braced = words.find((word) => /^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word));
   if (braced !== undefined) return braced;

@@ -188,6 +188,8 @@ const TABLE: [string, string][] = [
   ["env -S 'rm -r' -- -f build", "deny no-rm-rf"],
   // Code bash runs later: a prompt it expands, a mapfile callback; a name hash binds to rm.
   ["PS4='$(rm -rf build)'; set -x; true", "deny no-rm-rf"],
+  ["export PS4='$(rm -rf build)'; set -x; true", "deny no-rm-rf"], // a declaration sets it too
+  ["declare PROMPT_COMMAND+='$(rm -rf build)'", "deny no-rm-rf"],
   ["mapfile -c 1 -C 'rm -rf build #' arr <<< a", "deny no-rm-rf"],
   ["hash -p /bin/rm del; del -rf build", "asked"], // never allowed; not seen as rm
   ["su -c 'echo rm -rf build'", "asked"],
