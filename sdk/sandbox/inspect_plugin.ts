@@ -10,10 +10,8 @@ import type { ToolEffect, ToolExecutionMode } from "../../core/tool.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
-import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
+import { escapingGrants } from "./escaping_grants.ts";
 import { denoCacheDir } from "./deno_dir.ts";
-import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
-import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
 import { effectiveEffects } from "./granted_effects.ts";
 import {
   hookCapabilities,
@@ -165,37 +163,8 @@ export async function inspectPlugin(
       );
     }
     const run = runGrantFindings(grants);
-    if (run.escaping.length > 0) {
-      warnings.push(
-        `it asks for run access to ${
-          describeRunGrants(run.escaping, false)
-        }, which escapes every sandbox`,
-      );
-    }
-    const ffi = escapingFfiGrants(grants);
-    if (ffi.length > 0) {
-      warnings.push(
-        `it asks for ffi access to ${
-          describeRunGrants(ffi, false)
-        }, which escapes every sandbox (${FFI_ESCAPE_NOTE})`,
-      );
-    }
-    const replaceable = writableRunGrants(grants);
-    if (replaceable.length > 0) {
-      warnings.push(
-        `it asks for run access to ${
-          describeWritableRunGrants(replaceable)
-        }, and escapes every sandbox`,
-      );
-    }
-    const cache = cacheWriteGrants(grants, await denoCacheDir().catch(() => undefined));
-    if (cache.length > 0) {
-      warnings.push(
-        `it asks for write access to ${
-          cache.map((path) => JSON.stringify(path)).join(", ")
-        }, which holds ${CACHE_WRITE_NOTE}, and escapes every sandbox`,
-      );
-    }
+    const hostCache = await denoCacheDir().catch(() => undefined);
+    warnings.push(...escapingGrants(grants, run.escaping, hostCache, false));
     if (run.runOnRequest.length > 0) {
       warnings.push(
         `it asks for run access to ${

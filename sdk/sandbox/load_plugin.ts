@@ -12,10 +12,9 @@ import type { Plugin } from "../define_plugin.ts";
 import type { PluginPermissions } from "../permissions.ts";
 import { DEFAULT_LIMITS, type PluginLimits, resolveLimits } from "../plugin_limits.ts";
 import { describeRunGrants, RUN_ON_REQUEST_WARNING, runGrantFindings } from "./grant_warnings.ts";
-import { CACHE_WRITE_NOTE, cacheWriteGrants } from "./cache_write_grant.ts";
-import { denoCacheDir } from "./deno_dir.ts";
-import { describeWritableRunGrants, writableRunGrants } from "./writable_run_grants.ts";
+import { escapingGrants } from "./escaping_grants.ts";
 import { escapingFfiGrants, FFI_ESCAPE_NOTE } from "./ffi_grants.ts";
+import { denoCacheDir } from "./deno_dir.ts";
 import { broadHooksWarning, hookCapabilities, type HookScope, hookScopeOf } from "./hook_grant.ts";
 import { manifestProblem } from "./manifest_problem.ts";
 import { dataFilesWarning, ungrantedDataFiles } from "./data_files.ts";
@@ -182,36 +181,9 @@ export async function loadPlugin(
   const hostCache = await denoCacheDir().catch(() => undefined);
   const check = (grants: Required<PluginPermissions>) => {
     const run = runGrantFindings(grants);
-    if (run.escaping.length > 0 && !options.allowRunEscape) {
-      throw new Error(
-        `Cannot load plugin ${JSON.stringify(specifier)}: it asks for run access to ${
-          describeRunGrants(run.escaping, true)
-        }, which escapes every sandbox; pass allowRunEscape: true if you mean it`,
-      );
-    }
-    const ffi = escapingFfiGrants(grants);
-    if (ffi.length > 0 && !options.allowRunEscape) {
-      throw refuse(
-        `it asks for ffi access to ${
-          describeRunGrants(ffi, true)
-        }, which escapes every sandbox (${FFI_ESCAPE_NOTE}); pass allowRunEscape: true if you mean it`,
-      );
-    }
-    const replaceable = writableRunGrants(grants);
-    if (replaceable.length > 0 && !options.allowRunEscape) {
-      throw refuse(
-        `it asks for run access to ${
-          describeWritableRunGrants(replaceable)
-        }, and escapes every sandbox; pass allowRunEscape: true if you mean it`,
-      );
-    }
-    const cache = cacheWriteGrants(grants, hostCache);
-    if (cache.length > 0 && !options.allowRunEscape) {
-      throw refuse(
-        `it asks for write access to ${
-          cache.map((path) => JSON.stringify(path)).join(", ")
-        }, which holds ${CACHE_WRITE_NOTE}, and escapes every sandbox; pass allowRunEscape: true if you mean it`,
-      );
+    const [escape] = escapingGrants(grants, run.escaping, hostCache, true);
+    if (escape !== undefined && !options.allowRunEscape) {
+      throw refuse(`${escape}; pass allowRunEscape: true if you mean it`);
     }
     assertWithinCeiling(specifier, grants);
     return run;
