@@ -20,7 +20,7 @@ import { loadPlugins, type PluginLoader } from "./load_plugins.ts";
 import { resolve } from "node:path";
 
 /** The plugins the CLI loads when the config lists none. */
-export const DEFAULT_PLUGINS: readonly string[] = ["fs", "shell"];
+const DEFAULT_PLUGINS: readonly string[] = ["fs", "shell"];
 
 /**
  * The system prompt when the config sets none.

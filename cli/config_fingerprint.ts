@@ -77,7 +77,7 @@ export const TOO_LARGE_TO_HASH = `over ${MAX_HASHED_BYTES} bytes, not hashed`;
  * What a plugin path that is not a regular file (a link to a device, a FIFO: `/dev/stdin`
  * imports whatever is piped in) is recorded as: never the file that was trusted.
  */
-export const NOT_A_FILE = "not a regular file, not hashed";
+const NOT_A_FILE = "not a regular file, not hashed";
 
 /**
  * The SHA-256 of a file read in chunks, or {@linkcode TOO_LARGE_TO_HASH} once more than

@@ -23,7 +23,7 @@ const PASTE_MS = 15;
 const TERMINAL_ACTS_ON = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
 
 /** How many entries the history keeps. */
-export const HISTORY_SIZE = 500;
+const HISTORY_SIZE = 500;
 
 /**
  * Reads the history file: one JSON string a line (so a multi-line message is one entry),

@@ -32,7 +32,7 @@ const BUILTIN_MODULES: Record<string, ModuleLoader> = {
 };
 
 /** The plugins that ship with Tack, by short name. */
-export const BUILTIN_PLUGINS: readonly string[] = Object.keys(BUILTIN_MODULES);
+const BUILTIN_PLUGINS: readonly string[] = Object.keys(BUILTIN_MODULES);
 
 const BUILTIN_BY_URL = new Map<string, ModuleLoader>(
   Object.entries(BUILTIN_MODULES).map((

@@ -35,13 +35,13 @@ import { recordTimeline } from "./trace_recorder.ts";
 import { relative, resolve } from "node:path";
 
 /** The CLI's version (the package's). */
-export const VERSION: string = denoJson.version;
+const VERSION: string = denoJson.version;
 
 /** The exit code of a run that was aborted with Ctrl-C. */
-export const EXIT_ABORTED = 130;
+const EXIT_ABORTED = 130;
 
 /** The exit code when stdout was closed by its reader (as a shell's SIGPIPE). */
-export const EXIT_BROKEN_PIPE = 141;
+const EXIT_BROKEN_PIPE = 141;
 
 /** Signals that end the CLI after its run is aborted; it exits with 128 + the number. */
 const TERMINATING_SIGNALS = ["SIGTERM", "SIGHUP"] as const;

@@ -69,7 +69,7 @@ export function isTraceRecord(value: unknown): value is TraceRecord {
 }
 
 /** The current time, in epoch milliseconds with sub-millisecond precision. */
-export function nowMs(): number {
+function nowMs(): number {
   return Math.round((performance.timeOrigin + performance.now()) * 100) / 100;
 }
 

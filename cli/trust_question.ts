@@ -9,7 +9,7 @@
 import { freshTerminalKeys, type Key } from "../plugins/confirm/key_select.ts";
 
 /** The question's text, as shown before the answer. */
-export const TRUST_QUESTION = "Trust this tack.jsonc? [y/N] ";
+const TRUST_QUESTION = "Trust this tack.jsonc? [y/N] ";
 
 /**
  * Whether a key answers the question with yes: `y` or `Y`, without Ctrl.

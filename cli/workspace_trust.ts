@@ -39,7 +39,7 @@ export type TrustGateResult = { kind: "trusted" } | { kind: "refused"; message: 
  * The most characters a line of the summary above the question shows (three rows of an
  * 80-column terminal); `tack trust` prints whole lines.
  */
-export const QUESTION_LINE_LENGTH = 240;
+const QUESTION_LINE_LENGTH = 240;
 
 /**
  * How many rows of `text` a terminal of `screen`'s size no longer shows once the warning and
@@ -56,7 +56,7 @@ function scrolledOff(text: string, screen: { columns: number; rows: number } | u
 }
 
 /** How to trust a file without the question: said in every refusal. */
-export const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' +
+const HOW_TO_TRUST = 'read it, then run "tack trust" here to trust it, ' +
   "or pass --config ./tack.jsonc to use it this once";
 
 /**

@@ -13,7 +13,7 @@ import { thrownText } from "./thrown_text.ts";
  * this many steps per input character, so it bounds the time a pattern can take on a
  * given input; ordinary patterns compile to a few dozen.
  */
-export const MAX_LINEAR_PROGRAM_SIZE = 2000;
+const MAX_LINEAR_PROGRAM_SIZE = 2000;
 
 /**
  * The longest pattern accepted, in UTF-16 code units. RE2 only knows a program's size once it
@@ -21,7 +21,7 @@ export const MAX_LINEAR_PROGRAM_SIZE = 2000;
  * characters here), so a longer pattern is refused before it is parsed. Long patterns that
  * do compile small (a list of words, a long character class) stay well under this.
  */
-export const MAX_LINEAR_PATTERN_LENGTH = 32_768;
+const MAX_LINEAR_PATTERN_LENGTH = 32_768;
 
 function re2Flags(flags: string): number {
   let out = 0;

@@ -5,7 +5,7 @@
  */
 
 /** The longest delay `setTimeout` takes (~24.8 days); a longer one would fire at once. */
-export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /**
  * A delay `setTimeout` honours: `ms`, or the longest it takes when `ms` is longer. A timer

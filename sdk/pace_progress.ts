@@ -7,7 +7,7 @@
  */
 
 /** The interval between two progress updates of one call, by default. */
-export const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_INTERVAL_MS = 100;
 
 /** What {@linkcode paceProgress} returns. */
 export interface PacedProgress<T> {

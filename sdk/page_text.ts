@@ -6,7 +6,7 @@
  */
 
 /** How many characters of an error body are kept. */
-export const PAGE_TEXT_MAX = 500;
+const PAGE_TEXT_MAX = 500;
 
 /**
  * An HTML page's text: tags, scripts and styles left out. One pass, whatever the page

@@ -143,7 +143,7 @@ export function terminalKeys(): TerminalKeys {
  * terminal's buffer, so they arrive in the first milliseconds of raw mode; a person answers a
  * question they have not seen yet far later than this.
  */
-export const TYPE_AHEAD_MS = 100;
+const TYPE_AHEAD_MS = 100;
 
 /**
  * The terminal's keys from now on: call it before drawing a question. Keys typed while a run

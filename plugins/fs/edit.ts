@@ -15,7 +15,7 @@ import { readCapped } from "./read_capped.ts";
 import { realPathArgument } from "./real_path_argument.ts";
 
 /** The largest file `edit` reads (10 MiB, as `grep`). */
-export const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 /** What `edit` puts in `details`. */
 export interface EditDetails {

@@ -16,9 +16,9 @@ export const MAX_LISTED_ITEMS = 10_000;
  * The most characters a listing's items may take together, as JSON: a server listed 60 tools
  * with a 9 MB description each (one page each), and 200 such pages ran the host out of memory.
  */
-export const MAX_LISTING_CHARS = 16_000_000;
+const MAX_LISTING_CHARS = 16_000_000;
 /** The most pages a listing may take. */
-export const MAX_LIST_PAGES = 1000;
+const MAX_LIST_PAGES = 1000;
 
 /** The JSON-RPC code of a request that timed out (the SDK's `ErrorCode.RequestTimeout`). */
 const REQUEST_TIMEOUT = -32001;

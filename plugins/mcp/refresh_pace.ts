@@ -9,9 +9,9 @@
 import { sleep } from "../../sdk/sleep.ts";
 
 /** The least time from one refresh's end to the start of the next one announced, in ms. */
-export const REFRESH_GAP_MS = 1_000;
+const REFRESH_GAP_MS = 1_000;
 /** The most that time grows to while a server keeps announcing changes, in ms. */
-export const MAX_REFRESH_GAP_MS = 30_000;
+const MAX_REFRESH_GAP_MS = 30_000;
 
 /** When announced refreshes may start. */
 export interface RefreshPace {

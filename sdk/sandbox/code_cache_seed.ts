@@ -19,13 +19,13 @@ import { sha256Hex } from "./sha256_hex.ts";
 export const SEED_MOUNT = "/tack_seed";
 
 /** The shell that copies a seed out of the run that fills it; without it the filling runs fail, and no seed is used. */
-export const SEED_SHELL = "/bin/sh";
+const SEED_SHELL = "/bin/sh";
 
 /**
  * How long the filling starts may take together: a plugin slower than that to load gets no
  * seed (the second load waits for them).
  */
-export const FILL_TIMEOUT_MS = 5_000;
+const FILL_TIMEOUT_MS = 5_000;
 
 /**
  * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,

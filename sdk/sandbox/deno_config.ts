@@ -12,7 +12,7 @@ import { thrownText } from "../../core/thrown_text.ts";
 import { pathWithin } from "./path_within.ts";
 
 /** The names Deno looks for a config under, in its order. */
-export const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
+const CONFIG_NAMES: readonly string[] = ["deno.json", "deno.jsonc"];
 
 /**
  * The paths a Deno config may have in a folder, in Deno's order.

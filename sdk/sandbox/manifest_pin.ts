@@ -53,7 +53,7 @@ export async function manifestHash(manifest: PluginManifest): Promise<string> {
 }
 
 /** The reason a sandbox whose manifest changed after it was first read is refused. */
-export const CHANGED_MANIFEST_REASON =
+const CHANGED_MANIFEST_REASON =
   "its manifest (tools, schemas, hooks, permissions) differs from the one it reported when it was first read (inspected); it is refused";
 
 /**

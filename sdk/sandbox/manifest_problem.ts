@@ -19,7 +19,7 @@ import type { PluginManifest } from "./protocol.ts";
  * {@linkcode SCHEMA_LIMITS} (the host compiles every schema at load, before anything of
  * the plugin is trusted). A manifest past one is refused before anything is compiled.
  */
-export const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }> = Object
+const MANIFEST_LIMITS: Readonly<typeof SCHEMA_LIMITS & { tools: number }> = Object
   .freeze({ tools: 1000, ...SCHEMA_LIMITS });
 
 /**

@@ -12,7 +12,7 @@ import { hostMay } from "./host_may.ts";
  * range and thread stacks, ~560 MB measured: below that `deno run` does not start), on
  * top of the plugin's own memory limit.
  */
-export const RESERVED_DATA_MB = 640;
+const RESERVED_DATA_MB = 640;
 
 const PRLIMIT = ["/usr/bin/prlimit", "/bin/prlimit"];
 

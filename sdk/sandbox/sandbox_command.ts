@@ -46,7 +46,7 @@ export const TACK_ROOT_MODULE: string | undefined = RUNNER_URL.protocol === "fil
   : undefined;
 
 /** The runner module a worker's entry imports first. */
-export const WORKER_RUNNER_URL: URL = new URL("./worker_runner.ts", import.meta.url);
+const WORKER_RUNNER_URL: URL = new URL("./worker_runner.ts", import.meta.url);
 
 /**
  * The source of a child's entry module: the runner first (it redirects `console`), then

@@ -31,7 +31,7 @@ class SandboxFault extends Error {}
 export const DEFAULT_START_TIMEOUT_MS = 30_000;
 
 /** How long a cancelled call may take to stop before its child is killed. */
-export const CANCEL_GRACE_MS = 200;
+const CANCEL_GRACE_MS = 200;
 
 function failure(text: string): SandboxCallResult {
   return {

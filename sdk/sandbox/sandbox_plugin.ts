@@ -125,7 +125,7 @@ export function hostTimeout(declared: unknown, max: number): number | undefined 
 export const MAX_EVENTS_WAITING = 64;
 
 /** How long a sandboxed plugin's hook may take, by default, whatever the agent's `hookTimeoutMs`. */
-export const DEFAULT_SANDBOX_HOOK_TIMEOUT_MS = 30_000;
+const DEFAULT_SANDBOX_HOOK_TIMEOUT_MS = 30_000;
 
 /**
  * Builds the host-side plugin of a sandbox from its manifest. The host owns what the

@@ -42,7 +42,7 @@ export interface ErrorContext {
 }
 
 /** Said after every failure when `OPENAI_BASE_URL` could not be read. */
-export const UNREAD_BASE_URL_NOTE =
+const UNREAD_BASE_URL_NOTE =
   "; OPENAI_BASE_URL was not read (this process may not): if it names your server, grant --allow-env=OPENAI_BASE_URL";
 
 const HINTS: Record<number, string> = {
