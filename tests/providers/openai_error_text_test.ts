@@ -111,3 +111,27 @@ Deno.test("a base URL's user:password@, and one in a URL the server quotes, are 
     `${server.baseURL} answered 502 for model m: via http://proxy/v1 (the server failed; retries were used up)`,
   );
 });
+
+Deno.test("a key the cut would halve, or that an escape sequence splits, is replaced all the same", async () => {
+  // Both redactions are needed: the one before the quote is cut (cut first, the key's start
+  // would stay), and the one over the whole line (escapes are stripped after the first).
+  const key = "sk-secret-123456";
+  await using server = await startFakeOpenAI({
+    turns: [
+      { status: 400, contentType: "text/plain", rawBody: `${"x".repeat(290)} ${key} more` },
+      {
+        status: 400,
+        contentType: "text/plain",
+        rawBody: `split ${key.slice(0, 6)}\x1b[0m${key.slice(6)}`,
+      },
+    ],
+  });
+  const model = quickModel(server.baseURL, { apiKey: key });
+  const cut = await runTurn(model, ask("hi"));
+  equal(
+    cut.message.errorMessage,
+    `${server.baseURL} answered 400 for model m: ${"x".repeat(290)} <apiKey> … (304 characters)`,
+  );
+  const split = await runTurn(model, ask("hi"));
+  equal(split.message.errorMessage, `${server.baseURL} answered 400 for model m: split <apiKey>`);
+});
