@@ -204,6 +204,14 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
             signal: controller.signal,
             ...(through && { client: through }),
           }).catch(fail);
+          // NO_PROXY naming the host sends fetch around any proxy: to a second lookup's address.
+          if (tunnel && through === tunnel.client && !tunnel.carried(netHostOf(url))) {
+            await response.body?.cancel();
+            throw new Error(
+              `Cannot fetch ${url.href}: NO_PROXY names its host, so fetch connected to it by ` +
+                "name, not to an address checked; refused",
+            );
+          }
           const location = response.headers.get("location");
           if (!REDIRECTS.has(response.status) || location === null) break;
           await response.body?.cancel();

@@ -53,8 +53,13 @@ export function tunnelAddresses(url: URL, addresses: readonly string[] | undefin
 
 /** A CONNECT proxy on loopback for one `fetch_url` call, and the client that sends through it. */
 export interface PinnedTunnel {
-  /** The client to give `fetch` (every request it sends goes through the tunnel). */
+  /**
+   * The client to give `fetch`: every request it sends goes through the tunnel, but for a
+   * host `NO_PROXY` names (see {@linkcode PinnedTunnel.carried}).
+   */
   readonly client: Deno.HttpClient;
+  /** The loopback port the tunnel listens on (it answers only its own client). */
+  readonly port: number;
   /**
    * Sets where a CONNECT to `authority` goes from now on; a CONNECT to any other is refused.
    *
@@ -62,6 +67,11 @@ export interface PinnedTunnel {
    * @param addresses The checked addresses to try, in order.
    */
   pin(authority: string, addresses: readonly string[]): void;
+  /**
+   * Whether a tunnel to `authority` was opened: `false` after `fetch` answered means it went
+   * around the tunnel, by name (`NO_PROXY` naming the host does that to any proxy).
+   */
+  carried(authority: string): boolean;
   /** Why the last tunnel to `authority` could not be opened, or `undefined`. */
   failure(authority: string): string | undefined;
   /** Closes the client, the listener and every tunnel. */
@@ -71,7 +81,9 @@ export interface PinnedTunnel {
 /**
  * Opens a {@linkcode PinnedTunnel}: a listener on 127.0.0.1 (a port of the system's choosing)
  * that answers `CONNECT host:port` for a pinned authority by connecting to its addresses in
- * order and relaying bytes both ways, and a `Deno.HttpClient` whose proxy it is.
+ * order and relaying bytes both ways, and a `Deno.HttpClient` whose proxy it is. Another
+ * local process can reach the port: a CONNECT without the client's random credential
+ * (`Proxy-Authorization`) is refused.
  *
  * @param options For the client, but its proxy (`caCerts`, say).
  * @returns The tunnel; close it when the call ends.
@@ -93,11 +105,20 @@ export function openPinnedTunnel(
   options: Omit<Deno.CreateHttpClientOptions, "proxy"> = {},
 ): PinnedTunnel {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const password = Array.from(
+    crypto.getRandomValues(new Uint8Array(16)),
+    (byte) => byte.toString(16).padStart(2, "0"),
+  ).join("");
   const client = Deno.createHttpClient({
     ...options,
-    proxy: { url: `http://127.0.0.1:${listener.addr.port}` },
+    proxy: {
+      url: `http://127.0.0.1:${listener.addr.port}`,
+      basicAuth: { username: "tack", password },
+    },
   });
+  const credential = `Basic ${btoa(`tack:${password}`)}`;
   const pins = new Map<string, readonly string[]>();
+  const carried = new Set<string>();
   const failures = new Map<string, string>();
   const open = new Set<Deno.Conn>();
   const closing = new AbortController();
@@ -117,7 +138,10 @@ export function openPinnedTunnel(
       const head = await readHead(conn);
       const authority = head && /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
       const addresses = authority ? pins.get(authority.toLowerCase()) : undefined;
-      if (!head || !authority || !addresses) {
+      const authorized = head?.text.split("\r\n").some((line) =>
+        /^proxy-authorization:/i.test(line) && line.slice(20).trim() === credential
+      );
+      if (!head || !authorized || !authority || !addresses) {
         await conn.write(encoder.encode("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"));
         return;
       }
@@ -138,6 +162,7 @@ export function openPinnedTunnel(
       }
       open.add(upstream);
       if (closing.signal.aborted) return;
+      carried.add(authority.toLowerCase());
       await conn.write(encoder.encode("HTTP/1.1 200 Connection established\r\n\r\n"));
       if (head.rest.length > 0) await upstream.write(head.rest);
       await Promise.allSettled([
@@ -162,10 +187,12 @@ export function openPinnedTunnel(
 
   return {
     client,
+    port: listener.addr.port,
     pin(authority, addresses) {
       pins.set(authority.toLowerCase(), [...addresses]);
       failures.delete(authority.toLowerCase());
     },
+    carried: (authority) => carried.has(authority.toLowerCase()),
     failure: (authority) => failures.get(authority.toLowerCase()),
     close() {
       closing.abort();

@@ -161,3 +161,38 @@ Deno.test("tunnelAddresses: a proxy variable this process may not read counts as
     await Deno.remove(script);
   }
 });
+
+Deno.test({
+  name:
+    "pinned tunnel: another local process cannot use it (a CONNECT without its client's credential)",
+  ignore,
+  async fn() {
+    await withServer(["tunnel.test"], async (port, ca) => {
+      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+      const upstream: string[] = [];
+      try {
+        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+        for (const auth of ["", "Proxy-Authorization: Basic dGFjazp4\r\n"]) {
+          const conn = await Deno.connect({ hostname: "127.0.0.1", port: tunnel.port });
+          try {
+            // Split across two writes: the head is read whole all the same.
+            await conn.write(new TextEncoder().encode(`CONNECT tunnel.test:${port} HTTP/1.1\r\n`));
+            await conn.write(new TextEncoder().encode(`Host: tunnel.test:${port}\r\n${auth}\r\n`));
+            const buffer = new Uint8Array(1024);
+            const read = await conn.read(buffer);
+            upstream.push(new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0]);
+          } finally {
+            conn.close();
+          }
+        }
+        deepEqual(upstream, ["HTTP/1.1 403 Forbidden", "HTTP/1.1 403 Forbidden"]);
+        equal(tunnel.carried(`tunnel.test:${port}`), false);
+        // Its own client still goes through.
+        equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
+        equal(tunnel.carried(`tunnel.test:${port}`), true);
+      } finally {
+        tunnel.close();
+      }
+    });
+  },
+});

@@ -36,7 +36,7 @@ Deno.test({
         `${cert} ${key}`;
       const run = new Deno.Command("unshare", {
         args: ["-mn", "bash", "-c", script],
-        env: { DENO_CERT: ca },
+        env: { DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" },
       });
       const { stdout, stderr, success } = await run.output();
       deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
@@ -69,6 +69,12 @@ Deno.test({
             "for url (https://elsewhere.test:8443/): client error (Connect): invalid peer " +
             'certificate: certificate not valid for name "elsewhere.test"; certificate is only ' +
             'valid for DnsName("rebind.test") or DnsName("*.rebind.test"))',
+          isError: true,
+        },
+        // NO_PROXY takes the name around the tunnel, to a second lookup (it read the secret).
+        "https://noproxy.rebind.test:8443/": {
+          text: "Cannot fetch https://noproxy.rebind.test:8443/: NO_PROXY names its host, so " +
+            "fetch connected to it by name, not to an address checked; refused",
           isError: true,
         },
       });
