@@ -83,11 +83,12 @@ const SECRET_PARAM = /^(key|sig)$|signature$|credential/i;
 /**
  * A key and its separator in JSON-like or `name=value` text: a quoted key (`"password"`,
  * `'password'`) or a bare one (`password`, `--password`, `X-Amz-Signature`), then `:` or `=`
- * (not `==` or `=>`). A match starts only where no quote, word or escape precedes it, so
- * each run of key characters is scanned once: linear in the text.
+ * (not `==` or `=>`); after `:` the value may start on a later line (YAML's `password:` then
+ * an indented value). A match starts only where no quote, word or escape precedes it, so each
+ * run of key characters is scanned once: linear in the text.
  */
 const KEY =
-  /(?:(?<![\\\w])"((?:[^"\\\n]|\\.)*)"|(?<![\\\w])'((?:[^'\\\n]|\\.)*)'|(?<![\w.-])([\w.-]+))[ \t]*(:|=(?![=>]))[ \t]*/g;
+  /(?:(?<![\\\w])"((?:[^"\\\n]|\\.)*)"|(?<![\\\w])'((?:[^'\\\n]|\\.)*)'|(?<![\w.-])([\w.-]+))[ \t]*(:|=(?![=>]))(?:(?<=:)\s*|[ \t]*)/g;
 
 /** A value after `:`: a quoted string, or bare up to `,`, `}`, `]` or the line's end. */
 const COLON_VALUE = /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]][^\n,}\]]*/y;

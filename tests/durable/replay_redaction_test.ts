@@ -319,3 +319,17 @@ Deno.test("redaction's known limits: a secret with no name and no known form is 
   ];
   deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
 });
+
+Deno.test("redaction: a credential-named key's value on the line after its colon (YAML, JSON with CRLF) is redacted, as before the scan", () => {
+  const cases: [string, string][] = [
+    [
+      "db:\n  password:\n    hunter2\n  user: bob",
+      'db:\n  password:\n    "[redacted]"\n  user: bob',
+    ],
+    ['{"password":\r\n  "hunter2",}', '{"password":\r\n  "[redacted]",}'],
+    ["api_key:\n\tabc123", 'api_key:\n\t"[redacted]"'],
+    // `=` ends with its line: an empty value takes nothing from the next one.
+    ["PASSWORD=\nUSER=bob", "PASSWORD=\nUSER=bob"],
+  ];
+  deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
+});
