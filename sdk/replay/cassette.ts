@@ -262,8 +262,10 @@ export function parseCassette(text: string): CassetteLine[] {
 }
 
 /**
- * Where two JSON values first differ, ignoring `timestamp` fields: a path such as
- * `messages[0].content`, and both values; `undefined` when they are equal.
+ * Where two JSON values first differ, ignoring `timestamp` fields and what the cassette holds
+ * as `[redacted]` whole (a cassette recorded when the redaction took more, a JSON schema's
+ * `password` property, say, still replays): a path such as `messages[0].content`, and both
+ * values; `undefined` when they are equal.
  *
  * @param recorded The recorded value.
  * @param actual The value now.
@@ -283,7 +285,7 @@ export function firstDifference(
   actual: unknown,
   path = "",
 ): { path: string; recorded: unknown; actual: unknown } | undefined {
-  if (Object.is(recorded, actual)) return undefined;
+  if (Object.is(recorded, actual) || recorded === REDACTED) return undefined;
   const bothObjects = typeof recorded === "object" && recorded !== null &&
     typeof actual === "object" && actual !== null;
   if (!bothObjects || Array.isArray(recorded) !== Array.isArray(actual)) {

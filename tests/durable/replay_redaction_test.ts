@@ -333,3 +333,34 @@ Deno.test("redaction: a credential-named key's value on the line after its colon
   ];
   deepEqual(cases.map(([text]) => redactSecrets(text)), cases.map(([, want]) => want));
 });
+
+Deno.test("replay: a cassette whose redaction took more than today's (a schema's password property, written before 5435d67c) still replays; a value it kept must still match", async () => {
+  const parameters = (password: unknown) => ({
+    type: "object",
+    properties: { password, user: { type: "string" } },
+  });
+  const request = (password: unknown, user: string) => ({
+    model: "m",
+    messages: [{ role: "user", content: user }],
+    tools: [{ type: "function", function: { name: "login", parameters: parameters(password) } }],
+  });
+  const cassette = [
+    { type: "meta", version: 1, provider: "openai", model: "m" },
+    {
+      type: "http_request",
+      seq: 0,
+      method: "POST",
+      url: "http://127.0.0.1:9/v1/chat/completions",
+      headers: {},
+      body: request("[redacted]", "hi"),
+    },
+    { type: "http_response", seq: 0, status: 200, headers: {}, body: '{"ok":true}' },
+  ].map((line) => JSON.stringify(line)).join("\n");
+  const send = (user: string) =>
+    replayFetch(cassette)("http://127.0.0.1:9/v1/chat/completions", {
+      method: "POST",
+      body: JSON.stringify(request({ type: "string" }, user)),
+    }).then((response) => response.text(), (error: Error) => error.message);
+  equal(await send("hi"), '{"ok":true}');
+  ok((await send("bye")).includes("field body.messages[0].content"));
+});
