@@ -194,19 +194,23 @@ export function redactSecrets<T>(value: T): T {
   if (typeof value === "string") {
     // JSON inside a string (a tool call's `arguments` in a request body): by key too.
     const inner = jsonObjectIn(value);
+    const tokens = () =>
+      value
+        .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
+        .replace(TOKEN, REDACTED)
+        .replace(USERINFO, `//${REDACTED}@`);
     if (inner !== undefined) {
       const redacted = redactSecrets(inner);
       if (JSON.stringify(redacted) !== JSON.stringify(inner)) return JSON.stringify(redacted) as T;
+      // Judged key by key already: a property kept (a JSON schema's `password`) is no pair to
+      // cut out of the text (that left `{"password":"[redacted]"}}`, no longer JSON). A token
+      // in a key is still taken.
+      return tokens() as T;
     }
     // A credential-named key's value in JSON-like text that does not parse (a model's
     // arguments with a trailing comma, an error quoting them) last, so `Authorization: Bearer
     // …` keeps its form.
-    return redactPairs(
-      value
-        .replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/gi, `Bearer ${REDACTED}`)
-        .replace(TOKEN, REDACTED)
-        .replace(USERINFO, `//${REDACTED}@`),
-    ) as T;
+    return redactPairs(tokens()) as T;
   }
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === "object" && value !== null) {

@@ -364,3 +364,18 @@ Deno.test("replay: a cassette whose redaction took more than today's (a schema's
   equal(await send("hi"), '{"ok":true}');
   ok((await send("bye")).includes("field body.messages[0].content"));
 });
+
+Deno.test("redaction: JSON in a string (a tool call's arguments) holding a JSON schema stays that JSON; a token in a key is still taken", () => {
+  const args = JSON.stringify({
+    name: "login_form",
+    schema: { type: "object", properties: { password: { type: "string", minLength: 8 } } },
+  });
+  // Before, the text pass cut `{"type":"string","minLength":8` after the object pass kept it:
+  // `…"password":"[redacted]","minLength":8}}}}`, which no longer parses (replay then reads
+  // broken arguments).
+  equal(redactSecrets(args), args);
+  equal(
+    redactSecrets(JSON.stringify({ [SECRETS.github]: "repo" })),
+    JSON.stringify({ "[redacted]": "repo" }),
+  );
+});
