@@ -153,14 +153,25 @@ const TOKEN = new RegExp(
 const USERINFO = /\/\/[^\s\/?#"'<>\\]+@/g;
 
 /**
- * A JSON schema's `properties`, redacted: a property named `password` holds its schema (kept,
- * redacted by its own keys), not a secret; a property holding a string is redacted by name
- * as anywhere (data that only looks like a schema keeps no password).
+ * The JSON Schema keywords a credential-named property's schema may hold and still be kept:
+ * none that holds a value (`default`, `const`, `enum`, `examples`) or is not a keyword
+ * (`value`).
+ */
+const SCHEMA_KEYWORD =
+  /^(\$ref|\$comment|type|title|description|format|pattern|(min|max)(Length|imum|Items|Properties)|exclusive(Min|Max)imum|multipleOf|items|properties|required|additionalProperties|patternProperties|(any|one|all)Of|not|nullable|deprecated|readOnly|writeOnly|uniqueItems|content(Encoding|MediaType))$/;
+
+/**
+ * A JSON schema's `properties`, redacted: a property named `password` whose value is a schema
+ * (every key a {@linkcode SCHEMA_KEYWORD}) holds its schema (kept, redacted by its own keys),
+ * not a secret; any other is redacted by name as anywhere (data that only looks like a schema,
+ * `{"adminPassword": {"type": "securestring", "value": "…"}}`, keeps no password).
  */
 function schemaProperties(properties: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
-    out[name] = isRecord(schema) ? redactSecrets(schema) : redactSecrets({ [name]: schema })[name];
+    out[name] = isRecord(schema) && Object.keys(schema).every((key) => SCHEMA_KEYWORD.test(key))
+      ? redactSecrets(schema)
+      : redactSecrets({ [name]: schema })[name];
   }
   return out;
 }

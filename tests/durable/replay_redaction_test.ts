@@ -379,3 +379,15 @@ Deno.test("redaction: JSON in a string (a tool call's arguments) holding a JSON 
     JSON.stringify({ "[redacted]": "repo" }),
   );
 });
+
+Deno.test("redaction: under `properties`, a credential-named object that holds a value is no schema, and goes", () => {
+  // Before, any object under `properties` was kept as a schema: the values below were kept.
+  const token = { type: "string", minLength: 8, description: "The token" };
+  const properties = {
+    adminPassword: { type: "securestring", value: "P@ssw0rd!" },
+    password: { type: "string", default: "hunter2" },
+  };
+  deepEqual(redactSecrets({ properties: { ...properties, token } }), {
+    properties: { adminPassword: "[redacted]", password: "[redacted]", token },
+  });
+});
