@@ -12,7 +12,12 @@ import { defineTool } from "../../sdk/define_tool.ts";
 import { netHostOf, requireHostMay } from "../../sdk/sandbox/host_may.ts";
 import { checkAddress } from "./address_refusal.ts";
 import { pinnedUrl } from "./pinned_url.ts";
-import { openPinnedTunnel, type PinnedTunnel, tunnelAddresses } from "./pinned_tunnel.ts";
+import {
+  noProxyMayName,
+  openPinnedTunnel,
+  type PinnedTunnel,
+  tunnelAddresses,
+} from "./pinned_tunnel.ts";
 import type { HostAllowlist } from "./host_allowlist.ts";
 import { readCappedBody } from "./read_body.ts";
 import { type BodyKind, renderBody } from "./render_body.ts";
@@ -192,6 +197,13 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           client ??= pinned && Deno.createHttpClient({ allowHost: true });
           let through = pinned && client;
           if (tunnelTo.length > 0) {
+            // NO_PROXY naming the host sends fetch around any proxy: to a second lookup's address.
+            if (noProxyMayName(url.hostname)) {
+              throw new Error(
+                `Cannot fetch ${url.href}: NO_PROXY names its host, so fetch would connect to it ` +
+                  "by name, not to an address checked; refused",
+              );
+            }
             tunnel ??= openPinnedTunnel();
             tunnel.pin(netHostOf(url), tunnelTo);
             through = tunnel.client;
@@ -204,7 +216,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
             signal: controller.signal,
             ...(through && { client: through }),
           }).catch(fail);
-          // NO_PROXY naming the host sends fetch around any proxy: to a second lookup's address.
+          // The same, from a NO_PROXY this process may not read: the answer is refused.
           if (tunnel && through === tunnel.client && !tunnel.carried(netHostOf(url))) {
             await response.body?.cancel();
             throw new Error(

@@ -51,6 +51,46 @@ export function tunnelAddresses(url: URL, addresses: readonly string[] | undefin
   );
 }
 
+/**
+ * Whether `NO_PROXY` (or `no_proxy`) may name `hostname`, so that `fetch` would go around the
+ * tunnel (Deno's client skips even an explicit proxy for such a host) and look the name up
+ * again. Read wide: `*`, the name itself, or any entry the name ends with (`.test`,
+ * `rebind.test`, `test`), its port and a leading `*.` or `.` aside; a name so named is refused
+ * rather than fetched unpinned. A variable this process may not read counts as not set
+ * (`fetch_url` still refuses an answer the tunnel did not carry).
+ *
+ * @param hostname The URL's host name (lower case, as `URL` gives it).
+ * @returns Whether a readable `NO_PROXY` may name it.
+ *
+ * @example
+ * ```ts
+ * import { noProxyMayName } from "./pinned_tunnel.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const before = Deno.env.get("NO_PROXY");
+ * Deno.env.set("NO_PROXY", "localhost, .internal.test:443");
+ * try {
+ *   equal(noProxyMayName("api.internal.test"), true);
+ *   equal(noProxyMayName("localhost"), true);
+ *   equal(noProxyMayName("example.org"), false);
+ * } finally {
+ *   if (before === undefined) Deno.env.delete("NO_PROXY");
+ *   else Deno.env.set("NO_PROXY", before);
+ * }
+ * ```
+ */
+export function noProxyMayName(hostname: string): boolean {
+  const name = hostname.replace(/\.$/, "");
+  return ["NO_PROXY", "no_proxy"].some((variable) => {
+    if (!hostMay({ name: "env", variable })) return false;
+    return (Deno.env.get(variable) ?? "").split(",").some((raw) => {
+      const entry = raw.trim().toLowerCase().replace(/:\d+$/, "").replace(/^\*?\./, "")
+        .replace(/\.$/, "");
+      return entry === "*" || (entry !== "" && name.endsWith(entry));
+    });
+  });
+}
+
 /** A CONNECT proxy on loopback for one `fetch_url` call, and the client that sends through it. */
 export interface PinnedTunnel {
   /**

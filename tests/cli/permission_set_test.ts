@@ -37,7 +37,7 @@ Deno.test({
   },
 });
 
-Deno.test("the CLI's permission set reads HTTPS_PROXY: behind a proxy, http's https requests go through it by name", async () => {
+Deno.test("the CLI's permission set reads HTTPS_PROXY and NO_PROXY: behind a proxy, http's https requests go through it by name; a host NO_PROXY names is refused before it is sent", async () => {
   // Found when https was pinned to its checked addresses: a proxy variable the CLI could not
   // read counted as unset, and its requests went around the proxy (failing where only the
   // proxy may reach out).
@@ -45,8 +45,9 @@ Deno.test("the CLI's permission set reads HTTPS_PROXY: behind a proxy, http's ht
   try {
     await Deno.writeTextFile(
       script,
-      `import { tunnelAddresses } from "./plugins/http/pinned_tunnel.ts";\n` +
-        `console.log(JSON.stringify(tunnelAddresses(new URL("https://a.test/"), ["93.184.215.14"])));\n`,
+      `import { noProxyMayName, tunnelAddresses } from "./plugins/http/pinned_tunnel.ts";\n` +
+        `console.log(JSON.stringify(tunnelAddresses(new URL("https://a.test/"), ["93.184.215.14"])));\n` +
+        `console.log(noProxyMayName("a.test"));\n`,
     );
     const run = async (env: Record<string, string>) => {
       const output = await new Deno.Command(Deno.execPath(), {
@@ -59,14 +60,20 @@ Deno.test("the CLI's permission set reads HTTPS_PROXY: behind a proxy, http's ht
       equal(output.success, true, new TextDecoder().decode(output.stderr));
       return new TextDecoder().decode(output.stdout).trim();
     };
-    for (const variable of ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]) {
-      equal(await run({ [variable]: "http://proxy.test:3128" }), "[]", variable);
-    }
-    // Without one, the request goes to the checked address (the tunnel).
     const clear = Object.fromEntries(
-      ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"].map((name) => [name, ""]),
+      ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"]
+        .map((name) => [name, ""]),
     );
-    equal(await run(clear), '["93.184.215.14"]');
+    for (const variable of ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]) {
+      equal(await run({ ...clear, [variable]: "http://proxy.test:3128" }), "[]\nfalse", variable);
+    }
+    // Without one, the request goes to the checked address (the tunnel)...
+    equal(await run(clear), '["93.184.215.14"]\nfalse');
+    // ...unless NO_PROXY names the host: then fetch would go around the tunnel, and it is
+    // refused before it is sent.
+    for (const variable of ["NO_PROXY", "no_proxy"]) {
+      equal(await run({ ...clear, [variable]: ".test" }), '["93.184.215.14"]\ntrue', variable);
+    }
   } finally {
     await Deno.remove(script);
   }

@@ -7,7 +7,7 @@
  * CA and certificate are made at test time); skipped elsewhere.
  */
 
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
 
 const CHILD = new URL("../fixtures/http/rebinding_https_child.ts", import.meta.url).pathname;
@@ -29,22 +29,25 @@ Deno.test({
     try {
       const { ca, cert, key } = await makeCertificates(dir, ["rebind.test", "*.rebind.test"]);
       await Deno.writeTextFile(`${dir}/resolv.conf`, "nameserver 127.0.0.1\n");
-      const script = "set -e; ip link set lo up; " +
-        "ip addr add 93.184.215.13/32 dev lo; ip addr add 93.184.215.14/32 dev lo; " +
-        `mount --bind ${dir}/resolv.conf /etc/resolv.conf; ` +
-        `exec "${Deno.execPath()}" run -A --unstable-net --config ${CONFIG} ${CHILD} ` +
-        `${cert} ${key}`;
-      const run = new Deno.Command("unshare", {
-        args: ["-mn", "bash", "-c", script],
-        env: { DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" },
-      });
-      const { stdout, stderr, success } = await run.output();
-      deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
+      const child = async (flags: string) => {
+        const script = "set -e; ip link set lo up; " +
+          "ip addr add 93.184.215.13/32 dev lo; ip addr add 93.184.215.14/32 dev lo; " +
+          `mount --bind ${dir}/resolv.conf /etc/resolv.conf; ` +
+          `exec "${Deno.execPath()}" run -A ${flags} --unstable-net --config ${CONFIG} ${CHILD} ` +
+          `${cert} ${key}`;
+        const run = new Deno.Command("unshare", {
+          args: ["-mn", "bash", "-c", script],
+          env: { DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" },
+        });
+        const { stdout, stderr, success } = await run.output();
+        deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
+        return JSON.parse(new TextDecoder().decode(stdout));
+      };
       const ok = (asked: string) => ({
         text: `HTTP 200 OK (text/plain;charset=UTF-8)\n\npublic, asked for ${asked}`,
         isError: false,
       });
-      deepEqual(JSON.parse(new TextDecoder().decode(stdout)), {
+      deepEqual(await child(""), {
         "https://rebind.test:8443/": ok("rebind.test:8443/"),
         "https://two.rebind.test:8443/": ok("two.rebind.test:8443/"),
         "https://hop.rebind.test:8443/hop": {
@@ -71,13 +74,23 @@ Deno.test({
             'valid for DnsName("rebind.test") or DnsName("*.rebind.test"))',
           isError: true,
         },
-        // NO_PROXY takes the name around the tunnel, to a second lookup (it read the secret).
+        // NO_PROXY takes the name around the tunnel, to a second lookup (it read the secret):
+        // refused before it is sent.
         "https://noproxy.rebind.test:8443/": {
           text: "Cannot fetch https://noproxy.rebind.test:8443/: NO_PROXY names its host, so " +
-            "fetch connected to it by name, not to an address checked; refused",
+            "fetch would connect to it by name, not to an address checked; refused",
           isError: true,
         },
       });
+      // A NO_PROXY the process may not read still sends fetch around the tunnel: the answer
+      // it did not carry is refused (the request went out).
+      const unread = await child("--deny-env=NO_PROXY,no_proxy");
+      deepEqual(unread["https://noproxy.rebind.test:8443/"], {
+        text: "Cannot fetch https://noproxy.rebind.test:8443/: NO_PROXY names its host, so " +
+          "fetch connected to it by name, not to an address checked; refused",
+        isError: true,
+      });
+      equal(unread["https://rebind.test:8443/"].isError, false);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
