@@ -10,13 +10,35 @@ import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
 import { RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
 import { toUserMessage } from "../agent_init.ts";
-import type { AgentState } from "../agent_state.ts";
+import type { AgentState, Decision } from "../agent_state.ts";
 import { toolCallsOf } from "../../core/messages.ts";
 
 /** Whether a run's transcript ends with the model's last answer (no call to make, nothing to ask). */
 function hasFinished(state: AgentState): boolean {
   const last = state.messages.at(-1);
   return last?.role === "assistant" && toolCallsOf(last).length === 0;
+}
+
+/**
+ * The state with the calls `decisions` approve (with the pending arguments' hash) marked as
+ * executing: saved before a resumed batch runs, since approved calls skip the hooks, and so
+ * the gate. A worker that takes the run over then reports them as "may have completed"
+ * instead of running them again.
+ */
+function withApprovedExecuting(state: AgentState, decisions: readonly Decision[]): AgentState {
+  const approved = new Set(
+    state.pending.filter((call) =>
+      decisions.some((d) =>
+        d.toolCallId === call.toolCallId && d.approve && d.argsHash === call.argsHash
+      )
+    ).map((call) => call.toolCallId),
+  );
+  if (approved.size === 0) return state;
+  return {
+    ...state,
+    pending: state.pending.filter((call) => !approved.has(call.toolCallId)),
+    running: [...state.running, ...approved],
+  };
 }
 
 /**
@@ -27,7 +49,7 @@ function hasFinished(state: AgentState): boolean {
  * refused (the run was taken over: `RunLostError`), the agent is aborted, and the gate (a
  * `verifyToolCall` that waits for the saves so far) blocks the calls that had not started
  * executing, so the worker starts no tool after that (approved calls of a resumed batch
- * skip the hooks, and the gate).
+ * skip the hooks, and the gate: `resumeStoredRun` saves them as executing before they run).
  */
 class Hold {
   #chain: Promise<unknown> = Promise.resolve();
@@ -169,6 +191,8 @@ export async function startRun(
  * Resumes a stored run in this worker if it can claim it (decided, or its worker's lease
  * expired), with the stored decisions; checkpoints while it runs, then saves it as
  * `pending` or `done`. Of concurrent calls for one run, in any processes, one resumes it.
+ * Approved calls are saved as executing before they run: a worker that takes the run over
+ * meanwhile reports them as "may have completed", and never runs them again.
  * A run whose worker stopped goes on from its last save: calls that were executing are
  * reported as "may have completed", a transcript that ends with the prompt or with tool
  * results is sent to the model, and one that ends with the model's answer is saved as done.
@@ -212,9 +236,15 @@ export async function resumeStoredRun(
     await store.save(id, run.state, holder);
     return agent;
   }
+  const decisions = run.decisions ?? [];
+  const executing = withApprovedExecuting(run.state, decisions);
+  if (executing !== run.state) {
+    // Refused (RunLostError) when another worker took the run meanwhile: nothing runs here.
+    await store.save(id, executing, { ...holder, status: "running" });
+  }
   hold.start(agent, run);
   try {
-    await agent.resume(run.decisions ?? []);
+    await agent.resume(decisions);
   } catch (error) {
     await hold.stop();
     await store.save(id, run.state, { ...holder, status: "pending" });

@@ -17,6 +17,7 @@ import {
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { Type } from "typebox";
 import { leaseOptions } from "../support/durable_lease_main.ts";
+import { durableOptions, executions } from "../support/durable_fixture.ts";
 
 const WORKER = new URL("../support/durable_lease_main.ts", import.meta.url).pathname;
 
@@ -249,6 +250,52 @@ Deno.test("SIGKILL during the first model call: the prompt was saved, and resumi
     deepEqual(done?.state.messages.map((m) => m.role), ["user", "assistant"]);
   } finally {
     store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("a worker whose resumed run is taken before its approved call starts does not run the call: it is saved as executing first", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "tack_lease_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const log = `${dir}/log`;
+  // w1's lease lapses at once, and each of its saves takes 300 ms (a remote KV, a pause):
+  // w2 claims the run between w1's claim and w1's first save.
+  const kvStore = kvRunStore(await Deno.openKv(kvPath), { leaseMs: -1, closeKv: true });
+  let claimed!: () => void;
+  const w1Claimed = new Promise<void>((resolve) => (claimed = resolve));
+  const slow: RunStore = {
+    ...kvStore,
+    claim: async (...args) => {
+      const run = await kvStore.claim(...args);
+      claimed();
+      return run;
+    },
+    save: async (...args) => (await sleep(300), await kvStore.save(...args)),
+  };
+  const other = kvRunStore(await Deno.openKv(kvPath), { closeKv: true });
+  // The model reads the transcript: each worker's agent starts from the stored one.
+  const step = (request: { messages: readonly { role: string }[] }) =>
+    request.messages.some((m) => m.role === "toolResult")
+      ? [text("deployed")]
+      : [toolCall("deploy", { target: "prod" }, "c1")];
+  const options = () => durableOptions(log, [step, step]);
+  try {
+    await startRun(other, "r", options(), "go");
+    const waiting = await other.get("r");
+    await other.decide("r", [approveCall(waiting!.state.pending[0])]);
+    const first = resumeStoredRun(slow, "r", "w1", options());
+    await w1Claimed;
+    const second = await resumeStoredRun(other, "r", "w2", options());
+    deepEqual(second?.messages.at(-1)?.content, [{ type: "text", text: "deployed" }]);
+    await rejects(first, {
+      name: "RunLostError",
+      message: /^Cannot save run r: worker w1 lost it/,
+    });
+    deepEqual(executions(log), ["deploy prod"]);
+    equal((await other.get("r"))?.status, "done");
+  } finally {
+    slow.close();
+    other.close();
     Deno.removeSync(dir, { recursive: true });
   }
 });
