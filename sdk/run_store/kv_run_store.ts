@@ -17,8 +17,11 @@ import {
 import { decisionsProblem } from "../resolve_decisions.ts";
 
 const PREFIX = ["tack", "runs"] as const;
-/** Deno KV values are at most 64 KiB; states are stored in chunks below that. */
-const CHUNK = 60_000;
+/**
+ * Deno KV values are at most 64 KiB; states are stored in chunks below that. In UTF-16 code
+ * units: a string with any character past Latin-1 is stored at two bytes a unit.
+ */
+const CHUNK = 30_000;
 
 /** Options of {@linkcode kvRunStore}. */
 export interface KvRunStoreOptions {
@@ -203,7 +206,13 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         for (let i = chunks; i < (current.value?.chunks ?? 0); i++) {
           op.delete([...PREFIX, id, "state", i]);
         }
-        const result = await op.commit();
+        const result = await op.commit().catch((error: Error) => {
+          if (!/mutation size too large/.test(error.message)) throw error;
+          throw new Error(
+            `Cannot save run ${id}: its state (${text.length} characters) is more than one ` +
+              `Deno KV write holds (${error.message})`,
+          );
+        });
         if (!result.ok) throw new Error(`Cannot save run ${id}: it was changed concurrently`);
         return await toRun(head);
       });

@@ -311,6 +311,40 @@ Deno.test("a state larger than a KV value is stored in chunks and read back whol
   }
 });
 
+Deno.test("a state with text outside Latin-1 is stored in chunks KV takes (two bytes a character) and read back whole; one too large for a KV write is refused naming the run", async () => {
+  const store = await openRunStore(":memory:");
+  try {
+    // One "€" in 40 000 characters made a 60 000-character chunk 120 000 bytes: `Value too
+    // large (max 65536 bytes)`. The odd "a" puts chunk ends inside the emoji's surrogate pairs.
+    const state: AgentState = {
+      version: 1,
+      messages: [
+        { role: "user", content: `${"é".repeat(40_000)}€`, timestamp: 1 },
+        { role: "user", content: `a${"😀".repeat(100_000)}`, timestamp: 2 },
+      ],
+      pending: [],
+      completed: [],
+      running: [],
+      sticky: [],
+      config: { provider: "p", model: "m", tools: [] },
+    };
+    await store.save("wide", state);
+    deepEqual((await store.get("wide"))?.state, state);
+    // More than one atomic write holds: refused naming the run; what was stored stays.
+    const huge = {
+      ...state,
+      messages: [{ role: "user" as const, content: "x".repeat(900_000), timestamp: 3 }],
+    };
+    await rejects(store.save("wide", huge), {
+      message: `Cannot save run wide: its state (${JSON.stringify(huge).length} characters) is ` +
+        "more than one Deno KV write holds (Total mutation size too large (max 819200 bytes))",
+    });
+    deepEqual((await store.get("wide"))?.state, state);
+  } finally {
+    store.close();
+  }
+});
+
 Deno.test("decisions that do not fit (hash mismatch) send the run back to pending; nothing runs", async () => {
   const dir = tempDir();
   const log = `${dir}/log`;
