@@ -12,6 +12,7 @@
  * front of anything like it. What it does refuse (403): a request whose `Host` is not its own
  * address (a web page whose name was rebound to 127.0.0.1, which could read the page's call
  * ids), and a POST whose `Origin` is another site's (a page you visit submitting a form to it).
+ * No other site may frame the page (a click on a decoy over it would approve a call).
  *
  * @module
  */
@@ -120,6 +121,18 @@ function foreign(request: Request, port: number): boolean {
     !own.some((host) => origin === `http://${host}`);
 }
 
+/**
+ * Headers of every answer: no other site may frame the page (an invisible frame over a decoy
+ * button would make a person's click approve a call), and the page runs no script, loads
+ * nothing and posts its forms only to this server, should markup ever slip through `escape`.
+ */
+const GUARDS = {
+  "x-frame-options": "DENY",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+};
+
 /** A running approval server. */
 export interface ApprovalServer {
   /** Its address. */
@@ -177,47 +190,52 @@ export async function startApprovalServer(
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
     async (request) => {
-      if (foreign(request, server.addr.port)) {
-        return new Response("Forbidden: not from this page", { status: 403 });
-      }
-      const url = new URL(request.url);
-      if (request.method === "GET" && url.pathname === "/") {
-        const decided = new Set<string>();
-        for await (const entry of kv.list({ prefix: ["approval-page"] })) {
-          decided.add(`${String(entry.key[1])}\0${String(entry.key[2])}`);
-        }
-        const resuming = [...await store.list("decided"), ...await store.list("running")];
-        const html = page(
-          await store.list("pending"),
-          await store.list("done"),
-          resuming,
-          decided,
-        );
-        return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
-      }
-      if (request.method === "POST" && url.pathname === "/decide") {
-        await decide(await request.formData());
-        return new Response(null, { status: 303, headers: { location: "/" } });
-      }
-      if (request.method === "POST" && url.pathname === "/runs") {
-        const { id, prompt } = await request.json();
-        await startRun(store, String(id), agentOptions(), String(prompt), worker);
-        const run = await store.get(String(id));
-        return Response.json({ status: run?.status, pending: run?.state.pending });
-      }
-      const match = /^\/runs\/([^/]+)$/.exec(url.pathname);
-      if (request.method === "GET" && match) {
-        const run = await store.get(decodeURIComponent(match[1]));
-        if (!run) return Response.json({ error: "no such run" }, { status: 404 });
-        return Response.json({
-          status: run.status,
-          answer: answerOf(run),
-          pending: run.state.pending,
-        });
-      }
-      return new Response("Not found", { status: 404 });
+      const response = await answer(request);
+      for (const [name, value] of Object.entries(GUARDS)) response.headers.set(name, value);
+      return response;
     },
   );
+  const answer = async (request: Request): Promise<Response> => {
+    if (foreign(request, server.addr.port)) {
+      return new Response("Forbidden: not from this page", { status: 403 });
+    }
+    const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname === "/") {
+      const decided = new Set<string>();
+      for await (const entry of kv.list({ prefix: ["approval-page"] })) {
+        decided.add(`${String(entry.key[1])}\0${String(entry.key[2])}`);
+      }
+      const resuming = [...await store.list("decided"), ...await store.list("running")];
+      const html = page(
+        await store.list("pending"),
+        await store.list("done"),
+        resuming,
+        decided,
+      );
+      return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+    }
+    if (request.method === "POST" && url.pathname === "/decide") {
+      await decide(await request.formData());
+      return new Response(null, { status: 303, headers: { location: "/" } });
+    }
+    if (request.method === "POST" && url.pathname === "/runs") {
+      const { id, prompt } = await request.json();
+      await startRun(store, String(id), agentOptions(), String(prompt), worker);
+      const run = await store.get(String(id));
+      return Response.json({ status: run?.status, pending: run?.state.pending });
+    }
+    const match = /^\/runs\/([^/]+)$/.exec(url.pathname);
+    if (request.method === "GET" && match) {
+      const run = await store.get(decodeURIComponent(match[1]));
+      if (!run) return Response.json({ error: "no such run" }, { status: 404 });
+      return Response.json({
+        status: run.status,
+        answer: answerOf(run),
+        pending: run.state.pending,
+      });
+    }
+    return new Response("Not found", { status: 404 });
+  };
   return {
     url: `http://127.0.0.1:${server.addr.port}/`,
     async shutdown() {

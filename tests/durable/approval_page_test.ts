@@ -146,3 +146,57 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "approval page: another site cannot frame it (a click on its decoy over the framed Approve button runs nothing), and a run id with markup is shown as text",
+  ignore: !chromium,
+  async fn() {
+    ok(chromium);
+    const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+    const logPath = `${dir}/deploys.log`;
+    const server = await startServer(`${dir}/runs.sqlite`, logPath);
+    // The attacker's page frames the approval page, nearly transparent, over a decoy button.
+    const attacker = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () =>
+        new Response(
+          `<!doctype html><body style="margin:0"><button style="position:absolute;top:0;left:0;width:800px;height:600px">Win a prize</button>
+<iframe src="${server.url}" onload="window.framed = true"
+ style="position:absolute;top:0;left:0;width:800px;height:600px;border:0;opacity:0.01"></iframe></body>`,
+          { headers: { "content-type": "text/html" } },
+        ),
+    );
+    const id = `<img src=x onerror="document.title='pwned'">`;
+    try {
+      const started = await fetch(`${server.url}runs`, {
+        method: "POST",
+        body: JSON.stringify({ id, prompt: "Deploy the api to production" }),
+      });
+      equal((await started.json()).status, "pending");
+      await using browser = await launchChromium(chromium);
+      // Where the Approve button is, seen at the framed size.
+      const own = await browser.newPage(800, 600);
+      await own.goto(server.url);
+      equal(await own.evaluate<string>("document.title"), "Approvals");
+      equal(await own.evaluate<number>("document.images.length"), 0);
+      equal(await own.evaluate<string>(`document.querySelector("article").dataset.run`), id);
+      const [x, y] = await own.evaluate<[number, number]>(
+        `(() => { const r = document.querySelector('button[value="approve"]').getBoundingClientRect();
+          return [r.x + r.width / 2, r.y + r.height / 2]; })()`,
+      );
+      const page = await browser.newPage(800, 600);
+      await page.goto(`http://127.0.0.1:${attacker.addr.port}/`);
+      await page.waitFor("window.framed");
+      await page.click(x, y);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const run = await (await fetch(`${server.url}runs/${encodeURIComponent(id)}`)).json();
+      equal(run.status, "pending");
+      deepEqual(executions(logPath), []);
+    } finally {
+      await attacker.shutdown();
+      await server.kill("SIGTERM");
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
+  },
+});
