@@ -34,8 +34,9 @@ export interface KvRunStoreOptions {
   /** Closes the KV with the store (default true when `openRunStore` opened it). */
   closeKv?: boolean;
   /**
-   * Told about each run `list` leaves out because it cannot read it (its state is not JSON,
-   * a chunk is missing), with the error naming it. Default: `console.error`.
+   * Told about each run `list` leaves out because it cannot read it (its state is not JSON or
+   * not an agent state, a chunk is missing, its record is damaged), with the error naming it.
+   * Default: `console.error`.
    */
   onUnreadable?: (id: string, error: Error) => void;
 }
@@ -51,6 +52,50 @@ interface RunHead {
   claim?: number;
   leaseUntil?: number;
   updatedAt: number;
+}
+
+/** A head has at most this many chunks: each but the last is one KV write's 30 000 units. */
+const MAX_CHUNKS = Math.ceil(819_200 / CHUNK);
+const STATUSES: readonly string[] = ["pending", "decided", "running", "done"];
+
+/** What is wrong with a stored head of run `id`, if anything (a damaged or hand-edited record). */
+function headProblem(id: string, value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not an object";
+  const head = value as Partial<Record<keyof RunHead, unknown>>;
+  if (head.id !== id) return `its id is ${JSON.stringify(head.id)}`;
+  if (!STATUSES.includes(head.status as string)) {
+    return `its status is ${JSON.stringify(head.status)}`;
+  }
+  const { chunks } = head;
+  if (!Number.isInteger(chunks) || (chunks as number) < 1 || (chunks as number) > MAX_CHUNKS) {
+    return `its chunk count is ${JSON.stringify(chunks)}, not 1 to ${MAX_CHUNKS}`;
+  }
+  const numbers = ["claim", "claimedAt", "leaseUntil", "updatedAt"] as const;
+  for (const field of numbers) {
+    const number = head[field];
+    if (number !== undefined && typeof number !== "number") return `its ${field} is not a number`;
+  }
+  if (head.claimedBy !== undefined && typeof head.claimedBy !== "string") {
+    return "its claimedBy is not a string";
+  }
+  if (head.decisions !== undefined && !Array.isArray(head.decisions)) {
+    return "its decisions are not a list";
+  }
+  return undefined;
+}
+
+/**
+ * The head of run `id` in `entry`, `undefined` when there is none.
+ *
+ * @throws {Error} `Cannot read run <id>: its record is damaged (…)`.
+ */
+function headOf(id: string, entry: Deno.KvEntryMaybe<unknown>): RunHead | undefined {
+  if (entry.versionstamp === null) return undefined;
+  const problem = headProblem(id, entry.value);
+  if (problem !== undefined) {
+    throw new Error(`Cannot read run ${id}: its record is damaged (${problem})`);
+  }
+  return entry.value as RunHead;
 }
 
 interface QueuedResume {
@@ -91,13 +136,22 @@ async function readState(kv: Deno.Kv, head: RunHead): Promise<AgentState> {
       text += entry.value;
     }
   }
+  let state: AgentState;
   try {
-    return JSON.parse(text);
+    state = JSON.parse(text);
   } catch (error) {
     throw new Error(
       `Cannot read run ${head.id}: its state is not JSON (${(error as Error).message})`,
     );
   }
+  const lists = [state?.messages, state?.pending, state?.completed, state?.running, state?.sticky];
+  if (state?.version !== 1 || !lists.every(Array.isArray)) {
+    throw new Error(
+      `Cannot read run ${head.id}: its state is not an agent.state() of version 1 ` +
+        "(messages, pending, completed, running, sticky)",
+    );
+  }
+  return state;
 }
 
 /**
@@ -176,11 +230,12 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     save(id, state, saveOptions = {}) {
       return retryLocked(async () => {
         const current = await kv.get<RunHead>(headKey(id));
+        const currentHead = headOf(id, current);
         const text = JSON.stringify(state);
         const chunks = Math.max(1, Math.ceil(text.length / CHUNK));
         const now = Date.now();
         const { worker, claim } = saveOptions;
-        checkWriter(id, current.value, worker, claim);
+        checkWriter(id, currentHead ?? null, worker, claim);
         const head: RunHead = {
           id,
           status: saveOptions.status ?? (state.pending.length > 0 ? "pending" : "done"),
@@ -190,12 +245,12 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         if (head.status === "pending" && state.pending.length === 0) {
           throw new Error(`Cannot save run ${id} as pending: no call in its state waits`);
         }
-        const last = current.value?.claim;
+        const last = currentHead?.claim;
         if (last !== undefined) head.claim = last;
         if (head.status === "running") {
           head.claimedBy = worker ?? "unnamed";
           // A checkpoint keeps its claim; a save that claims the run takes the next number.
-          head.claimedAt = claim === undefined ? now : current.value?.claimedAt ?? now;
+          head.claimedAt = claim === undefined ? now : currentHead?.claimedAt ?? now;
           head.claim = claim ?? (last ?? 0) + 1;
           head.leaseUntil = now + leaseMs;
         }
@@ -203,7 +258,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         for (let i = 0; i < chunks; i++) {
           op.set([...PREFIX, id, "state", i], text.slice(i * CHUNK, (i + 1) * CHUNK));
         }
-        for (let i = chunks; i < (current.value?.chunks ?? 0); i++) {
+        for (let i = chunks; i < (currentHead?.chunks ?? 0); i++) {
           op.delete([...PREFIX, id, "state", i]);
         }
         const result = await op.commit().catch((error: Error) => {
@@ -220,8 +275,8 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
 
     get(id) {
       return retryLocked(async () => {
-        const head = await kv.get<RunHead>(headKey(id));
-        return head.value ? await toRun(head.value) : undefined;
+        const head = headOf(id, await kv.get(headKey(id)));
+        return head ? await toRun(head) : undefined;
       });
     },
 
@@ -230,15 +285,17 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
       const { runs, bad } = await retryLocked(async () => {
         const runs: StoredRun[] = [];
         const bad: [string, Error][] = [];
-        for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
-          const head = entry.value;
-          if (entry.key.at(-1) !== "head" || typeof head !== "object") continue;
-          if (status !== undefined && head.status !== status) continue;
+        for await (const entry of kv.list({ prefix: [...PREFIX] })) {
+          const id = entry.key[PREFIX.length];
+          if (entry.key.length !== PREFIX.length + 2 || entry.key.at(-1) !== "head") continue;
+          if (typeof id !== "string") continue;
           try {
+            const head = headOf(id, entry)!;
+            if (status !== undefined && head.status !== status) continue;
             runs.push(await toRun(head));
           } catch (error) {
             if (/database is locked/.test((error as Error).message)) throw error;
-            bad.push([head.id, error as Error]);
+            bad.push([id, error as Error]);
           }
         }
         return { runs, bad };
@@ -250,21 +307,20 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     decide(id, decisions) {
       return retryLocked(async () => {
         const current = await kv.get<RunHead>(headKey(id));
-        if (!current.value) throw new Error(`Cannot decide run ${id}: there is no such run`);
-        if (current.value.status !== "pending") {
-          throw new Error(
-            `Cannot decide run ${id}: it is ${current.value.status}, not pending`,
-          );
+        const currentHead = headOf(id, current);
+        if (!currentHead) throw new Error(`Cannot decide run ${id}: there is no such run`);
+        if (currentHead.status !== "pending") {
+          throw new Error(`Cannot decide run ${id}: it is ${currentHead.status}, not pending`);
         }
         // Refused here, not only when a worker resumes it (then the run went back to pending).
-        const { pending } = await readState(kv, current.value);
+        const { pending } = await readState(kv, currentHead);
         const problem = decisionsProblem(pending, decisions);
         if (problem !== undefined) {
           const waiting = pending.map((call) => call.toolCallId).join(", ") || "none";
           throw new Error(`Cannot decide run ${id}: ${problem} (waiting: ${waiting})`);
         }
         const head: RunHead = {
-          ...current.value,
+          ...currentHead,
           status: "decided",
           decisions: [...decisions],
           updatedAt: Date.now(),
@@ -280,14 +336,15 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     claim(id, worker) {
       return retryLocked(async () => {
         const current = await kv.get<RunHead>(headKey(id));
+        const currentHead = headOf(id, current);
         const now = Date.now();
-        if (!current.value || !claimable(current.value, now)) return undefined;
+        if (!currentHead || !claimable(currentHead, now)) return undefined;
         const head: RunHead = {
-          ...current.value,
+          ...currentHead,
           status: "running",
           claimedBy: worker,
           claimedAt: now,
-          claim: (current.value.claim ?? 0) + 1,
+          claim: (currentHead.claim ?? 0) + 1,
           leaseUntil: now + leaseMs,
           updatedAt: now,
         };
@@ -309,11 +366,19 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         if (!signal?.aborted && isQueuedResume(message)) return seen(message.tackResume);
       });
       let timer: ReturnType<typeof setTimeout> | undefined;
+      // Never rejects (it runs from a timer: that would end the process): a damaged record is
+      // left out, and a failed listing (`database is locked`) is reported and tried next time.
       const poll = async () => {
         if (signal?.aborted) return;
-        for await (const entry of kv.list<RunHead | string>({ prefix: [...PREFIX] })) {
-          const head = entry.value;
-          if (typeof head === "object" && claimable(head, Date.now())) await seen(head.id);
+        try {
+          for await (const entry of kv.list({ prefix: [...PREFIX] })) {
+            const id = entry.key[PREFIX.length];
+            if (entry.key.length !== PREFIX.length + 2 || entry.key.at(-1) !== "head") continue;
+            if (typeof id !== "string" || headProblem(id, entry.value) !== undefined) continue;
+            if (claimable(entry.value as RunHead, Date.now())) await seen(id);
+          }
+        } catch (error) {
+          console.error("Tack: run store: looking for decided runs failed:", error);
         }
         if (!signal?.aborted) timer = setTimeout(poll, pollMs);
       };
