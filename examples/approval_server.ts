@@ -182,7 +182,13 @@ export async function startApprovalServer(
       if (!entry.value) return; // others still wait
       decisions.push(entry.value);
     }
-    await store.decide(id, decisions);
+    try {
+      await store.decide(id, decisions);
+    } catch (error) {
+      // Another click decided it first (a double click, two people): that one resumes it.
+      if ((await store.get(id))?.status !== "pending") return;
+      throw error;
+    }
     for (const call of run.state.pending) await kv.delete(decisionKey(id, call.toolCallId));
     await resume(id).catch((error) => console.error(`Cannot resume run ${id}:`, error));
   };

@@ -200,3 +200,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test("approval page: three approvals of one call at once (a double click, two people) each see the page again, and the call runs once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+  const logPath = `${dir}/deploys.log`;
+  const server = await startServer(`${dir}/runs.sqlite`, logPath);
+  try {
+    const started = await (await fetch(`${server.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
+    })).json();
+    const call = started.pending[0];
+    const approve = () =>
+      fetch(`${server.url}decide`, {
+        method: "POST",
+        body: new URLSearchParams({
+          run: "r1",
+          call: call.toolCallId,
+          hash: call.argsHash,
+          action: "approve",
+        }),
+        redirect: "manual",
+      }).then(async (response) => (await response.body?.cancel(), response.status));
+    deepEqual(await Promise.all([approve(), approve(), approve()]), [303, 303, 303]);
+    for (let i = 0; (await (await fetch(`${server.url}runs/r1`)).json()).status !== "done"; i++) {
+      if (i > 200) throw new Error("the run did not finish");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    deepEqual(executions(logPath), ["deploy api production"]);
+  } finally {
+    await server.kill("SIGTERM");
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
