@@ -226,6 +226,9 @@ export async function startApprovalServer(
     }
     if (request.method === "POST" && url.pathname === "/runs") {
       const { id, prompt } = await request.json();
+      if (await store.get(String(id))) {
+        return Response.json({ error: `run ${id} exists` }, { status: 409 });
+      }
       await startRun(store, String(id), agentOptions(), String(prompt), worker);
       const run = await store.get(String(id));
       return Response.json({ status: run?.status, pending: run?.state.pending });

@@ -148,7 +148,10 @@ class Hold {
  * @param input The prompt.
  * @param worker Who runs it (default `"starter"`).
  * @returns The agent, after the run stopped.
- * @throws {RunLostError} (as a rejection) When this worker lost the run: its lease lapsed
+ * @throws {Error} (as a rejection) `Cannot start run <id>: a run with this id exists (it is
+ * pending)` when the store has a run under `id`, whatever its status: nothing is saved (before,
+ * a new run replaced it, with the calls it had waiting and the decisions given).
+ * {RunLostError} (as a rejection) When this worker lost the run: its lease lapsed
  * (the process was stopped longer than the lease) and another worker claimed it. The agent
  * was aborted, no tool ran after the refused save, and nothing since is saved.
  *
@@ -170,6 +173,12 @@ export async function startRun(
   input: PromptInput,
   worker = "starter",
 ): Promise<Agent> {
+  // Checked before the first save, not with it: two starts at once are told apart by that
+  // save (the second finds the run held), but not a start that finished in between.
+  const existing = await store.get(id);
+  if (existing) {
+    throw new Error(`Cannot start run ${id}: a run with this id exists (it is ${existing.status})`);
+  }
   const hold = new Hold(store, id, worker);
   const agent = createAgent(hold.gated(options));
   // Saved with the prompt: a crash before the first checkpoint resumes by asking the model.

@@ -201,7 +201,7 @@ Deno.test({
   },
 });
 
-Deno.test("approval page: three approvals of one call at once (a double click, two people) each see the page again, and the call runs once", async () => {
+Deno.test("approval page: three approvals of one call at once (a double click, two people) each see the page again, and the call runs once; its id cannot start another run", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
   const logPath = `${dir}/deploys.log`;
   const server = await startServer(`${dir}/runs.sqlite`, logPath);
@@ -227,6 +227,15 @@ Deno.test("approval page: three approvals of one call at once (a double click, t
       if (i > 200) throw new Error("the run did not finish");
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    deepEqual(executions(logPath), ["deploy api production"]);
+    // Its id is taken: another POST /runs with it is refused and starts nothing.
+    const again = await fetch(`${server.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
+    });
+    equal(again.status, 409);
+    deepEqual(await again.json(), { error: "run r1 exists" });
+    equal((await (await fetch(`${server.url}runs/r1`)).json()).status, "done");
     deepEqual(executions(logPath), ["deploy api production"]);
   } finally {
     await server.kill("SIGTERM");

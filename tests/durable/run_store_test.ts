@@ -67,7 +67,7 @@ function spawnWorker(args: string[]) {
   };
 }
 
-Deno.test("a pending run is stored, decided later, and resumed from the store", async () => {
+Deno.test("a pending run is stored, decided later, and resumed from the store; its id cannot start another run", async () => {
   const dir = tempDir();
   const log = `${dir}/log`;
   const store = await openRunStore(`${dir}/runs.sqlite`);
@@ -90,6 +90,24 @@ Deno.test("a pending run is stored, decided later, and resumed from the store", 
     const done = await store.get("run-1");
     equal(done?.status, "done");
     deepEqual(done?.state.pending, []);
+    // Its id is taken: starting another run under it is refused, and it stays as it was.
+    await rejects(startRun(store, "run-1", durableOptions(log, deployScript()), "again"), {
+      message: "Cannot start run run-1: a run with this id exists (it is done)",
+    });
+    deepEqual(await store.get("run-1"), done);
+    deepEqual(executions(log), ["lookup a", "deploy prod"]);
+    // Two starts of a new id at once: the second is refused by its first save.
+    const starts = await Promise.allSettled(
+      [1, 2].map((n) =>
+        startRun(store, "run-2", { model: scriptedModel([[text(`run ${n}`)]]) }, "hi")
+      ),
+    );
+    deepEqual(starts.map((start) => start.status).sort(), ["fulfilled", "rejected"]);
+    const refused = starts.find((start) => start.status === "rejected") as PromiseRejectedResult;
+    match(
+      refused.reason.message,
+      /^Cannot save run run-2: (worker starter holds it|it was changed concurrently)$/,
+    );
   } finally {
     store.close();
   }
