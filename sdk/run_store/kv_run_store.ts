@@ -98,6 +98,14 @@ function headOf(id: string, entry: Deno.KvEntryMaybe<unknown>): RunHead | undefi
   return entry.value as RunHead;
 }
 
+/**
+ * The claim number before a run's first claim: random, so a run deleted by hand and started
+ * again under its id does not hand out the numbers its old holder still carries.
+ */
+function firstClaim(): number {
+  return crypto.getRandomValues(new Uint32Array(1))[0];
+}
+
 interface QueuedResume {
   tackResume: string;
 }
@@ -251,7 +259,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           head.claimedBy = worker ?? "unnamed";
           // A checkpoint keeps its claim; a save that claims the run takes the next number.
           head.claimedAt = claim === undefined ? now : currentHead?.claimedAt ?? now;
-          head.claim = claim ?? (last ?? 0) + 1;
+          head.claim = claim ?? (last ?? firstClaim()) + 1;
           head.leaseUntil = now + leaseMs;
         }
         const op = kv.atomic().check(current).set(headKey(id), head);
@@ -344,7 +352,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           status: "running",
           claimedBy: worker,
           claimedAt: now,
-          claim: (currentHead.claim ?? 0) + 1,
+          claim: (currentHead.claim ?? firstClaim()) + 1,
           leaseUntil: now + leaseMs,
           updatedAt: now,
         };

@@ -29,8 +29,8 @@ export interface StoredRun {
   claimedAt?: number;
   /**
    * The number of the run's latest claim (each `claim`, and each save as `running` of a run
-   * nobody holds, takes the next one). A worker's checkpoints carry it: once another claim
-   * replaced it, they are refused (`RunLostError`).
+   * nobody holds, takes the next one; a run's first is random). A worker's checkpoints carry
+   * it: once another claim replaced it, they are refused (`RunLostError`).
    */
   claim?: number;
   /** While `running`: when the worker's lease lapses unless a checkpoint renews it (ms since the epoch). */
