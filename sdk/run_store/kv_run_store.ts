@@ -98,6 +98,24 @@ function headOf(id: string, entry: Deno.KvEntryMaybe<unknown>): RunHead | undefi
   return entry.value as RunHead;
 }
 
+/** A run id's most bytes (UTF-8): a KV key, prefix and chunk number included, is at most 2 KiB. */
+const MAX_ID_BYTES = 1024;
+
+/**
+ * Refuses an id longer than a KV key holds, naming the action (`save`, `read`, …).
+ *
+ * @throws {Error} `Cannot <action> run <id…>: its id is <n> bytes in UTF-8, more than 1024`.
+ */
+function checkId(action: string, id: string): void {
+  const bytes = new TextEncoder().encode(id).length;
+  if (bytes <= MAX_ID_BYTES) return;
+  throw new Error(
+    `Cannot ${action} run ${
+      id.slice(0, 40)
+    }…: its id is ${bytes} bytes in UTF-8, more than ${MAX_ID_BYTES}`,
+  );
+}
+
 /**
  * The claim number before a run's first claim: random, so a run deleted by hand and started
  * again under its id does not hand out the numbers its old holder still carries.
@@ -237,6 +255,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
   return {
     save(id, state, saveOptions = {}) {
       return retryLocked(async () => {
+        checkId("save", id);
         const current = await kv.get<RunHead>(headKey(id));
         const currentHead = headOf(id, current);
         const text = JSON.stringify(state);
@@ -283,6 +302,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
 
     get(id) {
       return retryLocked(async () => {
+        checkId("read", id);
         const head = headOf(id, await kv.get(headKey(id)));
         return head ? await toRun(head) : undefined;
       });
@@ -314,6 +334,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
 
     decide(id, decisions) {
       return retryLocked(async () => {
+        checkId("decide", id);
         const current = await kv.get<RunHead>(headKey(id));
         const currentHead = headOf(id, current);
         if (!currentHead) throw new Error(`Cannot decide run ${id}: there is no such run`);
@@ -343,6 +364,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
 
     claim(id, worker) {
       return retryLocked(async () => {
+        checkId("claim", id);
         const current = await kv.get<RunHead>(headKey(id));
         const currentHead = headOf(id, current);
         const now = Date.now();

@@ -363,6 +363,34 @@ Deno.test("a state with text outside Latin-1 is stored in chunks KV takes (two b
   }
 });
 
+Deno.test("a run id is a KV key part, never a path: odd characters are stored as they are, and an id longer than a key holds is refused naming it", async () => {
+  const store = await openRunStore(":memory:");
+  try {
+    const state: AgentState = {
+      version: 1,
+      messages: [],
+      pending: [{ toolCallId: "c1", toolName: "t", args: {}, reason: "r", argsHash: "h" }],
+      completed: [],
+      running: [],
+      sticky: [],
+      config: { provider: "p", model: "m", tools: [] },
+    };
+    const odd = ["../../etc/passwd", "a\0b", "head", "__proto__", "😀", "r1/state/0"];
+    for (const id of odd) await store.save(id, state);
+    deepEqual((await store.list()).map((run) => run.id).sort(), [...odd].sort());
+    for (const id of odd) equal((await store.get(id))?.id, id);
+    const long = "k".repeat(3000); // Deno KV: "Key too large for read (max 2049 bytes)"
+    const refused = (action: string) =>
+      `Cannot ${action} run ${"k".repeat(40)}…: its id is 3000 bytes in UTF-8, more than 1024`;
+    await rejects(store.save(long, state), { message: refused("save") });
+    await rejects(store.get(long), { message: refused("read") });
+    await rejects(store.decide(long, []), { message: refused("decide") });
+    await rejects(store.claim(long, "w"), { message: refused("claim") });
+  } finally {
+    store.close();
+  }
+});
+
 Deno.test("decisions that do not fit (hash mismatch) send the run back to pending; nothing runs", async () => {
   const dir = tempDir();
   const log = `${dir}/log`;
