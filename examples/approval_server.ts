@@ -133,6 +133,39 @@ const GUARDS = {
   "x-content-type-options": "nosniff",
 };
 
+/** The most bytes a POST's body may have: a form or a run's prompt. */
+const MAX_BODY = 64 * 1024;
+
+/** A POST's body as text, or `undefined` when it is longer than `MAX_BODY` (it is not read on). */
+async function bodyText(request: Request): Promise<string | undefined> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let size = 0;
+  for await (const chunk of request.body ?? []) {
+    size += chunk.length;
+    if (size > MAX_BODY) return undefined;
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+function parseJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(text);
+    return typeof value === "object" && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeURIComponentOr(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A running approval server. */
 export interface ApprovalServer {
   /** Its address. */
@@ -162,7 +195,7 @@ export async function startApprovalServer(
   const listening = store.listen(resume, { signal: controller.signal, pollMs: 500 });
   const decisionKey = (run: string, call: string) => ["approval-page", run, call];
 
-  const decide = async (form: FormData): Promise<void> => {
+  const decide = async (form: URLSearchParams): Promise<void> => {
     const id = String(form.get("run"));
     const run = await store.get(id);
     if (!run || run.status !== "pending") return;
@@ -220,22 +253,32 @@ export async function startApprovalServer(
       );
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
     }
+    const posted = request.method === "POST" ? await bodyText(request) : "";
+    if (posted === undefined) {
+      return new Response(`Payload too large: at most ${MAX_BODY} bytes`, { status: 413 });
+    }
     if (request.method === "POST" && url.pathname === "/decide") {
-      await decide(await request.formData());
+      await decide(new URLSearchParams(posted));
       return new Response(null, { status: 303, headers: { location: "/" } });
     }
     if (request.method === "POST" && url.pathname === "/runs") {
-      const { id, prompt } = await request.json();
-      if (await store.get(String(id))) {
+      const { id, prompt } = parseJson(posted) ?? {};
+      if (typeof id !== "string" || !/^[\w.-]{1,100}$/.test(id) || typeof prompt !== "string") {
+        return Response.json({
+          error: 'expected {"id": "<1 to 100 letters, digits, _ . ->", "prompt": "<text>"}',
+        }, { status: 400 });
+      }
+      if (await store.get(id)) {
         return Response.json({ error: `run ${id} exists` }, { status: 409 });
       }
-      await startRun(store, String(id), agentOptions(), String(prompt), worker);
-      const run = await store.get(String(id));
+      await startRun(store, id, agentOptions(), prompt, worker);
+      const run = await store.get(id);
       return Response.json({ status: run?.status, pending: run?.state.pending });
     }
     const match = /^\/runs\/([^/]+)$/.exec(url.pathname);
     if (request.method === "GET" && match) {
-      const run = await store.get(decodeURIComponent(match[1]));
+      const id = decodeURIComponentOr(match[1]);
+      const run = id === undefined ? undefined : await store.get(id);
       if (!run) return Response.json({ error: "no such run" }, { status: 404 });
       return Response.json({
         status: run.status,

@@ -228,6 +228,13 @@ Deno.test("approval page: three approvals of one call at once (a double click, t
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     deepEqual(executions(logPath), ["deploy api production"]);
+    // No approval is left behind to hide a later call of the run with the same id.
+    const kv = await Deno.openKv(`${dir}/runs.sqlite`);
+    try {
+      deepEqual(await Array.fromAsync(kv.list({ prefix: ["approval-page"] })), []);
+    } finally {
+      kv.close();
+    }
     // Its id is taken: another POST /runs with it is refused and starts nothing.
     const again = await fetch(`${server.url}runs`, {
       method: "POST",
@@ -237,6 +244,36 @@ Deno.test("approval page: three approvals of one call at once (a double click, t
     deepEqual(await again.json(), { error: "run r1 exists" });
     equal((await (await fetch(`${server.url}runs/r1`)).json()).status, "done");
     deepEqual(executions(logPath), ["deploy api production"]);
+  } finally {
+    await server.kill("SIGTERM");
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("approval page: malformed or oversized requests are refused with 4xx and start nothing; other methods are not found", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+  const logPath = `${dir}/deploys.log`;
+  const server = await startServer(`${dir}/runs.sqlite`, logPath);
+  const status = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${server.url}${path}`, { redirect: "manual", ...init });
+    await response.body?.cancel();
+    return response.status;
+  };
+  try {
+    const post = (body: BodyInit) => ({ method: "POST", body });
+    deepEqual([
+      await status("runs/%E0%A4%A"),
+      await status("runs", post("{")),
+      await status("runs", post(JSON.stringify({ id: 7, prompt: "go" }))),
+      await status("runs", post(JSON.stringify({ id: "k".repeat(3000), prompt: "go" }))),
+      await status("runs", post(JSON.stringify({ id: "r1", prompt: "x".repeat(1 << 20) }))),
+      await status("decide", post(`run=r1&reason=${"x".repeat(1 << 20)}`)),
+      await status("decide", { method: "GET" }),
+      await status("decide", { method: "PUT", body: "run=r1" }),
+      await status("runs/r1", { method: "DELETE" }),
+    ], [404, 400, 400, 400, 413, 413, 404, 404, 404]);
+    equal(await status("runs/r1"), 404);
+    deepEqual(executions(logPath), []);
   } finally {
     await server.kill("SIGTERM");
     await Deno.remove(dir, { recursive: true }).catch(() => {});
