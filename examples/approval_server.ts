@@ -86,6 +86,7 @@ function page(
         <input type="hidden" name="run" value="${escape(run.id)}">
         <input type="hidden" name="call" value="${escape(p.toolCallId)}">
         <input type="hidden" name="hash" value="${escape(p.argsHash)}">
+        <input type="hidden" name="step" value="${run.state.messages.length}">
         <input name="reason" placeholder="Reason (shown to the model if you reject)">
         <button name="action" value="approve">Approve</button>
         <button name="action" value="reject">Reject</button>
@@ -177,15 +178,16 @@ export interface ApprovalServer {
 /**
  * Starts the approval server on 127.0.0.1.
  *
- * @param options The KV file, the port (0: any free one), and the demo tool's log file.
+ * @param options The KV file, the port (0: any free one), the demo tool's log file, and the
+ * agent (default: `demoOptions(logPath)`).
  * @returns The server.
  */
 export async function startApprovalServer(
-  options: { kvPath: string; port?: number; logPath: string },
+  options: { kvPath: string; port?: number; logPath: string; agent?: () => AgentOptions },
 ): Promise<ApprovalServer> {
   const kv = await Deno.openKv(options.kvPath);
   const store = kvRunStore(kv);
-  const agentOptions = () => demoOptions(options.logPath);
+  const agentOptions = options.agent ?? (() => demoOptions(options.logPath));
   const worker = `approval-server-${Deno.pid}`;
   const controller = new AbortController();
   const resume = async (id: string) => {
@@ -199,6 +201,9 @@ export async function startApprovalServer(
     const id = String(form.get("run"));
     const run = await store.get(id);
     if (!run || run.status !== "pending") return;
+    // The transcript's length the page showed: once the run went on, its form decides nothing,
+    // even for a later call with the same id and arguments (a model may reuse ids).
+    if (form.get("step") !== String(run.state.messages.length)) return;
     const pending = run.state.pending.find((p) => p.toolCallId === form.get("call"));
     if (!pending) return;
     const action = String(form.get("action"));

@@ -4,6 +4,8 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { browserFor, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
+import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
+import { scriptedModel, text, toolCall } from "@tack/agent";
 
 const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
 const chromium = browserFor("the approval page browser test");
@@ -82,6 +84,16 @@ Deno.test({
   },
 });
 
+/** The approve form of the page's first waiting call, as the page shows it. */
+async function pageForm(url: string): Promise<URLSearchParams> {
+  const html = await (await fetch(url)).text();
+  const fields = [...html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)];
+  return new URLSearchParams([...fields.map(([, name, value]) => [name, value]), [
+    "action",
+    "approve",
+  ]]);
+}
+
 /** Sends one raw HTTP/1.1 request to `port` with this `Host`, and returns the status code. */
 async function statusWithHost(port: number, host: string, path: string): Promise<number> {
   const connection = await Deno.connect({ hostname: "127.0.0.1", port });
@@ -122,7 +134,13 @@ Deno.test({
       })).json();
       const call = started.pending[0];
       // The worst case: the attacker knows the run, the call and the arguments' hash.
-      const fields = { run: "r1", call: call.toolCallId, hash: call.argsHash, action: "approve" };
+      const fields = {
+        run: "r1",
+        call: call.toolCallId,
+        hash: call.argsHash,
+        step: "2",
+        action: "approve",
+      };
       attack = `<!doctype html><form method="post" action="${server.url}decide">${
         Object.entries(fields).map(([name, value]) =>
           `<input type="hidden" name="${name}" value="${value}">`
@@ -149,13 +167,25 @@ Deno.test({
 
 Deno.test({
   name:
-    "approval page: another site cannot frame it (a click on its decoy over the framed Approve button runs nothing), and a run id with markup is shown as text",
+    "approval page: another site cannot frame it (a click on its decoy over the framed Approve button runs nothing), and arguments with markup are shown as text",
   ignore: !chromium,
   async fn() {
     ok(chromium);
     const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
     const logPath = `${dir}/deploys.log`;
-    const server = await startServer(`${dir}/runs.sqlite`, logPath);
+    // Arguments with markup (a model may write anything): shown as text, never run as script.
+    const markup =
+      `<img src=x onerror="document.title='pwned'"></pre><script>document.title='pwned'</script>`;
+    const step = (request: { messages: readonly { role: string }[] }) =>
+      request.messages.some((m) => m.role === "toolResult")
+        ? [text("done")]
+        : [toolCall("deploy", { service: markup, environment: "production" })];
+    const server = await startApprovalServer({
+      kvPath: `${dir}/runs.sqlite`,
+      port: 0,
+      logPath,
+      agent: () => ({ ...demoOptions(logPath), model: scriptedModel([step, step]) }),
+    });
     // The attacker's page frames the approval page, nearly transparent, over a decoy button.
     const attacker = Deno.serve(
       { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -167,11 +197,10 @@ Deno.test({
           { headers: { "content-type": "text/html" } },
         ),
     );
-    const id = `<img src=x onerror="document.title='pwned'">`;
     try {
       const started = await fetch(`${server.url}runs`, {
         method: "POST",
-        body: JSON.stringify({ id, prompt: "Deploy the api to production" }),
+        body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
       });
       equal((await started.json()).status, "pending");
       await using browser = await launchChromium(chromium);
@@ -180,7 +209,11 @@ Deno.test({
       await own.goto(server.url);
       equal(await own.evaluate<string>("document.title"), "Approvals");
       equal(await own.evaluate<number>("document.images.length"), 0);
-      equal(await own.evaluate<string>(`document.querySelector("article").dataset.run`), id);
+      equal(await own.evaluate<number>("document.scripts.length"), 0);
+      equal(
+        await own.evaluate<string>(`document.querySelector("article pre").innerText`),
+        JSON.stringify({ service: markup, environment: "production" }, null, 2),
+      );
       const [x, y] = await own.evaluate<[number, number]>(
         `(() => { const r = document.querySelector('button[value="approve"]').getBoundingClientRect();
           return [r.x + r.width / 2, r.y + r.height / 2]; })()`,
@@ -190,12 +223,12 @@ Deno.test({
       await page.waitFor("window.framed");
       await page.click(x, y);
       await new Promise((resolve) => setTimeout(resolve, 1500));
-      const run = await (await fetch(`${server.url}runs/${encodeURIComponent(id)}`)).json();
+      const run = await (await fetch(`${server.url}runs/r1`)).json();
       equal(run.status, "pending");
       deepEqual(executions(logPath), []);
     } finally {
       await attacker.shutdown();
-      await server.kill("SIGTERM");
+      await server.shutdown();
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     }
   },
@@ -211,15 +244,12 @@ Deno.test("approval page: three approvals of one call at once (a double click, t
       body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production" }),
     })).json();
     const call = started.pending[0];
+    const form = await pageForm(server.url);
+    equal(form.get("call"), call.toolCallId);
     const approve = () =>
       fetch(`${server.url}decide`, {
         method: "POST",
-        body: new URLSearchParams({
-          run: "r1",
-          call: call.toolCallId,
-          hash: call.argsHash,
-          action: "approve",
-        }),
+        body: form,
         redirect: "manual",
       }).then(async (response) => (await response.body?.cancel(), response.status));
     deepEqual(await Promise.all([approve(), approve(), approve()]), [303, 303, 303]);
@@ -276,6 +306,75 @@ Deno.test("approval page: malformed or oversized requests are refused with 4xx a
     deepEqual(executions(logPath), []);
   } finally {
     await server.kill("SIGTERM");
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("approval page: a form from before the run moved on does not approve a later call that reuses its id and arguments", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+  const logPath = `${dir}/deploys.log`;
+  // A model that gives every call the same id (some local models do), and deploys twice.
+  const step = (request: { messages: readonly { role: string }[] }) =>
+    request.messages.filter((m) => m.role === "toolResult").length < 2
+      ? [toolCall("deploy", { service: "api", environment: "production" }, "call_0")]
+      : [text("deployed twice")];
+  const server = await startApprovalServer({
+    kvPath: `${dir}/runs.sqlite`,
+    port: 0,
+    logPath,
+    agent: () => ({
+      ...demoOptions(logPath),
+      model: scriptedModel(Array.from({ length: 5 }, () => step)),
+    }),
+  });
+  const form = () => pageForm(server.url);
+  // The run as it stands once no worker has it (the server's listener may be the one resuming).
+  const settled = async () => {
+    for (let i = 0; i < 200; i++) {
+      const run = await (await fetch(`${server.url}runs/r1`)).json();
+      if (run.status === "pending" || run.status === "done") return run;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error("run r1 did not settle");
+  };
+  const decide = async (body: URLSearchParams) => {
+    const response = await fetch(`${server.url}decide`, {
+      method: "POST",
+      body,
+      redirect: "manual",
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  try {
+    await (await fetch(`${server.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy the api to production, twice" }),
+    })).json();
+    const first = await form();
+    equal(await decide(first), 303);
+    // The run went on: the first deploy ran, and the second waits, with the same id and hash.
+    const run = await settled();
+    equal(run.status, "pending");
+    deepEqual([run.pending[0].toolCallId, run.pending[0].argsHash], [
+      first.get("call"),
+      first.get("hash"),
+    ]);
+    deepEqual(executions(logPath), ["deploy api production"]);
+    // The first form again (a late double click, a resubmission): refused, nothing runs.
+    equal(await decide(first), 303);
+    equal((await settled()).status, "pending");
+    deepEqual(executions(logPath), ["deploy api production"]);
+    // The page's own form for the second call approves it.
+    equal(await decide(await form()), 303);
+    deepEqual(await settled(), {
+      status: "done",
+      answer: "deployed twice",
+      pending: [],
+    });
+    deepEqual(executions(logPath), ["deploy api production", "deploy api production"]);
+  } finally {
+    await server.shutdown();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
