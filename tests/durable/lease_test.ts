@@ -299,3 +299,37 @@ Deno.test("a worker whose resumed run is taken before its approved call starts d
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("a worker stopped while its approved call runs: the call was saved as executing, so the worker that takes the run reports it as 'may have completed' and it runs once", async () => {
+  const dir = Deno.makeTempDirSync({ prefix: "tack_lease_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const log = `${dir}/log`;
+  const store = await openRunStore(kvPath, { leaseMs: 600 });
+  try {
+    await startRun(store, "r", leaseOptions(log, "approve", 2000), "go");
+    await store.decide("r", [approveCall((await store.get("r"))!.state.pending[0])]);
+    const worker = spawnWorker(["resume", kvPath, "r", log, "600", "approve", "2000"]);
+    const pid = worker.child.pid;
+    await until("the approved call to start", () => logLines(log).length > 0);
+    worker.child.kill("SIGSTOP");
+    await sleep(1200); // twice the lease: it lapsed
+    const agent = await resumeStoredRun(store, "r", "w2", leaseOptions(log, "approve"));
+    match(
+      JSON.stringify(agent!.messages[2].content),
+      /Tool release was interrupted while it was running/,
+    );
+    worker.child.kill("SIGCONT");
+    const { code, stdout, stderr } = await worker.done();
+    equal(code, 0, stderr);
+    equal(stdout, `RunLostError: Cannot save run r: worker worker-${pid} lost it (it is done now)`);
+    // The call started once, in the stopped worker, and w2 never ran it. After SIGCONT that
+    // worker's next save (its lease timer's) was refused and it aborted the run (not prevented:
+    // had the call finished first, it would have finished after the takeover).
+    deepEqual(logLines(log).filter(([line]) => line.startsWith("start")), [["start r", pid]]);
+    deepEqual(logLines(log).filter(([, by]) => by !== pid), []);
+    equal((await store.get("r"))?.status, "done");
+  } finally {
+    store.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});

@@ -5,7 +5,8 @@
 //
 // Scripts: "chain" asks for slow(a, slowMs), then slow(b, 100), then answers; "batch" asks
 // for slow(a, slowMs) and deploy(prod) at once (confirm defers the deploy), then answers;
-// "answer" answers after slowMs, naming the roles of the messages it was sent.
+// "answer" answers after slowMs, naming the roles of the messages it was sent; "approve" asks
+// for release(r, slowMs), a slow call with effects that confirm defers, then answers.
 // The tools append "start <tag> <pid>" and "end <tag> <pid>" to the log.
 import {
   type AgentOptions,
@@ -24,7 +25,7 @@ import { Type } from "typebox";
 /** The agent of the lease tests: logging tools, confirm deferring the deploy. */
 export function leaseOptions(
   log: string,
-  script: "chain" | "batch" | "answer",
+  script: "chain" | "batch" | "answer" | "approve",
   slowMs = 100,
 ): AgentOptions {
   const append = (line: string) =>
@@ -36,6 +37,11 @@ export function leaseOptions(
       await new Promise((resolve) => setTimeout(resolve, slowMs));
       return [text(`answer to: ${request.messages.map((m) => m.role).join(", ")}`)];
     }
+    : script === "approve"
+    ? (request) =>
+      results(request.messages) === 0
+        ? [toolCall("release", { tag: "r", ms: slowMs }, "c1")]
+        : [text(`saw ${results(request.messages)} results`)]
     : script === "chain"
     ? (request) =>
       [
@@ -49,20 +55,24 @@ export function leaseOptions(
           toolCall("deploy", { target: "prod" }, "c2"),
         ]
         : [text(`saw ${results(request.messages)} results`)];
+  const slow = (name: string, effects?: "exec"[]) =>
+    defineTool({
+      name,
+      description: "Waits",
+      ...(effects ? { effects } : {}),
+      parameters: Type.Object({ tag: Type.String(), ms: Type.Number() }),
+      execute: async ({ tag, ms }) => {
+        append(`start ${tag}`);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        append(`end ${tag}`);
+        return { content: [{ type: "text", text: `waited ${ms}` }] };
+      },
+    });
   return {
     model: scriptedModel([step, step, step, step]),
     tools: [
-      defineTool({
-        name: "slow",
-        description: "Waits",
-        parameters: Type.Object({ tag: Type.String(), ms: Type.Number() }),
-        execute: async ({ tag, ms }) => {
-          append(`start ${tag}`);
-          await new Promise((resolve) => setTimeout(resolve, ms));
-          append(`end ${tag}`);
-          return { content: [{ type: "text", text: `waited ${ms}` }] };
-        },
-      }),
+      slow("slow"),
+      slow("release", ["exec"]),
       defineTool({
         name: "deploy",
         description: "Deploys",
@@ -81,7 +91,7 @@ export function leaseOptions(
 if (import.meta.main) {
   const [mode, kvPath, runId, log, leaseMs, script, slowMs] = Deno.args;
   const store = await openRunStore(kvPath, { leaseMs: Number(leaseMs) });
-  const options = leaseOptions(log, script as "chain" | "batch" | "answer", Number(slowMs));
+  const options = leaseOptions(log, script as "chain" | "approve", Number(slowMs));
   try {
     if (mode === "start") {
       await startRun(store, runId, options, "go", `starter-${Deno.pid}`);
