@@ -1,7 +1,7 @@
 // The approval page in headless Chromium: a run defers, the server is killed and
 // restarted, a person clicks "Approve" in the page, and the run finishes with the
 // approved call's result, having run it exactly once.
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { browserFor, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
 import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
@@ -373,6 +373,23 @@ Deno.test("approval page: a form from before the run moved on does not approve a
       pending: [],
     });
     deepEqual(executions(logPath), ["deploy api production", "deploy api production"]);
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("approval page: it listens on 127.0.0.1 alone, not on every address (127.0.0.2, also this machine, is refused)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_" });
+  const server = await startApprovalServer({
+    kvPath: `${dir}/runs.sqlite`,
+    port: 0,
+    logPath: `${dir}/deploys.log`,
+  });
+  try {
+    const port = Number(new URL(server.url).port);
+    (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+    await rejects(Deno.connect({ hostname: "127.0.0.2", port }), Deno.errors.ConnectionRefused);
   } finally {
     await server.shutdown();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
