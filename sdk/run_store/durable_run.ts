@@ -47,8 +47,8 @@ function withApprovedExecuting(state: AgentState, decisions: readonly Decision[]
  * each turn's end, in order, and on a timer (a third of the lease), so a worker
  * busy in one long call keeps its lease. Every save carries the worker's claim: when one is
  * refused (the run was taken over: `RunLostError`), the agent is aborted, and the gate (a
- * `verifyToolCall` that waits for the saves so far) blocks the calls that had not started
- * executing, so the worker starts no tool after that (approved calls of a resumed batch
+ * `verifyToolCall` after every other hook that saves once more and waits for the saves so far) blocks the calls that had
+ * not started executing, so the worker starts no tool after that (approved calls of a resumed batch
  * skip the hooks, and the gate: `resumeStoredRun` saves them as executing before they run).
  */
 class Hold {
@@ -66,22 +66,25 @@ class Hold {
   ) {}
 
   /**
-   * The options with the gate: before a call executes (after every other hook), the saves
-   * so far (its start's included) must have been accepted.
+   * The options with the gate: before a call executes (after every other hook), a save made
+   * then, and every save before it, must have been accepted.
    */
   gated(options: AgentOptions): AgentOptions {
     const verify = options.verifyToolCall;
     return {
       ...options,
       verifyToolCall: async (context, signal) => {
+        const answer = await verify?.(context, signal);
+        if (answer) return answer; // a block or a defer: the call does not execute
+        // Saved again now, after every other hook: the start's save may have been accepted
+        // before the run was taken over while the hooks ran (a person asked, a slow policy).
+        this.#save();
         await this.#chain;
-        if (this.#failure !== undefined) {
-          const why = this.#failure instanceof RunLostError
-            ? "the run is no longer this worker's"
-            : "the run's checkpoint failed";
-          return { block: true, reason: `${why}: ${this.#failure}` };
-        }
-        return verify?.(context, signal);
+        if (this.#failure === undefined) return undefined;
+        const why = this.#failure instanceof RunLostError
+          ? "the run is no longer this worker's"
+          : "the run's checkpoint failed";
+        return { block: true, reason: `${why}: ${this.#failure}` };
       },
     };
   }

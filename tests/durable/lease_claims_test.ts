@@ -155,3 +155,37 @@ Deno.test("a run deleted while its worker holds it: the worker's next save is re
     kv.close();
   }
 });
+
+for (const hook of ["beforeToolCall", "verifyToolCall"] as const) {
+  Deno.test(`a worker whose run was taken while a call's ${hook} ran does not start the call: its start was saved before, so it saves again first`, async () => {
+    using setup = await twoStores([600_000, 600_000]);
+    const [mine, theirs] = setup.stores;
+    const ran: string[] = [];
+    const realNow = Date.now;
+    let release!: () => void;
+    const hookWaits = new Promise<void>((resolve) => (release = resolve));
+    const options = {
+      ...heldOptions(ran, async () => {}),
+      // A hook that takes its time (a person asked on a terminal, a slow policy service).
+      [hook]: () => hookWaits.then(() => undefined),
+    };
+    const running = startRun(mine, "r", options, "go", "w1");
+    try {
+      while (!(await mine.get("r"))?.state.running.includes("c1")) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // Meanwhile the clock steps past the lease and w2 takes the run.
+      const jumped = realNow() + 11 * 60_000;
+      Date.now = () => jumped;
+      equal((await theirs.claim("r", "w2"))?.claimedBy, "w2");
+      release();
+      await rejects(running, {
+        name: "RunLostError",
+        message: "Cannot save run r: worker w1 lost it (its lease lapsed and worker w2 claimed it)",
+      });
+    } finally {
+      Date.now = realNow;
+    }
+    deepEqual(ran, []);
+  });
+}
