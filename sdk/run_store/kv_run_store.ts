@@ -6,22 +6,17 @@
  * @module
  */
 
-import type { AgentState, Decision } from "../agent_state.ts";
-import {
-  type ListenOptions,
-  RunLostError,
-  type RunStatus,
-  type RunStore,
-  type StoredRun,
-} from "./run_store.ts";
+import { type ListenOptions, RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
 import { decisionsProblem } from "../resolve_decisions.ts";
-
-const PREFIX = ["tack", "runs"] as const;
-/**
- * Deno KV values are at most 64 KiB; states are stored in chunks below that. In UTF-16 code
- * units: a string with any character past Latin-1 is stored at two bytes a unit.
- */
-const CHUNK = 30_000;
+import {
+  checkId,
+  CHUNK,
+  headOf,
+  headProblem,
+  PREFIX,
+  readState,
+  type RunHead,
+} from "./kv_run_record.ts";
 
 /** Options of {@linkcode kvRunStore}. */
 export interface KvRunStoreOptions {
@@ -39,81 +34,6 @@ export interface KvRunStoreOptions {
    * Default: `console.error`.
    */
   onUnreadable?: (id: string, error: Error) => void;
-}
-
-interface RunHead {
-  id: string;
-  status: RunStatus;
-  chunks: number;
-  decisions?: Decision[];
-  claimedBy?: string;
-  claimedAt?: number;
-  /** The latest claim's number (kept after the run is released, so the next one is new). */
-  claim?: number;
-  leaseUntil?: number;
-  updatedAt: number;
-}
-
-/** A head has at most this many chunks: each but the last is one KV write's 30 000 units. */
-const MAX_CHUNKS = Math.ceil(819_200 / CHUNK);
-const STATUSES: readonly string[] = ["pending", "decided", "running", "done"];
-
-/** What is wrong with a stored head of run `id`, if anything (a damaged or hand-edited record). */
-function headProblem(id: string, value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not an object";
-  const head = value as Partial<Record<keyof RunHead, unknown>>;
-  if (head.id !== id) return `its id is ${JSON.stringify(head.id)}`;
-  if (!STATUSES.includes(head.status as string)) {
-    return `its status is ${JSON.stringify(head.status)}`;
-  }
-  const { chunks } = head;
-  if (!Number.isInteger(chunks) || (chunks as number) < 1 || (chunks as number) > MAX_CHUNKS) {
-    return `its chunk count is ${JSON.stringify(chunks)}, not 1 to ${MAX_CHUNKS}`;
-  }
-  const numbers = ["claim", "claimedAt", "leaseUntil", "updatedAt"] as const;
-  for (const field of numbers) {
-    const number = head[field];
-    if (number !== undefined && typeof number !== "number") return `its ${field} is not a number`;
-  }
-  if (head.claimedBy !== undefined && typeof head.claimedBy !== "string") {
-    return "its claimedBy is not a string";
-  }
-  if (head.decisions !== undefined && !Array.isArray(head.decisions)) {
-    return "its decisions are not a list";
-  }
-  return undefined;
-}
-
-/**
- * The head of run `id` in `entry`, `undefined` when there is none.
- *
- * @throws {Error} `Cannot read run <id>: its record is damaged (…)`.
- */
-function headOf(id: string, entry: Deno.KvEntryMaybe<unknown>): RunHead | undefined {
-  if (entry.versionstamp === null) return undefined;
-  const problem = headProblem(id, entry.value);
-  if (problem !== undefined) {
-    throw new Error(`Cannot read run ${id}: its record is damaged (${problem})`);
-  }
-  return entry.value as RunHead;
-}
-
-/** A run id's most bytes (UTF-8): a KV key, prefix and chunk number included, is at most 2 KiB. */
-const MAX_ID_BYTES = 1024;
-
-/**
- * Refuses an id longer than a KV key holds, naming the action (`save`, `read`, …).
- *
- * @throws {Error} `Cannot <action> run <id…>: its id is <n> bytes in UTF-8, more than 1024`.
- */
-function checkId(action: string, id: string): void {
-  const bytes = new TextEncoder().encode(id).length;
-  if (bytes <= MAX_ID_BYTES) return;
-  throw new Error(
-    `Cannot ${action} run ${
-      id.slice(0, 40)
-    }…: its id is ${bytes} bytes in UTF-8, more than ${MAX_ID_BYTES}`,
-  );
 }
 
 /**
@@ -148,36 +68,6 @@ async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
     }
   }
-}
-
-async function readState(kv: Deno.Kv, head: RunHead): Promise<AgentState> {
-  const keys = Array.from({ length: head.chunks }, (_, i) => [...PREFIX, head.id, "state", i]);
-  let text = "";
-  for (let i = 0; i < keys.length; i += 10) {
-    const entries = await kv.getMany<string[]>(keys.slice(i, i + 10));
-    for (const entry of entries) {
-      if (typeof entry.value !== "string") {
-        throw new Error(`Cannot read run ${head.id}: a chunk of its state is missing`);
-      }
-      text += entry.value;
-    }
-  }
-  let state: AgentState;
-  try {
-    state = JSON.parse(text);
-  } catch (error) {
-    throw new Error(
-      `Cannot read run ${head.id}: its state is not JSON (${(error as Error).message})`,
-    );
-  }
-  const lists = [state?.messages, state?.pending, state?.completed, state?.running, state?.sticky];
-  if (state?.version !== 1 || !lists.every(Array.isArray)) {
-    throw new Error(
-      `Cannot read run ${head.id}: its state is not an agent.state() of version 1 ` +
-        "(messages, pending, completed, running, sticky)",
-    );
-  }
-  return state;
 }
 
 /**
