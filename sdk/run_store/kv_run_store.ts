@@ -185,7 +185,12 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
               `Deno KV write holds (${error.message})`,
           );
         });
-        if (!result.ok) throw new Error(`Cannot save run ${id}: it was changed concurrently`);
+        if (!result.ok) {
+          // Changed since it was read: by a worker that took it (the lease lapsed while this
+          // one was stopped between its read and its write), or done, or gone. Said as such.
+          checkWriter(id, headOf(id, await kv.get<RunHead>(headKey(id))) ?? null, worker, claim);
+          throw new Error(`Cannot save run ${id}: it was changed concurrently`);
+        }
         return await toRun(head);
       });
     },

@@ -189,3 +189,67 @@ for (const hook of ["beforeToolCall", "verifyToolCall"] as const) {
     deepEqual(ran, []);
   });
 }
+
+Deno.test("a save whose run is taken between its read and its write says the run was lost (RunLostError), not that it changed", async () => {
+  // Found by the suite: a worker stopped (SIGSTOP) in the middle of a save came back to
+  // `Cannot save run r: it was changed concurrently`, a plain Error its host could not tell
+  // from a bug, where the run had been taken from it.
+  const dir = Deno.makeTempDirSync({ prefix: "tack_claims_" });
+  const path = `${dir}/runs.sqlite`;
+  const kv = await Deno.openKv(path);
+  let beforeCommit: (() => Promise<void>) | undefined;
+  // The KV as the store sees it, but a write's commit runs `beforeCommit` first: the other
+  // worker's claim lands between this one's read and its write.
+  const slowKv = new Proxy(kv, {
+    get(target, name) {
+      if (name !== "atomic") {
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const op = target.atomic();
+        const commit = op.commit.bind(op);
+        op.commit = async () => {
+          const hook = beforeCommit;
+          beforeCommit = undefined;
+          await hook?.();
+          return commit();
+        };
+        return op;
+      };
+    },
+  });
+  const mine = kvRunStore(slowKv, { leaseMs: 50 });
+  const theirs = kvRunStore(await Deno.openKv(path), { leaseMs: 50, closeKv: true });
+  try {
+    const log = `${dir}/log`;
+    await startRun(
+      mine,
+      "r",
+      durableOptions(log, [[toolCall("deploy", { target: "a" }, "c1")]]),
+      "go",
+    );
+    await mine.decide("r", [approveCall((await mine.get("r"))!.state.pending[0])]);
+    const held = (await mine.claim("r", "w1"))!;
+    beforeCommit = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 80)); // the lease lapses
+      equal((await theirs.claim("r", "w2"))?.claimedBy, "w2");
+    };
+    const error = await mine.save("r", held.state, {
+      worker: "w1",
+      claim: held.claim,
+      status: "running",
+    }).then(() => undefined, (error: Error) => error);
+    equal(error?.name, "RunLostError");
+    equal(
+      error?.message,
+      "Cannot save run r: worker w1 lost it (its lease lapsed and worker w2 claimed it)",
+    );
+    equal((await theirs.get("r"))?.claimedBy, "w2");
+  } finally {
+    mine.close();
+    kv.close();
+    theirs.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
