@@ -10,7 +10,15 @@ import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
 import { RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
 import { toUserMessage } from "../agent_init.ts";
-import type { AgentState, Decision } from "../agent_state.ts";
+import {
+  type AgentState,
+  type Decision,
+  rejectedMessage,
+  type StickyDecision,
+} from "../agent_state.ts";
+import { decisionsProblem } from "../resolve_decisions.ts";
+import { createErrorToolResult } from "../../core/create_error_tool_result.ts";
+import type { ToolResultMessage } from "../../core/messages.ts";
 import { toolCallsOf } from "../../core/messages.ts";
 
 /** Whether a run's transcript ends with the model's last answer (no call to make, nothing to ask). */
@@ -20,24 +28,47 @@ function hasFinished(state: AgentState): boolean {
 }
 
 /**
- * The state with the calls `decisions` approve (with the pending arguments' hash) marked as
- * executing: saved before a resumed batch runs, since approved calls skip the hooks, and so
- * the gate. A worker that takes the run over then reports them as "may have completed"
- * instead of running them again.
+ * The state of a resumed batch as it starts: the calls `decisions` approve marked as
+ * executing, the rejected ones closed with their rejection, the "always" decisions kept. Saved
+ * before the batch runs, since approved calls skip the hooks, and so the gate: a worker that
+ * takes the run over then reports the approved calls as "may have completed" instead of running
+ * them again, and keeps the people's other decisions (the store drops them once the run runs).
+ * The state as it was when the decisions do not fit: `agent.resume` refuses them, nothing runs.
  */
-function withApprovedExecuting(state: AgentState, decisions: readonly Decision[]): AgentState {
-  const approved = new Set(
-    state.pending.filter((call) =>
-      decisions.some((d) =>
-        d.toolCallId === call.toolCallId && d.approve && d.argsHash === call.argsHash
-      )
-    ).map((call) => call.toolCallId),
-  );
-  if (approved.size === 0) return state;
+function batchUnderWay(state: AgentState, decisions: readonly Decision[]): AgentState {
+  if (decisionsProblem(state.pending, decisions) !== undefined) return state;
+  const byId = new Map(decisions.map((d) => [d.toolCallId, d]));
+  const running: string[] = [];
+  const completed: ToolResultMessage[] = [];
+  const sticky: StickyDecision[] = [];
+  for (const call of state.pending) {
+    const decision = byId.get(call.toolCallId)!;
+    if (!decision.approve) {
+      completed.push({
+        role: "toolResult",
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        content: createErrorToolResult(rejectedMessage(call.toolName, decision.reason)).content,
+        isError: true,
+        timestamp: Date.now(),
+      });
+      continue;
+    }
+    if (decision.argsHash !== call.argsHash) return state; // refused by agent.resume
+    running.push(call.toolCallId);
+    if (decision.always) {
+      const entry: StickyDecision = { toolName: call.toolName };
+      if (decision.always === "key" && call.key !== undefined) entry.key = call.key;
+      sticky.push(entry);
+    }
+  }
+  if (running.length === 0) return state; // nothing runs unseen: the hooks see the rest
   return {
     ...state,
-    pending: state.pending.filter((call) => !approved.has(call.toolCallId)),
-    running: [...state.running, ...approved],
+    pending: [],
+    completed: [...state.completed, ...completed],
+    running: [...state.running, ...running],
+    sticky: [...state.sticky, ...sticky],
   };
 }
 
@@ -249,7 +280,7 @@ export async function resumeStoredRun(
     return agent;
   }
   const decisions = run.decisions ?? [];
-  const executing = withApprovedExecuting(run.state, decisions);
+  const executing = batchUnderWay(run.state, decisions);
   if (executing !== run.state) {
     // Refused (RunLostError) when another worker took the run meanwhile: nothing runs here.
     await store.save(id, executing, { ...holder, status: "running" });
