@@ -68,6 +68,10 @@ function answerOf(run: StoredRun): string {
   return last.errorMessage ?? last.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 }
 
+/** A call of `run`'s current round, as the page's decisions are keyed. */
+const roundKey = (run: StoredRun, call: string) =>
+  [run.id, run.state.messages.length, call].join("\0");
+
 function page(
   pending: StoredRun[],
   done: StoredRun[],
@@ -75,7 +79,7 @@ function page(
   decided: Set<string>,
 ): string {
   const calls = pending.flatMap((run) =>
-    run.state.pending.filter((p) => !decided.has(`${run.id}\0${p.toolCallId}`)).map((p) => `
+    run.state.pending.filter((p) => !decided.has(roundKey(run, p.toolCallId))).map((p) => `
     <article class="pending" data-run="${escape(run.id)}" data-call="${escape(p.toolCallId)}">
       <h3>${escape(p.toolName)} <small>run ${escape(run.id)}, call ${
       escape(p.toolCallId)
@@ -195,7 +199,14 @@ export async function startApprovalServer(
   };
   // Runs decided before a restart (or by another server) are resumed here.
   const listening = store.listen(resume, { signal: controller.signal, pollMs: 500 });
-  const decisionKey = (run: string, call: string) => ["approval-page", run, call];
+  // A decision made on the page is kept for the round it showed (the transcript's length):
+  // one left behind (the batch decided by another client, a click that lost the race) neither
+  // hides nor approves a later call that reuses its id.
+  const decisionKey = (
+    run: string,
+    step: number,
+    call: string,
+  ) => ["approval-page", run, step, call];
 
   const decide = async (form: URLSearchParams): Promise<void> => {
     const id = String(form.get("run"));
@@ -213,10 +224,11 @@ export async function startApprovalServer(
     const decision: Decision = action === "reject"
       ? rejectCall(pending, reason || undefined)
       : approveCall(shown, action === "always" ? "tool" : undefined);
-    await kv.set(decisionKey(id, pending.toolCallId), decision);
+    const step = run.state.messages.length;
+    await kv.set(decisionKey(id, step, pending.toolCallId), decision);
     const decisions: Decision[] = [];
     for (const call of run.state.pending) {
-      const entry = await kv.get<Decision>(decisionKey(id, call.toolCallId));
+      const entry = await kv.get<Decision>(decisionKey(id, step, call.toolCallId));
       if (!entry.value) return; // others still wait
       decisions.push(entry.value);
     }
@@ -227,7 +239,10 @@ export async function startApprovalServer(
       if ((await store.get(id))?.status !== "pending") return;
       throw error;
     }
-    for (const call of run.state.pending) await kv.delete(decisionKey(id, call.toolCallId));
+    // This round's, and any an earlier round left behind.
+    for await (const entry of kv.list({ prefix: ["approval-page", id] })) {
+      await kv.delete(entry.key);
+    }
     await resume(id).catch((error) => console.error(`Cannot resume run ${id}:`, error));
   };
 
@@ -247,7 +262,7 @@ export async function startApprovalServer(
     if (request.method === "GET" && url.pathname === "/") {
       const decided = new Set<string>();
       for await (const entry of kv.list({ prefix: ["approval-page"] })) {
-        decided.add(`${String(entry.key[1])}\0${String(entry.key[2])}`);
+        decided.add(entry.key.map(String).slice(1).join("\0"));
       }
       const resuming = [...await store.list("decided"), ...await store.list("running")];
       const html = page(

@@ -1,0 +1,84 @@
+// The approval page's half-made decisions (one call of a batch approved, the others still
+// waiting) belong to the round the page showed: once the run went on without them (decided by
+// another client), they neither hide nor approve a later call that reuses the id and arguments.
+import { approveCall, kvRunStore, scriptedModel, text, toolCall } from "@tack/agent";
+import { deepEqual, equal } from "node:assert/strict";
+import { executions } from "../support/durable_fixture.ts";
+import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
+
+/** The page's forms, one per waiting call, each with its hidden fields and `action=approve`. */
+async function pageForms(url: string): Promise<URLSearchParams[]> {
+  const html = await (await fetch(url)).text();
+  return html.split("<form").slice(1).map((form) =>
+    new URLSearchParams([
+      ...[...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((
+        [, name, value],
+      ) => [name, value]),
+      ["action", "approve"],
+    ])
+  );
+}
+
+Deno.test("approval page: an approval made on the page for a batch another client decided neither hides nor approves a later call reusing its id and arguments", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_stale_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const logPath = `${dir}/deploys.log`;
+  // Two rounds of the same two calls, with the same ids (some models reuse them).
+  const step = (request: { messages: readonly { role: string }[] }) =>
+    request.messages.filter((m) => m.role === "toolResult").length < 4
+      ? [
+        toolCall("deploy", { service: "api", environment: "production" }, "call_0"),
+        toolCall("deploy", { service: "web", environment: "production" }, "call_1"),
+      ]
+      : [text("deployed twice")];
+  const agent = () => ({
+    ...demoOptions(logPath),
+    model: scriptedModel(Array.from({ length: 5 }, () => step)),
+  });
+  const server = await startApprovalServer({ kvPath, port: 0, logPath, agent });
+  const other = kvRunStore(await Deno.openKv(kvPath), { closeKv: true });
+  const settled = async () => {
+    for (let i = 0; i < 400; i++) {
+      const run = await other.get("r1");
+      if (run?.status === "pending" || run?.status === "done") return run;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error("run r1 did not settle");
+  };
+  const decide = async (body: URLSearchParams) => {
+    const response = await fetch(`${server.url}decide`, {
+      method: "POST",
+      body,
+      redirect: "manual",
+    });
+    await response.body?.cancel();
+    return response.status;
+  };
+  try {
+    await (await fetch(`${server.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy api and web, twice" }),
+    })).json();
+    // A person approves call_0 on the page; call_1 still waits there.
+    const [first] = await pageForms(server.url);
+    equal(first.get("call"), "call_0");
+    equal(await decide(first), 303);
+    deepEqual((await pageForms(server.url)).map((form) => form.get("call")), ["call_1"]);
+    // Another client decides the whole batch through the store; the run goes on.
+    const waiting = (await other.get("r1"))!.state.pending;
+    await other.decide("r1", waiting.map((call) => approveCall(call)));
+    const run = await settled();
+    equal(run.status, "pending");
+    deepEqual(executions(logPath), ["deploy api production", "deploy web production"]);
+    // The second round: both calls are shown, and approving call_1 does not approve call_0.
+    const forms = await pageForms(server.url);
+    deepEqual(forms.map((form) => form.get("call")), ["call_0", "call_1"]);
+    equal(await decide(forms[1]), 303);
+    equal((await settled()).status, "pending");
+    deepEqual(executions(logPath), ["deploy api production", "deploy web production"]);
+  } finally {
+    other.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
