@@ -89,6 +89,8 @@ class Hold {
   #unsubscribe: (() => void) | undefined;
   #agent: Agent | undefined;
   #claim: number | undefined;
+  /** Between `start` and `stop`: the run is this worker's, and the gate saves. */
+  #holding = false;
 
   constructor(
     readonly store: RunStore,
@@ -107,9 +109,12 @@ class Hold {
       verifyToolCall: async (context, signal) => {
         const answer = await verify?.(context, signal);
         if (answer) return answer; // a block or a defer: the call does not execute
+        // Once the run is saved as stopped (an agent prompted again after startRun returned),
+        // its calls are no longer the run's: nothing is saved, and none is blocked.
+        if (!this.#holding && this.#failure === undefined) return undefined;
         // Saved again now, after every other hook: the start's save may have been accepted
         // before the run was taken over while the hooks ran (a person asked, a slow policy).
-        this.#save();
+        if (this.#holding) this.#save();
         await this.#chain;
         if (this.#failure === undefined) return undefined;
         const why = this.#failure instanceof RunLostError
@@ -124,6 +129,7 @@ class Hold {
   start(agent: Agent, run: StoredRun): void {
     this.#agent = agent;
     this.#claim = run.claim;
+    this.#holding = true;
     this.#unsubscribe = agent.subscribe((event) => {
       if (
         event.type === "tool_execution_start" || event.type === "tool_execution_end" ||
@@ -162,6 +168,7 @@ class Hold {
    * @returns The options the worker's last save must carry.
    */
   async stop(): Promise<{ worker: string; claim?: number }> {
+    this.#holding = false;
     this.#unsubscribe?.();
     clearInterval(this.#timer);
     await this.#chain;

@@ -253,3 +253,23 @@ Deno.test("a save whose run is taken between its read and its write says the run
     Deno.removeSync(dir, { recursive: true });
   }
 });
+
+Deno.test("the agent startRun returns, prompted again once the run is saved as done, runs its calls: the gate saves only while the run is held", async () => {
+  using setup = await twoStores([600_000, 600_000]);
+  const [store] = setup.stores;
+  const ran: string[] = [];
+  const step = (request: { messages: readonly { role: string }[] }) =>
+    request.messages.filter((m) => m.role === "user").length < 2
+      ? [text("hi")]
+      : request.messages.at(-1)?.role === "toolResult"
+      ? [text("end")]
+      : [toolCall("slow", {}, "c1")];
+  const options = { ...heldOptions(ran, async () => {}), model: scriptedModel([step, step, step]) };
+  const agent = await startRun(store, "r", options, "hello");
+  equal((await store.get("r"))?.status, "done");
+  await agent.prompt("more");
+  deepEqual(ran, ["slow"]);
+  equal(agent.messages.at(-1)?.role, "assistant");
+  // Nothing more is written to the run the store has as done.
+  deepEqual((await store.get("r"))?.state.messages.map((m) => m.role), ["user", "assistant"]);
+});
