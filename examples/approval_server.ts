@@ -138,6 +138,9 @@ const GUARDS = {
   "x-content-type-options": "nosniff",
 };
 
+/** The run ids this page starts and reads (any other is no run of its own: a store refuses ids past 1 KiB). */
+const RUN_ID = /^[\w.-]{1,100}$/;
+
 /** The most bytes a POST's body may have: a form or a run's prompt. */
 const MAX_BODY = 64 * 1024;
 
@@ -210,6 +213,7 @@ export async function startApprovalServer(
 
   const decide = async (form: URLSearchParams): Promise<void> => {
     const id = String(form.get("run"));
+    if (!RUN_ID.test(id)) return;
     const run = await store.get(id);
     if (!run || run.status !== "pending") return;
     // The transcript's length the page showed: once the run went on, its form decides nothing,
@@ -249,7 +253,11 @@ export async function startApprovalServer(
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
     async (request) => {
-      const response = await answer(request);
+      // A failure (a damaged run record) is a 500 that keeps the guards, not Deno.serve's bare one.
+      const response = await answer(request).catch((error) => {
+        console.error("approval page:", error);
+        return new Response("Internal server error", { status: 500 });
+      });
       for (const [name, value] of Object.entries(GUARDS)) response.headers.set(name, value);
       return response;
     },
@@ -283,7 +291,7 @@ export async function startApprovalServer(
     }
     if (request.method === "POST" && url.pathname === "/runs") {
       const { id, prompt } = parseJson(posted) ?? {};
-      if (typeof id !== "string" || !/^[\w.-]{1,100}$/.test(id) || typeof prompt !== "string") {
+      if (typeof id !== "string" || !RUN_ID.test(id) || typeof prompt !== "string") {
         return Response.json({
           error: 'expected {"id": "<1 to 100 letters, digits, _ . ->", "prompt": "<text>"}',
         }, { status: 400 });
@@ -298,7 +306,7 @@ export async function startApprovalServer(
     const match = /^\/runs\/([^/]+)$/.exec(url.pathname);
     if (request.method === "GET" && match) {
       const id = decodeURIComponentOr(match[1]);
-      const run = id === undefined ? undefined : await store.get(id);
+      const run = id === undefined || !RUN_ID.test(id) ? undefined : await store.get(id);
       if (!run) return Response.json({ error: "no such run" }, { status: 404 });
       return Response.json({
         status: run.status,

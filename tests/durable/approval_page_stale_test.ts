@@ -82,3 +82,24 @@ Deno.test("approval page: an approval made on the page for a batch another clien
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("approval page: a request that fails (a damaged run record) gets a 500 with the page's guards, and ids no run may have are not found", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_stale_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const server = await startApprovalServer({ kvPath, port: 0, logPath: `${dir}/log` });
+  const kv = await Deno.openKv(kvPath);
+  try {
+    await kv.set(["tack", "runs", "bad", "head"], null);
+    const failed = await fetch(`${server.url}runs/bad`);
+    await failed.body?.cancel();
+    equal(failed.status, 500);
+    equal(failed.headers.get("x-frame-options"), "DENY");
+    const long = await fetch(`${server.url}runs/${"k".repeat(2000)}`);
+    await long.body?.cancel();
+    equal(long.status, 404);
+  } finally {
+    kv.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});

@@ -301,7 +301,9 @@ Deno.test("approval page: malformed or oversized requests are refused with 4xx a
       await status("decide", { method: "GET" }),
       await status("decide", { method: "PUT", body: "run=r1" }),
       await status("runs/r1", { method: "DELETE" }),
-    ], [404, 400, 400, 400, 413, 413, 404, 404, 404]);
+      await status(`runs/${"k".repeat(2000)}`),
+      await status("decide", post(`run=${"k".repeat(2000)}&step=2`)),
+    ], [404, 400, 400, 400, 413, 413, 404, 404, 404, 404, 303]);
     equal(await status("runs/r1"), 404);
     deepEqual(executions(logPath), []);
   } finally {
