@@ -27,7 +27,11 @@ function where(entry: PluginEntry): string {
 
 function how(entry: PluginEntry): string {
   if (!entry.sandbox) return "in tack's own process, with all of tack's permissions";
-  const parts = [`sandboxed, permissions ${json(entry.permissions ?? {})}`];
+  const parts = [
+    entry.permissions === undefined
+      ? "sandboxed, with the permissions it declares"
+      : `sandboxed, permissions ${json(entry.permissions)}`,
+  ];
   if (entry.allowRunEscape) parts.push("its run grant accepted (that escapes every sandbox)");
   if (entry.hooks === "all") parts.push("its hooks act on every tool");
   return parts.join("; ");
