@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Plugin } from "../sdk/define_plugin.ts";
 import { loadPlugin } from "../sdk/sandbox/load_plugin.ts";
+import { trailingLoadHint } from "../sdk/sandbox/load_failure_hint.ts";
 import { DEFAULT_START_TIMEOUT_MS } from "../sdk/sandbox/sandbox_connection.ts";
 import { rejectAfter } from "../sdk/sleep.ts";
 import type { PluginEntry } from "./config.ts";
@@ -118,7 +119,11 @@ function isPlugin(value: unknown): value is Plugin {
 }
 
 function firstLine(error: unknown): string {
-  return thrownText(error).split("\n")[0];
+  const text = thrownText(error);
+  const first = text.split("\n")[0];
+  // A sandbox's load hint (what to run) comes after Deno's words, which may run to many lines.
+  const hint = trailingLoadHint(text);
+  return hint && !first.endsWith(hint) ? first + hint : first;
 }
 
 /** Where a `deno task agent` user gets more permissions than the task's set. */

@@ -52,6 +52,17 @@ export function moduleForCommand(url: string): string {
  * );
  * ```
  *
+ * @example A bare specifier no deno.json maps for the plugin
+ * ```ts
+ * import { loadFailureHint } from "./load_failure_hint.ts";
+ * import { match } from "node:assert/strict";
+ *
+ * match(
+ *   loadFailureHint('error: Import "@tack/agent/plugin" not a dependency', "/work/p.ts"),
+ *   /^ \(no import map maps "@tack\/agent\/plugin" for the plugin: a sandboxed plugin is resolved by the deno.json at or above its folder/,
+ * );
+ * ```
+ *
  * @example A graph its project's frozen lock does not record
  * ```ts
  * import { loadFailureHint } from "./load_failure_hint.ts";
@@ -71,8 +82,37 @@ export function loadFailureHint(reason: string, module: string): string {
       missing[1]
     }" is not in the host's Deno cache: run \`deno cache ${module}\` where the plugin's deno.json is, with the network, then load it again)`;
   }
+  const unmapped = /Import "([^"]+)" not a dependency/.exec(reason);
+  if (unmapped) {
+    return ` (no import map maps "${
+      unmapped[1]
+    }" for the plugin: a sandboxed plugin is resolved by the deno.json at or above its folder, not by the host's; add one that maps it, for Tack's names with "links" and "imports" as in the README's "Depend on Tack from your own project")`;
+  }
   if (/lockfile is out of date/.test(reason)) {
     return ` (the plugin's module graph is not in its project's frozen deno.lock: run \`deno cache --frozen=false ${module}\` where its deno.json is, so the lock records it, then load it again)`;
   }
   return "";
+}
+
+/**
+ * The hint {@linkcode loadFailureHint} appended to a load error, found again in its text (a
+ * caller that shows only an error's first line keeps it: Deno's words before it can run to
+ * many lines, a lockfile's diff), or `""`.
+ *
+ * @param text A load error's whole text.
+ * @returns The hint, starting with a space, or `""`.
+ *
+ * @example
+ * ```ts
+ * import { trailingLoadHint } from "./load_failure_hint.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const hint = " (the package \"x\" is not in the host's Deno cache: run `deno cache /p.ts` where the plugin's deno.json is, with the network, then load it again)";
+ * equal(trailingLoadHint(`Cannot load plugin "./p.ts": error\nmore${hint}`), hint);
+ * equal(trailingLoadHint("Cannot load plugin"), "");
+ * ```
+ */
+export function trailingLoadHint(text: string): string {
+  return / \((?:the package "[^"\n]*" is not in the host's Deno cache|the plugin's module graph is not in its project's frozen deno\.lock|no import map maps "[^"\n]*" for the plugin)[^\n]*\)$/
+    .exec(text)?.[0] ?? "";
 }

@@ -12,3 +12,37 @@ Deno.test("moduleForCommand: a path with spaces and quotes reads back the same t
   }
   equal(moduleForCommand("jsr:@me/plugin@1.2.0"), "jsr:@me/plugin@1.2.0");
 });
+
+// Found by a new user: `tack` (installed) loading a sandboxed ./plugin.ts that imports
+// @tack/agent/plugin, in a folder without a deno.json, failed with Deno's bare
+// `Import "@tack/agent/plugin" not a dependency` (and Deno's hint to `deno add` it from JSR,
+// where Tack is not), while the same plugin in-process loaded through the CLI's import map.
+Deno.test("loadPlugin: a sandboxed plugin whose bare import no deno.json maps says to add one", async () => {
+  const { loadPlugin } = await import("../../sdk/sandbox/load_plugin.ts");
+  const dir = await Deno.makeTempDir({ prefix: "tack_unmapped_" });
+  try {
+    // Its own project, which maps nothing (as the CLI's folder without a deno.json: the
+    // installed tack's own config is not found from there).
+    await Deno.writeTextFile(`${dir}/deno.json`, '{ "imports": {}, "lock": false }\n');
+    await Deno.writeTextFile(
+      `${dir}/plugin.ts`,
+      'import { definePlugin } from "@tack/agent/plugin";\nexport default definePlugin({ name: "p" });\n',
+    );
+    const error = await loadPlugin(`${dir}/plugin.ts`, { sandbox: true }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    equal(error instanceof Error, true);
+    const message = (error as Error).message;
+    equal(message.includes('Import "@tack/agent/plugin" not a dependency'), true, message);
+    equal(
+      message.includes(
+        'no import map maps "@tack/agent/plugin" for the plugin: a sandboxed plugin is resolved by the deno.json at or above its folder',
+      ),
+      true,
+      message,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
