@@ -29,9 +29,11 @@ const FILL_TIMEOUT_MS = 5_000;
 
 /**
  * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,
- * so the second run writes it, but not always: a run on a loaded machine can end with none
- * written (1 in 3 under three busy loops here), which left a seed that saved nothing, for
- * good. The runs go on until the code cache holds more than the first left.
+ * so the second run writes it, but not always whole: a run on a loaded machine can end with
+ * none written (1 in 3 under three busy loops here), which left a seed that saved nothing, for
+ * good. The runs go on until every module the runs analysed has its code cached, or a run
+ * caches no more than the last (checked in the databases, not by their size: a run that only
+ * wrote the planner's statistics passed for one that wrote the code cache).
  */
 const MAX_FILL_RUNS = 4;
 
@@ -127,9 +129,9 @@ export function seedFilled(dir: string): boolean {
 /**
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
  * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) into a fresh folder beside it
- * until a run has written V8's code cache (the second, usually; four runs at most), then moves
- * that in place. A run that fails, runs that stall past `timeoutMs` in all, or a seed with no code cache,
- * with anything but files, or over `maxBytes`, leaves no seed.
+ * until V8's code cache holds every module the runs analysed (the second, usually; four runs at
+ * most), settles it and moves it in place. A run that fails, runs that stall past `timeoutMs` in
+ * all, or a seed with no code cache, with anything but files, or over `maxBytes`, leaves no seed.
  *
  * @param dir The seed folder.
  * @param command Makes the filling run's command, given the folder it writes to.
@@ -160,10 +162,9 @@ export async function fillSeed(
     out = await Deno.makeTempDir({ dir: dirname(dir), prefix: "seed-filling-" });
     const { command: program, args, env } = command(out);
     // The first run fills the dependency analysis, a later one (with it) the code cache.
-    let empty = 0;
+    let cached = 0;
     const deadline = performance.now() + timeoutMs;
-    for (let run = 0;; run++) {
-      if (run === MAX_FILL_RUNS) return false;
+    for (let run = 0; run < MAX_FILL_RUNS; run++) {
       const child = new Deno.Command(program, {
         args: [...args],
         env,
@@ -176,9 +177,16 @@ export async function fillSeed(
       const timer = setTimeout(() => child.kill("SIGKILL"), left);
       const { success } = await child.status.finally(() => clearTimeout(timer));
       if (!success || !seedFilled(out)) return false;
-      if (run === 0) empty = codeCacheBytes(out);
-      else if (codeCacheBytes(out) > empty) break;
+      if (run === 0) continue;
+      const modules = await modulesIn(out);
+      // Done once every module the runs analysed has its code cached, or a run cached none
+      // the last did not (a module the runs analyse but never run: a tool's dynamic import).
+      const all = [...modules.analysed].every((specifier) => modules.cached.has(specifier));
+      const before = cached;
+      cached = modules.cached.size;
+      if (cached > 0 && (all || cached === before)) break;
     }
+    if (cached === 0) return false;
     // Copied out of a capped tmpfs, and checked again here: only files, within the cap.
     if (filesSize(out) > maxBytes) return false;
     await settle(out);
@@ -280,13 +288,30 @@ function statOf(path: string): Deno.FileInfo | undefined {
   }
 }
 
-/** The bytes of the code cache in a seed folder (its database and write-ahead log). */
-function codeCacheBytes(dir: string): number {
-  let total = 0;
-  for (const name of ["v8_code_cache_v2", "v8_code_cache_v2-wal"]) {
-    total += statOf(`${dir}/${name}`)?.size ?? 0;
-  }
-  return total;
+/**
+ * The modules Deno analysed (its dependency analysis cache) and those whose code it cached
+ * (V8's code cache) in a filling run's caches, by specifier; a cache that is not there (or not
+ * a database Deno wrote) counts as empty.
+ */
+async function modulesIn(dir: string): Promise<{ analysed: Set<string>; cached: Set<string> }> {
+  const { DatabaseSync } = await import("node:sqlite");
+  const specifiers = (file: string, table: string) => {
+    try {
+      const database = new DatabaseSync(`${dir}/${file}`);
+      try {
+        const rows = database.prepare(`SELECT specifier FROM ${table}`).all();
+        return new Set(rows.map((row) => String(row.specifier)));
+      } finally {
+        database.close();
+      }
+    } catch {
+      return new Set<string>();
+    }
+  };
+  return {
+    analysed: specifiers("dep_analysis_cache_v2", "moduleinfocache"),
+    cached: specifiers("v8_code_cache_v2", "codecache"),
+  };
 }
 
 /** The bytes of a folder's files; anything but a file there counts as too much. */

@@ -296,32 +296,61 @@ Deno.test("a filling start that stalls is killed at its bound and leaves nothing
   }
 });
 
-Deno.test("the filling runs go on until one has written V8's code cache, four at most", async () => {
+/**
+ * A stand-in for Deno's filling runs: each counts itself in `runs` and leaves the caches as
+ * SQLite databases, the analysis of modules `a` and `b`, and the code cache `plan[n]` gives
+ * run n (1-based) holds, for good (a run on a loaded machine may end having cached few).
+ */
+const STAND_IN = `import { DatabaseSync } from "node:sqlite";
+const [out, plan] = Deno.args;
+const n = Number(Deno.readTextFileSync(out + "/runs").trim() || 0) + 1;
+Deno.writeTextFileSync(out + "/runs", String(n));
+const open = (file, table) => {
+  const database = new DatabaseSync(out + "/" + file);
+  database.exec("CREATE TABLE IF NOT EXISTS " + table + " (specifier TEXT PRIMARY KEY)");
+  return database;
+};
+const analysis = open("dep_analysis_cache_v2", "moduleinfocache");
+for (const module of ["a", "b"]) analysis.prepare("INSERT OR IGNORE INTO moduleinfocache VALUES (?)").run(module);
+analysis.close();
+const code = open("v8_code_cache_v2", "codecache");
+for (const module of JSON.parse(plan)[n - 1] ?? []) code.prepare("INSERT OR IGNORE INTO codecache VALUES (?)").run(module);
+code.close();
+`;
+
+Deno.test("the filling runs go on until the code cache holds every module analysed, or a run adds none, four at most", async () => {
   const cache = await Deno.makeTempDir({ prefix: "tack-seed-runs-" });
-  // A stand-in for Deno's runs: each leaves the caches' files; the code cache gets its entries
-  // only from run `$1` on (a run on a loaded machine may end without writing them).
-  const runs = (writesFrom: number) => (out: string) => ({
-    command: "/bin/sh",
-    args: [
-      "-c",
-      'n=$(($(cat "$0/runs" 2>/dev/null || echo 0) + 1)); echo $n > "$0/runs"; ' +
-      'touch "$0/v8_code_cache_v2" "$0/dep_analysis_cache_v2"; ' +
-      '[ "$n" -ge "$1" ] && echo entries >> "$0/v8_code_cache_v2-wal"; exit 0',
-      out,
-      String(writesFrom),
-    ],
-    env: {},
-  });
+  const script = `${cache}/stand_in.js`;
+  await Deno.writeTextFile(script, STAND_IN);
+  const runs = (plan: string[][]) => (out: string) => {
+    Deno.writeTextFileSync(`${out}/runs`, "0");
+    return {
+      command: Deno.execPath(),
+      args: ["run", "-A", "--no-config", script, out, JSON.stringify(plan)],
+      env: {},
+    };
+  };
+  const ran = (seed: string) => Deno.readTextFileSync(`${seed}/runs`).trim();
   try {
-    // The second run writes it: two runs, as before.
-    equal(await fillSeed(`${cache}/seed-a`, runs(2), 5_000, 1 << 20), true);
-    equal(Deno.readTextFileSync(`${cache}/seed-a/runs`).trim(), "2");
-    // Before, a second run that wrote no code cache left a seed that saved nothing, for good.
-    equal(await fillSeed(`${cache}/seed-b`, runs(3), 5_000, 1 << 20), true);
-    equal(Deno.readTextFileSync(`${cache}/seed-b/runs`).trim(), "3");
+    // The second run caches both: two runs, as before.
+    equal(await fillSeed(`${cache}/seed-a`, runs([[], ["a", "b"]]), 20_000, 1 << 20), true);
+    equal(ran(`${cache}/seed-a`), "2");
+    // The second caches none: before, a seed that saved nothing, for good.
+    equal(await fillSeed(`${cache}/seed-b`, runs([[], [], ["a", "b"]]), 20_000, 1 << 20), true);
+    equal(ran(`${cache}/seed-b`), "3");
+    // The second caches one of the two: before, that seed was kept (the bytes had grown), and
+    // every start compiled the other again.
+    equal(
+      await fillSeed(`${cache}/seed-c`, runs([[], ["a"], ["a", "b"]]), 20_000, 1 << 20),
+      true,
+    );
+    equal(ran(`${cache}/seed-c`), "3");
+    // One is never cached (never run): the runs stop once one adds nothing, with a seed.
+    equal(await fillSeed(`${cache}/seed-d`, runs([[], ["a"], ["a"]]), 20_000, 1 << 20), true);
+    equal(ran(`${cache}/seed-d`), "3");
     // Never written in four runs: no seed.
-    equal(await fillSeed(`${cache}/seed-c`, runs(9), 5_000, 1 << 20), false);
-    equal(seedFilled(`${cache}/seed-c`), false);
+    equal(await fillSeed(`${cache}/seed-e`, runs([]), 20_000, 1 << 20), false);
+    equal(seedFilled(`${cache}/seed-e`), false);
   } finally {
     await Deno.remove(cache, { recursive: true });
   }
