@@ -31,7 +31,7 @@ const FILL_TIMEOUT_MS = 5_000;
  * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,
  * so the second run writes it, but not always whole: a run on a loaded machine can end with
  * none written (1 in 3 under three busy loops here), which left a seed that saved nothing, for
- * good. The runs go on until every module the runs analysed has its code cached, or a run
+ * good. The runs go on until every file the runs analysed has its code cached, or a run
  * caches no more than the last (checked in the databases, not by their size: a run that only
  * wrote the planner's statistics passed for one that wrote the code cache).
  */
@@ -129,7 +129,7 @@ export function seedFilled(dir: string): boolean {
 /**
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
  * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) into a fresh folder beside it
- * until V8's code cache holds every module the runs analysed (the second, usually; four runs at
+ * until V8's code cache holds every file the runs analysed (the second, usually; four runs at
  * most), settles it and moves it in place. A run that fails, runs that stall past `timeoutMs` in
  * all, or a seed with no code cache, with anything but files, or over `maxBytes`, leaves no seed.
  *
@@ -179,9 +179,13 @@ export async function fillSeed(
       if (!success || !seedFilled(out)) return false;
       if (run === 0) continue;
       const modules = await modulesIn(out);
-      // Done once every module the runs analysed has its code cached, or a run cached none
-      // the last did not (a module the runs analyse but never run: a tool's dynamic import).
-      const all = [...modules.analysed].every((specifier) => modules.cached.has(specifier));
+      // Done once every file the runs analysed has its code cached (what a top level builds
+      // as `data:` or `blob:` modules is not the graph's, and may not fit the tmpfs), or a run
+      // cached none the last did not (a file the runs analyse but never run: a tool's dynamic
+      // import).
+      const all = [...modules.analysed].every((specifier) =>
+        !specifier.startsWith("file:") || modules.cached.has(specifier)
+      );
       const before = cached;
       cached = modules.cached.size;
       if (cached > 0 && (all || cached === before)) break;

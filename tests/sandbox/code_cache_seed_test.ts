@@ -298,8 +298,9 @@ Deno.test("a filling start that stalls is killed at its bound and leaves nothing
 
 /**
  * A stand-in for Deno's filling runs: each counts itself in `runs` and leaves the caches as
- * SQLite databases, the analysis of modules `a` and `b`, and the code cache `plan[n]` gives
- * run n (1-based) holds, for good (a run on a loaded machine may end having cached few).
+ * SQLite databases: the analysis of files `a` and `b` and of a `data:` module (never cached,
+ * as one too big for the tmpfs), and the code cache `plan[n - 1]` gives run n, for good (a run
+ * on a loaded machine may end having cached few).
  */
 const STAND_IN = `import { DatabaseSync } from "node:sqlite";
 const [out, plan] = Deno.args;
@@ -311,10 +312,11 @@ const open = (file, table) => {
   return database;
 };
 const analysis = open("dep_analysis_cache_v2", "moduleinfocache");
-for (const module of ["a", "b"]) analysis.prepare("INSERT OR IGNORE INTO moduleinfocache VALUES (?)").run(module);
+const analysed = ["file:///a.ts", "file:///b.ts", "data:text/javascript,1"];
+for (const module of analysed) analysis.prepare("INSERT OR IGNORE INTO moduleinfocache VALUES (?)").run(module);
 analysis.close();
 const code = open("v8_code_cache_v2", "codecache");
-for (const module of JSON.parse(plan)[n - 1] ?? []) code.prepare("INSERT OR IGNORE INTO codecache VALUES (?)").run(module);
+for (const module of JSON.parse(plan)[n - 1] ?? []) code.prepare("INSERT OR IGNORE INTO codecache VALUES (?)").run("file:///" + module + ".ts");
 code.close();
 `;
 
