@@ -303,7 +303,8 @@ Deno.test("a filling start that stalls is killed at its bound and leaves nothing
  * on a loaded machine may end having cached few).
  */
 const STAND_IN = `import { DatabaseSync } from "node:sqlite";
-const [out, plan] = Deno.args;
+const [out, plan, delayMs] = Deno.args;
+if (delayMs) await new Promise((resolve) => setTimeout(resolve, Number(delayMs)));
 const n = Number(Deno.readTextFileSync(out + "/runs").trim() || 0) + 1;
 Deno.writeTextFileSync(out + "/runs", String(n));
 const open = (file, table) => {
@@ -320,15 +321,15 @@ for (const module of JSON.parse(plan)[n - 1] ?? []) code.prepare("INSERT OR IGNO
 code.close();
 `;
 
-Deno.test("the filling runs go on until the code cache holds every module analysed, or a run adds none, four at most", async () => {
+Deno.test("the filling runs go on until the code cache holds every file analysed, a run adds none, or another would not end in time, four at most", async () => {
   const cache = await Deno.makeTempDir({ prefix: "tack-seed-runs-" });
   const script = `${cache}/stand_in.js`;
   await Deno.writeTextFile(script, STAND_IN);
-  const runs = (plan: string[][]) => (out: string) => {
+  const runs = (plan: string[][], delayMs = 0) => (out: string) => {
     Deno.writeTextFileSync(`${out}/runs`, "0");
     return {
       command: Deno.execPath(),
-      args: ["run", "-A", "--no-config", script, out, JSON.stringify(plan)],
+      args: ["run", "-A", "--no-config", script, out, JSON.stringify(plan), String(delayMs)],
       env: {},
     };
   };
@@ -350,6 +351,14 @@ Deno.test("the filling runs go on until the code cache holds every module analys
     // One is never cached (never run): the runs stop once one adds nothing, with a seed.
     equal(await fillSeed(`${cache}/seed-d`, runs([[], ["a"], ["a"]]), 20_000, 1 << 20), true);
     equal(ran(`${cache}/seed-d`), "3");
+    // Runs of ~0.7 s against a bound of 2 s, each caching one more file: the runs stop when
+    // another would not end in time, with the seed so far (before, the third was killed at the
+    // bound, and the seed lost with it).
+    equal(
+      await fillSeed(`${cache}/seed-f`, runs([[], ["a"], ["a", "b"]], 700), 2_000, 1 << 20),
+      true,
+    );
+    equal(ran(`${cache}/seed-f`), "2");
     // Never written in four runs: no seed.
     equal(await fillSeed(`${cache}/seed-e`, runs([]), 20_000, 1 << 20), false);
     equal(seedFilled(`${cache}/seed-e`), false);
