@@ -5,6 +5,7 @@ import { approveCall, kvRunStore, scriptedModel, text, toolCall } from "@tack/ag
 import { deepEqual, equal } from "node:assert/strict";
 import { executions } from "../support/durable_fixture.ts";
 import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
+import { postDecision } from "../support/approval_page_client.ts";
 
 /** The page's forms, one per waiting call, each with its hidden fields and `action=approve`. */
 async function pageForms(url: string): Promise<URLSearchParams[]> {
@@ -45,15 +46,7 @@ Deno.test("approval page: an approval made on the page for a batch another clien
     }
     throw new Error("run r1 did not settle");
   };
-  const decide = async (body: URLSearchParams) => {
-    const response = await fetch(`${server.url}decide`, {
-      method: "POST",
-      body,
-      redirect: "manual",
-    });
-    await response.body?.cancel();
-    return response.status;
-  };
+  const decide = (body: URLSearchParams) => postDecision(server.url, body);
   try {
     await (await fetch(`${server.url}runs`, {
       method: "POST",

@@ -6,6 +6,7 @@ import { browserFor, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
 import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
 import { scriptedModel, text, toolCall } from "@tack/agent";
+import { postDecision } from "../support/approval_page_client.ts";
 
 const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
 const chromium = browserFor("the approval page browser test");
@@ -339,15 +340,7 @@ Deno.test("approval page: a form from before the run moved on does not approve a
     }
     throw new Error("run r1 did not settle");
   };
-  const decide = async (body: URLSearchParams) => {
-    const response = await fetch(`${server.url}decide`, {
-      method: "POST",
-      body,
-      redirect: "manual",
-    });
-    await response.body?.cancel();
-    return response.status;
-  };
+  const decide = (body: URLSearchParams) => postDecision(server.url, body);
   try {
     await (await fetch(`${server.url}runs`, {
       method: "POST",
