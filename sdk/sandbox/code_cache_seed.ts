@@ -12,6 +12,7 @@
  */
 
 import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
 import { hostMay } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 
@@ -245,14 +246,17 @@ export async function readySeed(
   // it, and one version's failed filling kept every later one from a seed).
   const name = `seed-${(await sha256Hex(`${SEED_FORMAT}\0${version}`)).slice(0, 16)}`;
   const dir = `${cacheDir}/${name}`;
-  if (seedFilled(dir)) return dir;
+  // Filled by this Deno: one filled by another (the same plugin, before Deno was upgraded) is
+  // of no use mounted read-only (Deno, finding another version in a cache, clears it, and
+  // cannot: every start compiled again, for good; found by the review), and is filled again.
+  if (seedFilled(dir) && await filledBy(dir) === Deno.version.deno) return dir;
   const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
   if (!capped || !started || statOf(`${dir}.failed`) !== undefined) return undefined;
   const may = (name: "read" | "write") => hostMay({ name, path: cacheDir });
   if (!may("read") || !may("write")) return undefined; // no prompt, no seed
   for (const entry of Deno.readDirSync(cacheDir)) {
     const earlier = entry.name.startsWith("seed-") && !entry.name.startsWith("seed-filling-");
-    if (earlier && !entry.name.startsWith(name)) {
+    if (earlier && (!entry.name.startsWith(name) || entry.name === name)) {
       await Deno.remove(`${cacheDir}/${entry.name}`, { recursive: true }).catch(() => {});
     }
   }
@@ -261,7 +265,28 @@ export async function readySeed(
   return undefined;
 }
 
-/** A path's stat, asked first (a host that may not read there gets no prompt), or `undefined`. */
+/**
+ * The version of Deno that wrote a seed's code cache (the `info` table Deno keeps in each of
+ * its cache databases), read without writing anything beside it; `undefined` when it cannot
+ * be read.
+ */
+async function filledBy(dir: string): Promise<string | undefined> {
+  try {
+    const { DatabaseSync } = await import("node:sqlite");
+    const url = pathToFileURL(`${dir}/v8_code_cache_v2`);
+    url.search = "immutable=1";
+    const database = new DatabaseSync(url, { readOnly: true });
+    try {
+      const row = database.prepare("SELECT value FROM info WHERE key = 'CLI_VERSION'").get();
+      return row === undefined ? undefined : String(row.value);
+    } finally {
+      database.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Gives each database of a filled seed its query planner's statistics and folds its
  * write-ahead log into it (closing does): a start mounts the databases read-only, and Deno,
@@ -287,6 +312,7 @@ async function settle(dir: string): Promise<void> {
   }
 }
 
+/** A path's stat, asked first (a host that may not read there gets no prompt), or `undefined`. */
 function statOf(path: string): Deno.FileInfo | undefined {
   try {
     return hostMay({ name: "read", path }) ? Deno.statSync(path) : undefined;

@@ -317,6 +317,9 @@ const analysed = ["file:///a.ts", "file:///b.ts", "data:text/javascript,1"];
 for (const module of analysed) analysis.prepare("INSERT OR IGNORE INTO moduleinfocache VALUES (?)").run(module);
 analysis.close();
 const code = open("v8_code_cache_v2", "codecache");
+// As Deno keeps it in each of its caches: the version that wrote it.
+code.exec("CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+code.prepare("INSERT OR REPLACE INTO info VALUES ('CLI_VERSION', ?)").run(Deno.version.deno);
 for (const module of JSON.parse(plan)[n - 1] ?? []) code.prepare("INSERT OR IGNORE INTO codecache VALUES (?)").run("file:///" + module + ".ts");
 code.close();
 `;
@@ -380,6 +383,49 @@ Deno.test("the filling runs share one time bound: a slow plugin costs its second
     equal(await fillSeed(`${cache}/seed-v1`, slow, 1_500, 1 << 20), false);
     const took = performance.now() - started;
     equal(took < 3_000, true, `took ${Math.round(took)} ms`);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("a seed another version of Deno filled (before an upgrade) is filled again, not mounted for good", async () => {
+  // Found by the review: Deno, finding another version's caches mounted read-only, clears
+  // them, fails, and compiles everything at every start; the seed stayed, as filled.
+  const cache = await Deno.makeTempDir({ prefix: "tack-seed-deno-" });
+  const script = `${cache}/stand_in.js`;
+  await Deno.writeTextFile(script, STAND_IN);
+  await Deno.mkdir(`${cache}/gen/file`, { recursive: true }); // started before
+  let fills = 0;
+  const runs = (out: string) => {
+    fills++;
+    Deno.writeTextFileSync(`${out}/runs`, "0");
+    return {
+      command: Deno.execPath(),
+      args: ["run", "-A", "--no-config", script, out, JSON.stringify([[], ["a", "b"]]), "0"],
+      env: {},
+    };
+  };
+  const filledBy = (seed: string) => {
+    const database = new DatabaseSync(`${seed}/v8_code_cache_v2`);
+    try {
+      return database.prepare("SELECT value FROM info WHERE key = 'CLI_VERSION'").get()?.value;
+    } finally {
+      database.close();
+    }
+  };
+  try {
+    const seed = await readySeed(cache, "v1", runs, true, 1 << 20);
+    equal(typeof seed, "string");
+    equal(fills, 1);
+    equal(await readySeed(cache, "v1", runs, true, 1 << 20), seed, "kept");
+    equal(fills, 1);
+    // The same folder, as an earlier Deno left it.
+    const database = new DatabaseSync(`${seed}/v8_code_cache_v2`);
+    database.exec("UPDATE info SET value = '0.0.1'");
+    database.close();
+    equal(await readySeed(cache, "v1", runs, true, 1 << 20), seed);
+    equal(fills, 2, "filled again");
+    equal(filledBy(seed!), Deno.version.deno);
   } finally {
     await Deno.remove(cache, { recursive: true });
   }
