@@ -28,6 +28,9 @@ const SEED_SHELL = "/bin/sh";
  */
 const FILL_TIMEOUT_MS = 5_000;
 
+/** How old a folder a filling run writes to is when its host is surely gone (far past its bound). */
+const ABANDONED_FILL_MS = 60_000;
+
 /**
  * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,
  * so the second run writes it, but not always whole: a run on a loaded machine can end with
@@ -255,9 +258,16 @@ export async function readySeed(
   const may = (name: "read" | "write") => hostMay({ name, path: cacheDir });
   if (!may("read") || !may("write")) return undefined; // no prompt, no seed
   for (const entry of Deno.readDirSync(cacheDir)) {
-    const earlier = entry.name.startsWith("seed-") && !entry.name.startsWith("seed-filling-");
-    if (earlier && (!entry.name.startsWith(name) || entry.name === name)) {
-      await Deno.remove(`${cacheDir}/${entry.name}`, { recursive: true }).catch(() => {});
+    const path = `${cacheDir}/${entry.name}`;
+    const filling = entry.name.startsWith("seed-filling-");
+    const earlier = entry.name.startsWith("seed-") && !filling;
+    // A filling another host is doing now is younger than its bound; an older one was cut
+    // short (its host killed as it waited), and up to the cap stayed on disk for good (found
+    // by the review: neither this nor the folder's cleanup removed it).
+    const abandoned = filling &&
+      Date.now() - (statOf(path)?.mtime?.getTime() ?? Date.now()) > ABANDONED_FILL_MS;
+    if (abandoned || earlier && (!entry.name.startsWith(name) || entry.name === name)) {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
     }
   }
   if (await fillSeed(dir, command, FILL_TIMEOUT_MS, maxBytes)) return dir;

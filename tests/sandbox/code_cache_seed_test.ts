@@ -445,3 +445,24 @@ Deno.test("a seed another version of Deno filled (before an upgrade) is filled a
     await Deno.remove(cache, { recursive: true });
   }
 });
+
+Deno.test("a filling cut short (its host killed) is removed by a later filling, not kept on disk for good", async () => {
+  const cache = await Deno.makeTempDir({ prefix: "tack-seed-abandoned-" });
+  try {
+    await Deno.mkdir(`${cache}/gen/file`, { recursive: true }); // started before
+    for (const name of ["seed-filling-old", "seed-filling-now"]) {
+      await Deno.mkdir(`${cache}/${name}`);
+      await Deno.writeFile(`${cache}/${name}/v8_code_cache_v2`, new Uint8Array(1 << 16));
+    }
+    const past = new Date(Date.now() - 10 * 60_000);
+    await Deno.utime(`${cache}/seed-filling-old`, past, past);
+    const failing = () => ({ command: "false", args: [], env: {} });
+    equal(await readySeed(cache, "v1", failing, true, 1 << 20), undefined);
+    const left = [...Deno.readDirSync(cache)].map((entry) => entry.name)
+      .filter((name) => name.startsWith("seed-filling-"));
+    // Another host's filling, going on now, stays.
+    deepEqual(left, ["seed-filling-now"]);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
