@@ -252,7 +252,10 @@ export async function readySeed(
   // Filled by this Deno: one filled by another (the same plugin, before Deno was upgraded) is
   // of no use mounted read-only (Deno, finding another version in a cache, clears it, and
   // cannot: every start compiled again, for good; found by the review), and is filled again.
-  if (seedFilled(dir) && await filledBy(dir) === Deno.version.deno) return dir;
+  // (One whose version cannot be read is used as before.)
+  if (seedFilled(dir) && [undefined, Deno.version.deno].includes(await filledBy(dir))) {
+    return dir;
+  }
   const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
   if (!capped || !started || statOf(`${dir}.failed`) !== undefined) return undefined;
   const may = (name: "read" | "write") => hostMay({ name, path: cacheDir });
