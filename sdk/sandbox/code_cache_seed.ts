@@ -12,7 +12,6 @@
  */
 
 import { dirname } from "node:path";
-import { pathToFileURL } from "node:url";
 import { hostMay } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 
@@ -247,15 +246,13 @@ export async function readySeed(
   // A hash of all of it: its tail alone is Tack's runner's fingerprint, the same for every
   // version of the plugin (found by the sandbox attack: a seed outlived the code that filled
   // it, and one version's failed filling kept every later one from a seed).
-  const name = `seed-${(await sha256Hex(`${SEED_FORMAT}\0${version}`)).slice(0, 16)}`;
+  // And of this Deno's version: Deno clears a cache another version wrote, which it cannot do
+  // in a seed mounted read-only, and compiles everything (found by the review: after an
+  // upgrade, every start of a plugin whose code had not changed went without its seed, for good).
+  const key = `${SEED_FORMAT}\0${Deno.version.deno}\0${version}`;
+  const name = `seed-${(await sha256Hex(key)).slice(0, 16)}`;
   const dir = `${cacheDir}/${name}`;
-  // Filled by this Deno: one filled by another (the same plugin, before Deno was upgraded) is
-  // of no use mounted read-only (Deno, finding another version in a cache, clears it, and
-  // cannot: every start compiled again, for good; found by the review), and is filled again.
-  // (One whose version cannot be read is used as before.)
-  if (seedFilled(dir) && [undefined, Deno.version.deno].includes(await filledBy(dir))) {
-    return dir;
-  }
+  if (seedFilled(dir)) return dir;
   const started = statOf(`${cacheDir}/gen/file`)?.isDirectory === true;
   if (!capped || !started || statOf(`${dir}.failed`) !== undefined) return undefined;
   const may = (name: "read" | "write") => hostMay({ name, path: cacheDir });
@@ -276,28 +273,6 @@ export async function readySeed(
   if (await fillSeed(dir, command, FILL_TIMEOUT_MS, maxBytes)) return dir;
   await Deno.mkdir(`${dir}.failed`).catch(() => {});
   return undefined;
-}
-
-/**
- * The version of Deno that wrote a seed's code cache (the `info` table Deno keeps in each of
- * its cache databases), read without writing anything beside it; `undefined` when it cannot
- * be read.
- */
-async function filledBy(dir: string): Promise<string | undefined> {
-  try {
-    const { DatabaseSync } = await import("node:sqlite");
-    const url = pathToFileURL(`${dir}/v8_code_cache_v2`);
-    url.search = "immutable=1";
-    const database = new DatabaseSync(url, { readOnly: true });
-    try {
-      const row = database.prepare("SELECT value FROM info WHERE key = 'CLI_VERSION'").get();
-      return row === undefined ? undefined : String(row.value);
-    } finally {
-      database.close();
-    }
-  } catch {
-    return undefined;
-  }
 }
 
 /**
