@@ -113,6 +113,11 @@ export function loadFailureHint(reason: string, module: string): string {
  * ```
  */
 export function trailingLoadHint(text: string): string {
+  // Only the last line can end with it: matched against the whole text, each ` (` on a long
+  // line before it was tried to that line's end (found by the review: a plugin importing a
+  // 4 MB specifier that repeats a hint's start held the CLI for minutes, quadratic in it).
+  const last = text.slice(text.lastIndexOf("\n") + 1);
+  if (!last.endsWith(")")) return "";
   return / \((?:the package "[^"\n]*" is not in the host's Deno cache|the plugin's module graph is not in its project's frozen deno\.lock|no import map maps "[^"\n]*" for the plugin)[^\n]*\)$/
-    .exec(text)?.[0] ?? "";
+    .exec(last)?.[0] ?? "";
 }

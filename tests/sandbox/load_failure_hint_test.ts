@@ -1,7 +1,7 @@
 // The deno cache hint names the plugin so that a shell reads it back as it is.
 import { equal } from "node:assert/strict";
 import { pathToFileURL } from "node:url";
-import { moduleForCommand } from "../../sdk/sandbox/load_failure_hint.ts";
+import { moduleForCommand, trailingLoadHint } from "../../sdk/sandbox/load_failure_hint.ts";
 
 Deno.test("moduleForCommand: a path with spaces and quotes reads back the same through sh", async () => {
   for (const path of ["/work/p.ts", "/Users/me/My Plugins/p.ts", "/tmp/it's here/$HOME;p.ts"]) {
@@ -45,4 +45,21 @@ Deno.test("loadPlugin: a sandboxed plugin whose bare import no deno.json maps sa
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+// Found by the review: a plugin's import specifier is in Deno's error, which the CLI searched
+// for a trailing hint with a pattern that tried every " (" of a long line to that line's end:
+// a 190 KB specifier repeating a hint's start took 0.3 s, a 4 MB one minutes (quadratic).
+Deno.test("trailingLoadHint: a long line of a plugin's making before the last is not searched", () => {
+  const unit = ' (no import map maps "" for the plugin';
+  const error = `error: Import "x${
+    unit.repeat(100_000)
+  }x" not a dependency\n    at file:///p.js:1:8`;
+  const started = performance.now();
+  equal(trailingLoadHint(error), "");
+  // Minutes before; a bound a thousand times what it takes now.
+  equal(performance.now() - started < 5_000, true);
+  const hint = ' (no import map maps "@tack/agent/plugin" for the plugin: add one)';
+  equal(trailingLoadHint(`error: Import "@tack/agent/plugin" not a dependency${hint}`), hint);
+  equal(trailingLoadHint(`error: a\n${unit.repeat(3)}\nmore${hint}`), hint);
 });
