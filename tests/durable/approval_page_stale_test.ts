@@ -5,20 +5,7 @@ import { approveCall, kvRunStore, scriptedModel, text, toolCall } from "@tack/ag
 import { deepEqual, equal } from "node:assert/strict";
 import { executions } from "../support/durable_fixture.ts";
 import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
-import { postDecision } from "../support/approval_page_client.ts";
-
-/** The page's forms, one per waiting call, each with its hidden fields and `action=approve`. */
-async function pageForms(url: string): Promise<URLSearchParams[]> {
-  const html = await (await fetch(url)).text();
-  return html.split("<form").slice(1).map((form) =>
-    new URLSearchParams([
-      ...[...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((
-        [, name, value],
-      ) => [name, value]),
-      ["action", "approve"],
-    ])
-  );
-}
+import { pageForms, postDecision, untilSettled } from "../support/approval_page_client.ts";
 
 Deno.test("approval page: an approval made on the page for a batch another client decided neither hides nor approves a later call reusing its id and arguments", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tack_approval_stale_" });
@@ -38,14 +25,7 @@ Deno.test("approval page: an approval made on the page for a batch another clien
   });
   const server = await startApprovalServer({ kvPath, port: 0, logPath, agent });
   const other = kvRunStore(await Deno.openKv(kvPath), { closeKv: true });
-  const settled = async () => {
-    for (let i = 0; i < 400; i++) {
-      const run = await other.get("r1");
-      if (run?.status === "pending" || run?.status === "done") return run;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error("run r1 did not settle");
-  };
+  const settled = () => untilSettled(() => other.get("r1"));
   const decide = (body: URLSearchParams) => postDecision(server.url, body);
   try {
     await (await fetch(`${server.url}runs`, {

@@ -6,7 +6,7 @@ import { browserFor, launchChromium } from "../support/headless_chromium.ts";
 import { executions } from "../support/durable_fixture.ts";
 import { demoOptions, startApprovalServer } from "../../examples/approval_server.ts";
 import { scriptedModel, text, toolCall } from "@tack/agent";
-import { postDecision } from "../support/approval_page_client.ts";
+import { pageForms, postDecision, untilSettled } from "../support/approval_page_client.ts";
 
 const SERVER = new URL("../../examples/approval_server.ts", import.meta.url).pathname;
 const chromium = browserFor("the approval page browser test");
@@ -85,14 +85,9 @@ Deno.test({
   },
 });
 
-/** The approve form of the page's first waiting call, as the page shows it. */
+/** The page's first decision form, filled to approve. */
 async function pageForm(url: string): Promise<URLSearchParams> {
-  const html = await (await fetch(url)).text();
-  const fields = [...html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)];
-  return new URLSearchParams([...fields.map(([, name, value]) => [name, value]), [
-    "action",
-    "approve",
-  ]]);
+  return (await pageForms(url))[0];
 }
 
 /** Sends one raw HTTP/1.1 request to `port` with this `Host`, and returns the status code. */
@@ -332,14 +327,8 @@ Deno.test("approval page: a form from before the run moved on does not approve a
   });
   const form = () => pageForm(server.url);
   // The run as it stands once no worker has it (the server's listener may be the one resuming).
-  const settled = async () => {
-    for (let i = 0; i < 200; i++) {
-      const run = await (await fetch(`${server.url}runs/r1`)).json();
-      if (run.status === "pending" || run.status === "done") return run;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error("run r1 did not settle");
-  };
+  const settled = () =>
+    untilSettled(async () => await (await fetch(`${server.url}runs/r1`)).json());
   const decide = (body: URLSearchParams) => postDecision(server.url, body);
   try {
     await (await fetch(`${server.url}runs`, {

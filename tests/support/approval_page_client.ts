@@ -21,3 +21,42 @@ export async function postDecision(pageUrl: string, form: URLSearchParams): Prom
   await response.body?.cancel();
   return response.status;
 }
+
+/**
+ * The page's decision forms, in order, as a person's browser would post them with "approve":
+ * each form's hidden fields (call id, arguments' hash, the round it shows).
+ *
+ * @param pageUrl The run's page.
+ * @returns One form per call waiting on the page.
+ */
+export async function pageForms(pageUrl: string): Promise<URLSearchParams[]> {
+  const html = await (await fetch(pageUrl)).text();
+  return html.split("<form").slice(1).map((form) =>
+    new URLSearchParams([
+      ...[...form.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)].map((
+        [, name, value],
+      ) => [name, value]),
+      ["action", "approve"],
+    ])
+  );
+}
+
+/**
+ * Waits until a run is pending or done (no worker has it), polling `read` every 25 ms.
+ *
+ * @param read Reads the run's status (from the store, or from the page).
+ * @param tries How many reads before giving up.
+ * @returns What `read` returned last.
+ * @throws {Error} When it never settles.
+ */
+export async function untilSettled<T extends { status?: string } | undefined>(
+  read: () => Promise<T>,
+  tries = 400,
+): Promise<NonNullable<T>> {
+  for (let i = 0; i < tries; i++) {
+    const run = await read();
+    if (run?.status === "pending" || run?.status === "done") return run as NonNullable<T>;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error("the run did not settle");
+}
