@@ -12,6 +12,7 @@
  */
 
 import { dirname } from "node:path";
+import { killProcessGroup, spawnGroup } from "../process_group.ts";
 import { hostMay } from "./host_may.ts";
 import { sha256Hex } from "./sha256_hex.ts";
 
@@ -171,26 +172,25 @@ export async function fillSeed(
     const deadline = performance.now() + timeoutMs;
     for (let run = 0; run < MAX_FILL_RUNS; run++) {
       const started = performance.now();
-      const child = new Deno.Command(program, {
+      const child = spawnGroup(program, {
         args: [...args],
         env,
         clearEnv: true,
         stdin: "null",
         stdout: "null",
         stderr: "null",
-      }).spawn();
-      const left = Math.max(0, deadline - performance.now());
-      // A child Deno has reaped but whose status has not reached this code yet throws on kill:
-      // uncaught in a timer, that ended the host (found by the review: 1 in ~2,000 fillings
-      // whose run ended as its bound did).
-      const timer = setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch {
-          // Already gone.
-        }
-      }, left);
-      const { success } = await child.status.finally(() => clearTimeout(timer));
+      });
+      // Past the bound its whole group is killed, as runDeno does: a kill from a timer threw
+      // for a child Deno had reaped but whose status had not reached this code yet, uncaught,
+      // and ended the host (found by the review: 1 in ~2,000 fillings ending at their bound).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<"stalled">((resolve) => {
+        timer = setTimeout(() => resolve("stalled"), Math.max(0, deadline - performance.now()));
+      });
+      const ended = await Promise.race([child.status, stalled]);
+      clearTimeout(timer);
+      if (ended === "stalled") killProcessGroup(child);
+      const { success } = await child.status;
       if (!success || !seedFilled(out)) return false;
       if (run === 0) continue;
       const modules = await modulesIn(out);
