@@ -33,15 +33,15 @@ const ABANDONED_FILL_MS = 60_000;
 
 /**
  * The most runs that fill a seed. Deno writes V8's code cache for a module it analysed before,
- * so the second run writes it, but not always: a run on a loaded machine can end with none
- * written (1 in 3 under three busy loops here), which left a seed that saved nothing, for good,
- * and on a new cache, under the test suite's load, two runs in a row cached nothing and the
- * fourth all of it (seen by hand; CI lost seeds with four at most). Runs take ~40 ms for a
- * plugin of a few modules, and all share one time bound. The runs go on until every file the runs analysed has its code cached, or a run
- * caches no more than the last (checked in the databases, not by their size: a run that only
- * wrote the planner's statistics passed for one that wrote the code cache).
+ * so the second run writes it. Runs that wrote none (two, four in a row on a loaded machine)
+ * were the runner's doing: it exited as its stdin ended, before the turn of Deno's event loop
+ * that writes the code cache (it now lets that turn pass). The runs go on until every file the
+ * runs analysed has its code cached, or a run caches no more than the last (a file analysed
+ * but never run: a tool's dynamic import), checked in the databases, not by their size (a run
+ * that only wrote the planner's statistics passed for one that wrote the code cache). Runs
+ * take ~40 ms for a plugin of a few modules, and all share one time bound.
  */
-const MAX_FILL_RUNS = 6;
+const MAX_FILL_RUNS = 4;
 
 // Copy what the seed holds in, run Deno (by its absolute path), then copy the caches out (a
 // database and its write-ahead log; the shared-memory index is rebuilt when it is opened).
@@ -135,7 +135,7 @@ export function seedFilled(dir: string): boolean {
 /**
  * Fills a seed folder, once: runs `command` (a sandbox child with no permissions and a closed
  * stdin, its seed mounted writable at {@linkcode SEED_MOUNT}) into a fresh folder beside it
- * until V8's code cache holds every file the runs analysed (the second, usually; six runs at
+ * until V8's code cache holds every file the runs analysed (the second, usually; four runs at
  * most), settles it and moves it in place. A run that fails, runs that stall past `timeoutMs` in
  * all, or a seed with no code cache, with anything but files, or over `maxBytes`, leaves no seed.
  *
