@@ -271,9 +271,6 @@ export async function prepareSandbox(
   // This version of the plugin, as far as its manifest goes (before its graph grows the runner's files).
   const fingerprints = [graphFingerprint(graph), graphFingerprint(runner)];
   const version = manifestKey(url, options.options, fingerprints);
-  // Its code, whatever its options: Deno's caches hold code by its source, and another set of
-  // options must not empty the seed the last one filled.
-  const code = manifestKey(url, undefined, fingerprints);
   const folder = pluginFolder(url);
   const allowed = [
     ...(folder === undefined ? [] : [folder, realPath(folder)]),
@@ -361,6 +358,9 @@ export async function prepareSandbox(
       limits: { ...DEFAULT_LIMITS },
       config: { ...base(NO_GRANTS), confined: true },
     });
+  // Its seed holds its code whatever its options (Deno caches code by its source; options must
+  // not empty each other's seed), and TypeBox from its bundle or from npm, as the starts load it.
+  const code = manifestKey(url, undefined, [...fingerprints, ...bundle?.files ?? []]);
   const seedDir = cacheDir && code !== undefined &&
     await readySeed(cacheDir, code, fill, bwrapCapsTmpfs(), CHILD_CACHE_BYTES);
   return {
