@@ -25,6 +25,7 @@ import {
   kvRunStore,
   rejectCall,
   resumeStoredRun,
+  RunExistsError,
   scriptedModel,
   startRun,
   type StoredRun,
@@ -296,10 +297,13 @@ export async function startApprovalServer(
           error: 'expected {"id": "<1 to 100 letters, digits, _ . ->", "prompt": "<text>"}',
         }, { status: 400 });
       }
-      if (await store.get(id)) {
+      try {
+        await startRun(store, id, agentOptions(), prompt, worker);
+      } catch (error) {
+        // Refused atomically: of two POSTs of one id at once, one starts it.
+        if (!(error instanceof RunExistsError)) throw error;
         return Response.json({ error: `run ${id} exists` }, { status: 409 });
       }
-      await startRun(store, id, agentOptions(), prompt, worker);
       const run = await store.get(id);
       return Response.json({ status: run?.status, pending: run?.state.pending });
     }

@@ -8,7 +8,7 @@
 import type { Agent, PromptInput } from "../agent.ts";
 import { type AgentOptions, createAgent } from "../create_agent.ts";
 import { resumeAgent } from "../resume_agent.ts";
-import { RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
+import { RunExistsError, RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
 import { toUserMessage } from "../agent_init.ts";
 import {
   type AgentState,
@@ -178,6 +178,31 @@ class Hold {
 }
 
 /**
+ * Writes a new run as `running` by `worker`, only if its id has none: with the store's `create`
+ * (atomic), else (a store written before it) a `get`, then a `save`, which a run another
+ * process starts under the id in between can slip through.
+ */
+async function createRun(
+  store: RunStore,
+  id: string,
+  state: AgentState,
+  worker: string,
+): Promise<StoredRun> {
+  const options = { status: "running" as const, worker };
+  if (store.create) {
+    try {
+      return await store.create(id, state, options);
+    } catch (error) {
+      if (!(error instanceof RunExistsError)) throw error;
+      throw new RunExistsError(id, error.status, "start", { cause: error });
+    }
+  }
+  const existing = await store.get(id);
+  if (existing) throw new RunExistsError(id, existing.status, "start");
+  return await store.save(id, state, options);
+}
+
+/**
  * Starts a run stored under `id`: checkpoints while it runs (so a crash leaves a state a
  * worker can resume, with calls that were executing reported as "may have completed"),
  * renewing its lease every third of it, then saves it as `pending` (calls wait for
@@ -189,9 +214,11 @@ class Hold {
  * @param input The prompt.
  * @param worker Who runs it (default `"starter"`).
  * @returns The agent, after the run stopped.
- * @throws {Error} (as a rejection) `Cannot start run <id>: a run with this id exists (it is
- * pending)` when the store has a run under `id`, whatever its status: nothing is saved (before,
- * a new run replaced it, with the calls it had waiting and the decisions given).
+ * @throws {RunExistsError} (as a rejection) `Cannot start run <id>: a run with this id exists
+ * (it is pending)` when the store has a run under `id`, whatever its status: nothing is saved,
+ * nothing runs. Of starts of one id at once (in any processes) one runs, the others get this,
+ * when the store has `create` (the KV store does); a store without it is asked with `get`
+ * first, and a run started by another process between that and the first save is replaced.
  * {RunLostError} (as a rejection) When this worker lost the run: its lease lapsed
  * (the process was stopped longer than the lease) and another worker claimed it. The agent
  * was aborted, no tool ran after the refused save, and nothing since is saved.
@@ -214,19 +241,20 @@ export async function startRun(
   input: PromptInput,
   worker = "starter",
 ): Promise<Agent> {
-  // Checked before the first save, not with it: two starts at once are told apart by that
-  // save (the second finds the run held), but not a start that finished in between.
-  const existing = await store.get(id);
-  if (existing) {
-    throw new Error(`Cannot start run ${id}: a run with this id exists (it is ${existing.status})`);
-  }
   const hold = new Hold(store, id, worker);
   const agent = createAgent(hold.gated(options));
   // Saved with the prompt: a crash before the first checkpoint resumes by asking the model.
   const prompt = toUserMessage(input);
   const state = agent.state();
   state.messages.push(prompt);
-  hold.start(agent, await store.save(id, state, { status: "running", worker }));
+  let run: StoredRun;
+  try {
+    run = await createRun(store, id, state, worker);
+  } catch (error) {
+    await agent.dispose(); // the caller never gets it: what its plugins started ends here
+    throw error;
+  }
+  hold.start(agent, run);
   let holder;
   try {
     await agent.prompt(prompt);

@@ -9,13 +9,31 @@
 import type { AgentState, Decision } from "../agent_state.ts";
 import type { RunStatus } from "./run_store.ts";
 
-/** Where runs live in the KV: `[...PREFIX, id]`, `[...PREFIX, id, "state", i]`. */
+/** Where runs live in the KV: `[...PREFIX, id, "head"]`, `[...PREFIX, id, "state", i]`. */
 export const PREFIX = ["tack", "runs"] as const;
 /**
  * Deno KV values are at most 64 KiB; states are stored in chunks below that. In UTF-16 code
  * units: a string with any character past Latin-1 is stored at two bytes a unit.
  */
 export const CHUNK = 30_000;
+
+/**
+ * The key of run `id`'s head: `[...PREFIX, id, "head"]`.
+ *
+ * @param id The run's id.
+ * @returns The key.
+ *
+ * @example
+ * ```ts
+ * import { headKey } from "./kv_run_record.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * deepEqual(headKey("r1"), ["tack", "runs", "r1", "head"]);
+ * ```
+ */
+export function headKey(id: string): Deno.KvKey {
+  return [...PREFIX, id, "head"];
+}
 
 /** A run's head record. */
 export interface RunHead {

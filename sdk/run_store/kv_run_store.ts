@@ -6,11 +6,12 @@
  * @module
  */
 
-import { type ListenOptions, RunLostError, type RunStore, type StoredRun } from "./run_store.ts";
+import type { ListenOptions, RunStore, StoredRun } from "./run_store.ts";
 import { decisionsProblem } from "../resolve_decisions.ts";
+import { firstClaim, writeRun } from "./kv_write_run.ts";
 import {
   checkId,
-  CHUNK,
+  headKey,
   headOf,
   headProblem,
   PREFIX,
@@ -34,14 +35,6 @@ export interface KvRunStoreOptions {
    * Default: `console.error`.
    */
   onUnreadable?: (id: string, error: Error) => void;
-}
-
-/**
- * The claim number before a run's first claim: random, so a run deleted by hand and started
- * again under its id does not hand out the numbers its old holder still carries.
- */
-function firstClaim(): number {
-  return crypto.getRandomValues(new Uint32Array(1))[0];
 }
 
 interface QueuedResume {
@@ -74,7 +67,8 @@ async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
  * A `RunStore` on a Deno KV. Runs live under `["tack", "runs", id]`; a state larger than a
  * KV value is split into chunks written in the same atomic operation (the whole write is
  * bounded by KV's 800 KiB per atomic operation). Claims use `kv.atomic().check(…)`, so two
- * workers never resume the same run; `decide` queues the run with `kv.enqueue`.
+ * workers never resume the same run, and so does `create`, so two starts of one id never both
+ * write it; `decide` queues the run with `kv.enqueue`.
  *
  * @param kv An open KV (`await Deno.openKv(path)` or a remote URL).
  * @param options Lease and closing.
@@ -103,7 +97,6 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
   const unreadable = options.onUnreadable ??
     ((id: string, error: Error) =>
       console.error(`Tack: run store: list() left out run ${id}:`, error.message));
-  const headKey = (id: string) => [...PREFIX, id, "head"];
 
   const toRun = async (head: RunHead): Promise<StoredRun> => {
     const run: StoredRun = {
@@ -124,74 +117,18 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     head.status === "decided" ||
     (head.status === "running" && (head.leaseUntil ?? (head.claimedAt ?? 0) + leaseMs) < now);
 
-  /** Refuses a save that does not come from the run's holder (see `RunStore.save`). */
-  const checkWriter = (id: string, current: RunHead | null, worker?: string, claim?: number) => {
-    const held = current?.status === "running" ? current : undefined;
-    if (claim !== undefined) {
-      if (held?.claim === claim && held.claimedBy === worker) return;
-      throw new RunLostError(
-        id,
-        worker ?? "unnamed",
-        held
-          ? `its lease lapsed and worker ${held.claimedBy} claimed it`
-          : current
-          ? `it is ${current.status} now`
-          : "it is gone",
-      );
-    }
-    if (held) throw new Error(`Cannot save run ${id}: worker ${held.claimedBy} holds it`);
-  };
-
   return {
-    save(id, state, saveOptions = {}) {
+    save(id, state, saveOptions) {
       return retryLocked(async () => {
         checkId("save", id);
-        const current = await kv.get<RunHead>(headKey(id));
-        const currentHead = headOf(id, current);
-        const text = JSON.stringify(state);
-        const chunks = Math.max(1, Math.ceil(text.length / CHUNK));
-        const now = Date.now();
-        const { worker, claim } = saveOptions;
-        checkWriter(id, currentHead ?? null, worker, claim);
-        const head: RunHead = {
-          id,
-          status: saveOptions.status ?? (state.pending.length > 0 ? "pending" : "done"),
-          chunks,
-          updatedAt: now,
-        };
-        if (head.status === "pending" && state.pending.length === 0) {
-          throw new Error(`Cannot save run ${id} as pending: no call in its state waits`);
-        }
-        const last = currentHead?.claim;
-        if (last !== undefined) head.claim = last;
-        if (head.status === "running") {
-          head.claimedBy = worker ?? "unnamed";
-          // A checkpoint keeps its claim; a save that claims the run takes the next number.
-          head.claimedAt = claim === undefined ? now : currentHead?.claimedAt ?? now;
-          head.claim = claim ?? (last ?? firstClaim()) + 1;
-          head.leaseUntil = now + leaseMs;
-        }
-        const op = kv.atomic().check(current).set(headKey(id), head);
-        for (let i = 0; i < chunks; i++) {
-          op.set([...PREFIX, id, "state", i], text.slice(i * CHUNK, (i + 1) * CHUNK));
-        }
-        for (let i = chunks; i < (currentHead?.chunks ?? 0); i++) {
-          op.delete([...PREFIX, id, "state", i]);
-        }
-        const result = await op.commit().catch((error: Error) => {
-          if (!/mutation size too large/.test(error.message)) throw error;
-          throw new Error(
-            `Cannot save run ${id}: its state (${text.length} characters) is more than one ` +
-              `Deno KV write holds (${error.message})`,
-          );
-        });
-        if (!result.ok) {
-          // Changed since it was read: by a worker that took it (the lease lapsed while this
-          // one was stopped between its read and its write), or done, or gone. Said as such.
-          checkWriter(id, headOf(id, await kv.get<RunHead>(headKey(id))) ?? null, worker, claim);
-          throw new Error(`Cannot save run ${id}: it was changed concurrently`);
-        }
-        return await toRun(head);
+        return await toRun((await writeRun(kv, leaseMs, "save", id, state, saveOptions)).head);
+      });
+    },
+
+    create(id, state, saveOptions) {
+      return retryLocked(async () => {
+        checkId("create", id);
+        return await toRun((await writeRun(kv, leaseMs, "create", id, state, saveOptions)).head);
       });
     },
 

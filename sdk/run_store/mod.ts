@@ -6,7 +6,7 @@
  */
 
 export type { ListenOptions, RunStatus, RunStore, SaveOptions, StoredRun } from "./run_store.ts";
-export { RunLostError } from "./run_store.ts";
+export { RunExistsError, RunLostError } from "./run_store.ts";
 export { kvRunStore, type KvRunStoreOptions } from "./kv_run_store.ts";
 export { openRunStore } from "./open_run_store.ts";
 export { resumeStoredRun, startRun } from "./durable_run.ts";

@@ -90,6 +90,41 @@ export class RunLostError extends Error {
   }
 }
 
+/**
+ * A run refused because its id already has one: `RunStore.create` (and `startRun`) never
+ * replace a stored run, whatever its status.
+ *
+ * @example
+ * ```ts
+ * import { RunExistsError } from "@tack/agent";
+ * import { equal } from "node:assert/strict";
+ *
+ * const error = new RunExistsError("run-1", "pending", "start");
+ * equal(error.message, "Cannot start run run-1: a run with this id exists (it is pending)");
+ * ```
+ */
+export class RunExistsError extends Error {
+  /** The run's id. */
+  readonly runId: string;
+  /** The status of the run stored under it. */
+  readonly status: RunStatus;
+
+  /**
+   * The refusal to `action` run `runId`.
+   *
+   * @param runId The id.
+   * @param status The status of the run stored under it.
+   * @param action What was refused (default `create`; `startRun` says `start`).
+   * @param options The error's cause.
+   */
+  constructor(runId: string, status: RunStatus, action = "create", options?: ErrorOptions) {
+    super(`Cannot ${action} run ${runId}: a run with this id exists (it is ${status})`, options);
+    this.name = "RunExistsError";
+    this.runId = runId;
+    this.status = status;
+  }
+}
+
 /** Options of `RunStore.listen`. */
 export interface ListenOptions {
   /** Stops listening. */
@@ -106,7 +141,8 @@ export interface ListenOptions {
  * Persists runs and hands decided ones to exactly one worker.
  *
  * Contract: `claim` is atomic: of any number of concurrent claims of a decided run (in
- * any number of processes), exactly one gets the run.
+ * any number of processes), exactly one gets the run. So is `create`, when a store has it:
+ * of concurrent creates of one id, exactly one writes the run.
  */
 export interface RunStore {
   /**
@@ -117,6 +153,16 @@ export interface RunStore {
    * lease; saving a run nobody holds as `running` claims it (the next `claim` number).
    */
   save(id: string, state: AgentState, options?: SaveOptions): Promise<StoredRun>;
+  /**
+   * Writes a new run as `save` does, only if no run has this id: the check and the write are
+   * one atomic operation, so of any number of concurrent creates of one id (in any number of
+   * processes) exactly one succeeds; the others reject with a `RunExistsError` (unless the run
+   * was deleted meanwhile). `startRun` uses it.
+   *
+   * Optional, so stores written before it keep working: without it `startRun` reads (`get`),
+   * then saves, and a run another process starts under the same id in between is replaced.
+   */
+  create?(id: string, state: AgentState, options?: SaveOptions): Promise<StoredRun>;
   /** Reads a run; rejects naming it when its state cannot be read (`Cannot read run <id>: …`). */
   get(id: string): Promise<StoredRun | undefined>;
   /**

@@ -96,7 +96,7 @@ Deno.test("a pending run is stored, decided later, and resumed from the store; i
     });
     deepEqual(await store.get("run-1"), done);
     deepEqual(executions(log), ["lookup a", "deploy prod"]);
-    // Two starts of a new id at once: the second is refused by its first save.
+    // Two starts of a new id at once: one runs, the other is refused by the store's create.
     const starts = await Promise.allSettled(
       [1, 2].map((n) =>
         startRun(store, "run-2", { model: scriptedModel([[text(`run ${n}`)]]) }, "hi")
@@ -106,7 +106,7 @@ Deno.test("a pending run is stored, decided later, and resumed from the store; i
     const refused = starts.find((start) => start.status === "rejected") as PromiseRejectedResult;
     match(
       refused.reason.message,
-      /^Cannot save run run-2: (worker starter holds it|it was changed concurrently)$/,
+      /^Cannot start run run-2: a run with this id exists \(it is (running|done)\)$/,
     );
   } finally {
     store.close();
