@@ -7,6 +7,7 @@
  */
 
 import type { ListenOptions, RunStore, StoredRun } from "./run_store.ts";
+import type { AgentState } from "../agent_state.ts";
 import { decisionsProblem } from "../resolve_decisions.ts";
 import { firstClaim, writeRun } from "./kv_write_run.ts";
 import {
@@ -98,13 +99,8 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     ((id: string, error: Error) =>
       console.error(`Tack: run store: list() left out run ${id}:`, error.message));
 
-  const toRun = async (head: RunHead): Promise<StoredRun> => {
-    const run: StoredRun = {
-      id: head.id,
-      status: head.status,
-      state: await readState(kv, head),
-      updatedAt: head.updatedAt,
-    };
+  const runOf = (head: RunHead, state: AgentState): StoredRun => {
+    const run: StoredRun = { id: head.id, status: head.status, state, updatedAt: head.updatedAt };
     if (head.decisions) run.decisions = head.decisions;
     if (head.claimedBy !== undefined) run.claimedBy = head.claimedBy;
     if (head.claimedAt !== undefined) run.claimedAt = head.claimedAt;
@@ -112,6 +108,10 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     if (head.leaseUntil !== undefined) run.leaseUntil = head.leaseUntil;
     return run;
   };
+  const toRun = async (head: RunHead): Promise<StoredRun> => runOf(head, await readState(kv, head));
+  /** A write's run: its state parsed from the JSON written, not read back (a fresh copy). */
+  const written = ({ head, text }: { head: RunHead; text: string }) =>
+    runOf(head, JSON.parse(text));
 
   const claimable = (head: RunHead, now: number) =>
     head.status === "decided" ||
@@ -121,14 +121,14 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
     save(id, state, saveOptions) {
       return retryLocked(async () => {
         checkId("save", id);
-        return await toRun((await writeRun(kv, leaseMs, "save", id, state, saveOptions)).head);
+        return written(await writeRun(kv, leaseMs, "save", id, state, saveOptions));
       });
     },
 
     create(id, state, saveOptions) {
       return retryLocked(async () => {
         checkId("create", id);
-        return await toRun((await writeRun(kv, leaseMs, "create", id, state, saveOptions)).head);
+        return written(await writeRun(kv, leaseMs, "create", id, state, saveOptions));
       });
     },
 
@@ -174,7 +174,8 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
           throw new Error(`Cannot decide run ${id}: it is ${currentHead.status}, not pending`);
         }
         // Refused here, not only when a worker resumes it (then the run went back to pending).
-        const { pending } = await readState(kv, currentHead);
+        const state = await readState(kv, currentHead);
+        const { pending } = state;
         const problem = decisionsProblem(pending, decisions);
         if (problem !== undefined) {
           const waiting = pending.map((call) => call.toolCallId).join(", ") || "none";
@@ -190,7 +191,7 @@ export function kvRunStore(kv: Deno.Kv, options: KvRunStoreOptions = {}): RunSto
         const result = await kv.atomic().check(current).set(headKey(id), head).enqueue(queued)
           .commit();
         if (!result.ok) throw new Error(`Cannot decide run ${id}: it was changed concurrently`);
-        return await toRun(head);
+        return runOf(head, state); // as read: its chunks change only with the head the commit checked
       });
     },
 
