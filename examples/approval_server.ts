@@ -205,7 +205,7 @@ export async function startApprovalServer(
   const listening = store.listen(resume, { signal: controller.signal, pollMs: 500 });
   // A decision made on the page is kept for the round it showed (the transcript's length):
   // one left behind (the batch decided by another client, a click that lost the race) neither
-  // hides nor approves a later call that reuses its id.
+  // hides nor approves a later call that reuses its id, and is deleted when the page is shown.
   const decisionKey = (
     run: string,
     step: number,
@@ -269,17 +269,19 @@ export async function startApprovalServer(
     }
     const url = new URL(request.url);
     if (request.method === "GET" && url.pathname === "/") {
+      const kept = await Array.fromAsync(kv.list({ prefix: ["approval-page"] }));
+      const pending = await store.list("pending");
+      // Listed after the decisions: a decision for a round no run waits at now is left over
+      // (its batch decided by another client, a click that lost the race) and goes.
+      const rounds = new Set(pending.map((run) => `${run.id}\0${run.state.messages.length}`));
       const decided = new Set<string>();
-      for await (const entry of kv.list({ prefix: ["approval-page"] })) {
-        decided.add(entry.key.map(String).slice(1).join("\0"));
+      for (const { key } of kept) {
+        const [run, step] = key.slice(1).map(String);
+        if (rounds.has(`${run}\0${step}`)) decided.add(key.map(String).slice(1).join("\0"));
+        else await kv.delete(key);
       }
       const resuming = [...await store.list("decided"), ...await store.list("running")];
-      const html = page(
-        await store.list("pending"),
-        await store.list("done"),
-        resuming,
-        decided,
-      );
+      const html = page(pending, await store.list("done"), resuming, decided);
       return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
     }
     const posted = request.method === "POST" ? await bodyText(request) : "";

@@ -56,6 +56,44 @@ Deno.test("approval page: an approval made on the page for a batch another clien
   }
 });
 
+Deno.test("approval page: a decision left over from a round the run is past (its batch decided by another client) is deleted when the page is shown", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tack_approval_stale_" });
+  const kvPath = `${dir}/runs.sqlite`;
+  const logPath = `${dir}/deploys.log`;
+  const step = (request: { messages: readonly { role: string }[] }) =>
+    request.messages.some((m) => m.role === "toolResult") ? [text("deployed")] : [
+      toolCall("deploy", { service: "api", environment: "production" }, "call_0"),
+      toolCall("deploy", { service: "web", environment: "production" }, "call_1"),
+    ];
+  const agent = () => ({ ...demoOptions(logPath), model: scriptedModel([step, step]) });
+  const server = await startApprovalServer({ kvPath, port: 0, logPath, agent });
+  const kv = await Deno.openKv(kvPath);
+  const other = kvRunStore(kv);
+  const kept = () => Array.fromAsync(kv.list({ prefix: ["approval-page"] }), (e) => e.key);
+  try {
+    await (await fetch(`${server.url}runs`, {
+      method: "POST",
+      body: JSON.stringify({ id: "r1", prompt: "Deploy api and web" }),
+    })).json();
+    // A person approves call_0 on the page; the page keeps it while call_1 waits.
+    const [first] = await pageForms(server.url);
+    equal(await postDecision(server.url, first), 303);
+    const step0 = Number(first.get("step"));
+    deepEqual(await kept(), [["approval-page", "r1", step0, "call_0"]]);
+    // Another client decides the batch through the store, and the run finishes.
+    const waiting = (await other.get("r1"))!.state.pending;
+    await other.decide("r1", waiting.map((call) => approveCall(call)));
+    equal((await untilSettled(() => other.get("r1"))).status, "done");
+    // The page, shown again, keeps nothing of that round (before, it stayed for good).
+    await (await fetch(server.url)).body?.cancel();
+    deepEqual(await kept(), []);
+  } finally {
+    kv.close();
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
+
 Deno.test("approval page: a request that fails (a damaged run record) gets a 500 with the page's guards, and ids no run may have are not found", async () => {
   const dir = await Deno.makeTempDir({ prefix: "tack_approval_stale_" });
   const kvPath = `${dir}/runs.sqlite`;
