@@ -10,6 +10,7 @@ import type { ListenOptions, RunStore, StoredRun } from "./run_store.ts";
 import type { AgentState } from "../agent_state.ts";
 import { decisionsProblem } from "../resolve_decisions.ts";
 import { firstClaim, writeRun } from "./kv_write_run.ts";
+import { retryLocked } from "./retry_locked.ts";
 import {
   checkId,
   headKey,
@@ -45,23 +46,6 @@ interface QueuedResume {
 function isQueuedResume(value: unknown): value is QueuedResume {
   return typeof value === "object" && value !== null &&
     typeof (value as QueuedResume).tackResume === "string";
-}
-
-/**
- * Runs a KV operation again while SQLite reports the file locked: on a local file shared
- * by processes, Deno KV surfaces SQLite's busy error ("database is locked") instead of
- * waiting. Each retry re-reads, so atomic checks stay exact.
- */
-async function retryLocked<T>(operation: () => Promise<T>): Promise<T> {
-  for (let attempt = 0;; attempt++) {
-    try {
-      return await operation();
-    } catch (error) {
-      const locked = error instanceof Error && /database is locked/.test(error.message);
-      if (!locked || attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20));
-    }
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { hostMay, netHostOf } from "../sandbox/host_may.ts";
 import { kvRunStore, type KvRunStoreOptions } from "./kv_run_store.ts";
 import type { RunStore } from "./run_store.ts";
+import { retryLocked } from "./retry_locked.ts";
 
 /**
  * Opens the default run store: Deno KV on a local SQLite file (or `:memory:`, or a
@@ -55,7 +56,9 @@ export async function openRunStore(
   }
   let kv: Deno.Kv;
   try {
-    kv = await Deno.openKv(path);
+    // Two processes opening one new file at once: the one that does not create it may find it
+    // locked while the other sets it up.
+    kv = await retryLocked(() => Deno.openKv(path));
   } catch (error) {
     throw new Error(`Cannot open run store ${JSON.stringify(path)}: ${(error as Error).message}`, {
       cause: error,

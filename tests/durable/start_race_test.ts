@@ -36,8 +36,6 @@ async function starter(kvPath: string, dir: string, name: string): Promise<Outco
 Deno.test(`two processes start the same ids at the same moment on one KV file (${ROUNDS} rounds): one runs each, the other gets RunExistsError`, async () => {
   const dir = Deno.makeTempDirSync({ prefix: "tack_start_race_" });
   const kvPath = `${dir}/runs.sqlite`;
-  // Made here first: two processes that create one KV file at once may find it locked.
-  (await openRunStore(kvPath)).close();
   const [a, b] = await Promise.all(["a", "b"].map((name) => starter(kvPath, dir, name)));
   const store = await openRunStore(kvPath);
   try {
