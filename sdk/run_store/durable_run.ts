@@ -179,8 +179,8 @@ class Hold {
 
 /**
  * Writes a new run as `running` by `worker`, only if its id has none: with the store's `create`
- * (atomic), else (a store written before it) a `get`, then a `save`, which a run another
- * process starts under the id in between can slip through.
+ * (atomic), else (a store written before it) with `save`, after the caller's `get`: a run
+ * another process starts under the id in between is replaced.
  */
 async function createRun(
   store: RunStore,
@@ -189,17 +189,13 @@ async function createRun(
   worker: string,
 ): Promise<StoredRun> {
   const options = { status: "running" as const, worker };
-  if (store.create) {
-    try {
-      return await store.create(id, state, options);
-    } catch (error) {
-      if (!(error instanceof RunExistsError)) throw error;
-      throw new RunExistsError(id, error.status, "start", { cause: error });
-    }
+  if (!store.create) return await store.save(id, state, options);
+  try {
+    return await store.create(id, state, options);
+  } catch (error) {
+    if (!(error instanceof RunExistsError)) throw error;
+    throw new RunExistsError(id, error.status, "start", { cause: error });
   }
-  const existing = await store.get(id);
-  if (existing) throw new RunExistsError(id, existing.status, "start");
-  return await store.save(id, state, options);
 }
 
 /**
@@ -241,6 +237,9 @@ export async function startRun(
   input: PromptInput,
   worker = "starter",
 ): Promise<Agent> {
+  // Refused before the agent is made (the usual case); `create` refuses a start at the same time.
+  const existing = await store.get(id);
+  if (existing) throw new RunExistsError(id, existing.status, "start");
   const hold = new Hold(store, id, worker);
   const agent = createAgent(hold.gated(options));
   // Saved with the prompt: a crash before the first checkpoint resumes by asking the model.
