@@ -7,12 +7,12 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TackConfig } from "./config.ts";
 import { builtinPluginName, resolvePluginSpecifier } from "./load_plugins.ts";
 import { sha256Hex } from "../sdk/sandbox/sha256_hex.ts";
+import { boundedFileHash, isUnhashed } from "./bounded_file_hash.ts";
 
 /** A config file as it was trusted, or as it is now. */
 export interface ConfigFingerprint {
@@ -56,63 +56,6 @@ export function localPluginFiles(config: TackConfig): string[] {
   return files;
 }
 
-/** The most of a plugin file that is read to hash it (no module is that large). */
-const MAX_HASHED_BYTES = 64 * 1024 * 1024;
-
-/**
- * What a plugin file past {@linkcode MAX_HASHED_BYTES} is recorded as: it has no hash, so it
- * is never the file that was trusted (every start asks again).
- *
- * @example
- * ```ts
- * import { TOO_LARGE_TO_HASH } from "./config_fingerprint.ts";
- * import { equal } from "node:assert/strict";
- *
- * equal(TOO_LARGE_TO_HASH, "over 67108864 bytes, not hashed");
- * ```
- */
-export const TOO_LARGE_TO_HASH = `over ${MAX_HASHED_BYTES} bytes, not hashed`;
-
-/**
- * What a plugin path that is not a regular file (a link to a device, a FIFO: `/dev/stdin`
- * imports whatever is piped in) is recorded as: never the file that was trusted.
- */
-const NOT_A_FILE = "not a regular file, not hashed";
-
-/**
- * The SHA-256 of a file read in chunks, or {@linkcode TOO_LARGE_TO_HASH} once more than
- * {@linkcode MAX_HASHED_BYTES} came (counted as read: a `/proc` file says it has 0 bytes and
- * never ends).
- */
-async function boundedSha256(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  const file = await Deno.open(path);
-  let read = 0;
-  // The readable closes the file at its end, on an error, or when the loop leaves it.
-  for await (const chunk of file.readable) {
-    read += chunk.length;
-    if (read > MAX_HASHED_BYTES) return TOO_LARGE_TO_HASH;
-    hash.update(chunk);
-  }
-  return hash.digest("hex");
-}
-
-async function fileHash(path: string): Promise<[string, string]> {
-  try {
-    const real = await Deno.realPath(path);
-    // Read through the path, as the import reads it: Deno may grant a link in the project and
-    // not the file it points to, which the import still reads.
-    // The path is the untrusted file's choice: a device or a FIFO (/dev/zero) is not read.
-    const info = await Deno.stat(path);
-    if (!info.isFile) return [real, NOT_A_FILE];
-    // Its size is not its hash: a large one would change unseen; it is never trusted instead.
-    return [real, await boundedSha256(path)];
-  } catch {
-    // Not there (or not readable): loading it fails too; if it appears, that is a change.
-    return [path, "missing"];
-  }
-}
-
 /**
  * The fingerprint of a config file from the bytes that were parsed (never read again, so what
  * is trusted is what is loaded) and its local plugin files as they are now.
@@ -141,7 +84,7 @@ export async function fingerprintConfig(
 ): Promise<ConfigFingerprint> {
   const plugins: Record<string, string> = {};
   for (const path of localPluginFiles(config)) {
-    const [key, hash] = await fileHash(path);
+    const [key, hash] = await boundedFileHash(path);
     plugins[key] = hash;
   }
   // Not the link's target: a repository's link to a file trusted elsewhere would run that
@@ -160,7 +103,8 @@ export async function fingerprintConfig(
  *
  * @example
  * ```ts
- * import { fingerprintChange, TOO_LARGE_TO_HASH } from "./config_fingerprint.ts";
+ * import { fingerprintChange } from "./config_fingerprint.ts";
+ * import { TOO_LARGE_TO_HASH } from "./bounded_file_hash.ts";
  * import { equal } from "node:assert/strict";
  *
  * const trusted = { path: "/p/tack.jsonc", sha256: "a", plugins: { "/p/x.ts": "1" } };
@@ -178,7 +122,7 @@ export function fingerprintChange(
 ): string | undefined {
   if (trusted.sha256 !== now.sha256) return "the file changed";
   for (const [path, hash] of Object.entries(now.plugins)) {
-    if (hash === TOO_LARGE_TO_HASH || hash === NOT_A_FILE) {
+    if (isUnhashed(hash)) {
       return `the plugin file ${path} is ${hash}`;
     }
     if (trusted.plugins[path] === undefined) return `it now loads the plugin file ${path}`;
