@@ -1,8 +1,8 @@
 /**
  * What trusting a `tack.jsonc` is trust in: its path (its folder's real path: a link is not
  * followed, since what it says runs in the folder it is in), the SHA-256 of its bytes, and the
- * SHA-256 of each local plugin file it names (the file itself, not the files that one
- * imports). Any change to these asks again.
+ * SHA-256 of each local plugin file it names, and of each local module those import statically
+ * (`./plugin_imports.ts`). Any change to these asks again.
  *
  * @module
  */
@@ -13,6 +13,7 @@ import type { TackConfig } from "./config.ts";
 import { builtinPluginName, resolvePluginSpecifier } from "./load_plugins.ts";
 import { sha256Hex } from "../sdk/sandbox/sha256_hex.ts";
 import { boundedFileHash, isUnhashed } from "./bounded_file_hash.ts";
+import { describePluginImports, type PluginImports } from "./plugin_imports.ts";
 
 /** A config file as it was trusted, or as it is now. */
 export interface ConfigFingerprint {
@@ -25,6 +26,11 @@ export interface ConfigFingerprint {
   sha256: string;
   /** Each local plugin file it names, by path: its SHA-256, or why it has none (`"missing"`). */
   plugins: Record<string, string>;
+  /**
+   * What the local plugin files import (absent without local plugin files, and in a record
+   * made before imports were covered).
+   */
+  imports?: PluginImports;
 }
 
 /**
@@ -58,11 +64,14 @@ export function localPluginFiles(config: TackConfig): string[] {
 
 /**
  * The fingerprint of a config file from the bytes that were parsed (never read again, so what
- * is trusted is what is loaded) and its local plugin files as they are now.
+ * is trusted is what is loaded), its local plugin files as they are now and, unless
+ * `withImports` is `false`, what those import (a `deno info` run per plugin file: the gate
+ * leaves it out until it asks).
  *
  * @param file The config file's path.
  * @param bytes Its bytes, as read.
  * @param config What they parsed to.
+ * @param withImports Whether to list and hash what the plugin files import (default `true`).
  * @returns The fingerprint.
  *
  * @example
@@ -81,16 +90,21 @@ export async function fingerprintConfig(
   file: string,
   bytes: Uint8Array,
   config: TackConfig,
+  withImports = true,
 ): Promise<ConfigFingerprint> {
   const plugins: Record<string, string> = {};
-  for (const path of localPluginFiles(config)) {
+  const roots = localPluginFiles(config);
+  for (const path of roots) {
     const [key, hash] = await boundedFileHash(path);
     plugins[key] = hash;
   }
   // Not the link's target: a repository's link to a file trusted elsewhere would run that
   // file's relative commands and paths here.
-  const path = join(await Deno.realPath(dirname(file)), basename(file));
-  return { path, sha256: await sha256Hex(bytes), plugins };
+  const folder = await Deno.realPath(dirname(file));
+  const path = join(folder, basename(file));
+  const print: ConfigFingerprint = { path, sha256: await sha256Hex(bytes), plugins };
+  if (withImports && roots.length > 0) print.imports = await describePluginImports(roots, folder);
+  return print;
 }
 
 /**

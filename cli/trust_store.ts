@@ -56,13 +56,23 @@ export function trustStorePath(env: (name: string) => string | undefined): strin
   return undefined;
 }
 
+const isHashes = (value: unknown): value is Record<string, string> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  Object.values(value).every((hash) => typeof hash === "string");
+
+function isImports(value: unknown): boolean {
+  if (value === undefined) return true;
+  const imports = value as Record<string, unknown> | null;
+  return typeof imports === "object" && imports !== null && isHashes(imports.modules) &&
+    isHashes(imports.configs) &&
+    (imports.problem === undefined || typeof imports.problem === "string");
+}
+
 function isEntry(value: unknown): value is TrustEntry {
   if (typeof value !== "object" || value === null) return false;
   const entry = value as Record<string, unknown>;
-  const plugins = entry.plugins;
   return typeof entry.path === "string" && typeof entry.sha256 === "string" &&
-    typeof entry.trustedAt === "string" && typeof plugins === "object" && plugins !== null &&
-    !Array.isArray(plugins) && Object.values(plugins).every((hash) => typeof hash === "string");
+    typeof entry.trustedAt === "string" && isHashes(entry.plugins) && isImports(entry.imports);
 }
 
 function denied(error: unknown, file: string, access: "read" | "write"): never | void {
@@ -204,9 +214,9 @@ export async function recordTrust(
   at: Date = new Date(),
 ): Promise<void> {
   const { entries } = await readTrustStore(file);
-  const { path, sha256, plugins } = fingerprint;
+  const { path, sha256, plugins, imports } = fingerprint;
   await writeTrustStore(file, [
     ...entries.filter((entry) => entry.path !== path),
-    { path, sha256, plugins, trustedAt: at.toISOString() },
+    { path, sha256, plugins, ...imports && { imports }, trustedAt: at.toISOString() },
   ]);
 }

@@ -7,9 +7,11 @@
  * @module
  */
 
+import { dirname } from "node:path";
 import { visibleLine } from "../plugins/confirm/visible_text.ts";
 import type { TackConfig } from "./config.ts";
-import { fingerprintChange, fingerprintConfig } from "./config_fingerprint.ts";
+import { fingerprintChange, fingerprintConfig, localPluginFiles } from "./config_fingerprint.ts";
+import { describePluginImports, importsChange } from "./plugin_imports.ts";
 import { readTrustStore, recordTrust, TrustStoreDenied, trustStorePath } from "./trust_store.ts";
 import { trustSummary } from "./trust_summary.ts";
 import { columnsOfText } from "./screen_columns.ts";
@@ -127,13 +129,17 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
         "is set (or readable) for the trust store; pass --config ./tack.jsonc to use it",
     };
   }
-  const now = await fingerprintConfig(options.file, options.bytes, options.config);
+  // What the plugins import is listed (a subprocess) only to be asked about: a trusted start
+  // hashes the files the trusted record lists.
+  const now = await fingerprintConfig(options.file, options.bytes, options.config, false);
+  const roots = localPluginFiles(options.config);
   let reason = "is not trusted yet";
   try {
     const { entries, warning } = await readTrustStore(store);
     if (warning) options.write(`${visibleLine(warning)}\n`);
     const trusted = entries.find((entry) => entry.path === now.path);
-    const change = trusted && fingerprintChange(trusted, now);
+    const change = trusted &&
+      (fingerprintChange(trusted, now) ?? await importsChange(trusted.imports, roots.length > 0));
     if (trusted && !change) return { kind: "trusted" };
     if (change) reason = `changed since you trusted it (${change})`;
   } catch (error) {
@@ -151,6 +157,7 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
         `nothing from it was loaded. To use it, ${HOW_TO_TRUST}`,
     };
   }
+  if (roots.length > 0) now.imports = await describePluginImports(roots, dirname(now.path));
   // Next to the question, a screen of the lines that matter most: a 20 000-character
   // system prompt pushed the plugins and the endpoint off an 80 × 24 screen.
   const report = trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH);

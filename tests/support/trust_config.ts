@@ -10,8 +10,8 @@ import { fingerprintConfig } from "../../cli/config_fingerprint.ts";
 import { recordTrust, trustStorePath } from "../../cli/trust_store.ts";
 
 /**
- * Records `configFile` (as it is now, with its local plugin files) as trusted in the store
- * under `stateHome`.
+ * Records `configFile` (as it is now, with its local plugin files and what they import) as
+ * trusted in the store under `stateHome`.
  *
  * @param stateHome The `XDG_STATE_HOME` the CLI will run with.
  * @param configFile The `tack.jsonc` to trust.

@@ -1,0 +1,212 @@
+/**
+ * What trusting a `tack.jsonc` covers beyond its plugin files: every local (`file:`) module
+ * those files reach through static imports, and the Deno config their imports resolve with.
+ * The graph is found with `deno info` (Deno's own resolver: the CLI's import map, no network)
+ * only when a file is asked about or trusted; each start after that hashes the files the
+ * trusted record lists, and runs no subprocess. The same files with the same bytes and the same
+ * config import the same modules, so an unchanged list is an unchanged graph; a new import is
+ * an edit to a listed file.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { DenoInfo } from "../sdk/sandbox/deno_info.ts";
+import { pathWithin } from "../sdk/sandbox/path_within.ts";
+import { PreparationTimeoutError, runDeno } from "../sdk/sandbox/run_deno.ts";
+import { boundedHash, isUnhashed } from "./bounded_file_hash.ts";
+import { resolvingConfigFiles } from "./resolving_config.ts";
+
+/** What a config's local plugins import, as it was trusted. */
+export interface PluginImports {
+  /**
+   * Each local module the plugin files reach through static imports (not the plugin files,
+   * not the CLI's own modules), by its path as imported: its hash (`"missing"` for one that is
+   * not there, a marker for one past the bounds).
+   */
+  modules: Record<string, string>;
+  /** The Deno config the imports resolve with, and the import map it names: their hashes. */
+  configs: Record<string, string>;
+  /** Why the imports are not covered (too many, not listed): asked about at every start. */
+  problem?: string;
+}
+
+/** The most local modules the plugins of one config may import and still be trusted. */
+const MAX_IMPORTED_MODULES = 1000;
+
+/** How long `deno info` may take to list the plugins' imports. */
+const DESCRIBE_TIMEOUT_MS = 15_000;
+
+/**
+ * The CLI's own source folder: its modules (`@tack/agent/plugin`) run whether or not a config
+ * is trusted, so they are not hashed, unless they lie in the workspace folder.
+ */
+const OWN_ROOT = import.meta.url.startsWith("file:")
+  ? fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "")
+  : undefined;
+
+/**
+ * The local modules `root` reaches through static imports in `info`, itself included (the
+ * walk stops once past {@linkcode MAX_IMPORTED_MODULES}).
+ */
+function staticLocalModules(info: DenoInfo, root: string, workspace: string): string[] {
+  const modules = new Map(info.modules.map((module) => [module.specifier, module]));
+  const seen = new Set<string>();
+  const found: string[] = [];
+  const queue = [root];
+  // The root and one past the bound are enough to know it is past.
+  while (queue.length > 0 && found.length <= MAX_IMPORTED_MODULES + 1) {
+    const url = queue.pop()!;
+    if (seen.has(url) || !url.startsWith("file:")) continue;
+    seen.add(url);
+    const path = fileURLToPath(url);
+    if (OWN_ROOT && pathWithin(path, OWN_ROOT) && !pathWithin(path, workspace)) continue;
+    found.push(path);
+    for (const dependency of modules.get(url)?.dependencies ?? []) {
+      const next = dependency.code?.specifier;
+      if (next === undefined || dependency.isDynamic) continue;
+      queue.push(info.redirects?.[next] ?? next);
+    }
+  }
+  return found;
+}
+
+function hashes(paths: Iterable<string>): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const path of paths) result[path] = boundedHash(path);
+  return result;
+}
+
+/**
+ * Lists and hashes what the given plugin files import: `deno info` on each (with the CLI's
+ * config, `--no-remote --no-npm --no-lock`: nothing is fetched, no lockfile written), twice
+ * (before and after the hashes, so that the hashes are of the files that import what is listed). A plugin
+ * file that is missing or past the bounds is not described (its own hash already keeps it
+ * untrusted; a FIFO would stall `deno info`).
+ *
+ * @param roots The local plugin files, as absolute paths.
+ * @param workspace The folder the config is in (the CLI's own modules there are hashed too).
+ * @param configFiles The Deno config the imports resolve with, and its import map
+ * (default: the CLI's, {@linkcode resolvingConfigFiles}).
+ * @returns The imported modules' and configs' hashes, or the problem.
+ *
+ * @example A plugin file importing another
+ * ```ts
+ * import { describePluginImports } from "./plugin_imports.ts";
+ * import { deepEqual } from "node:assert/strict";
+ *
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(`${dir}/lib.ts`, "export const x = 1;\n");
+ * await Deno.writeTextFile(`${dir}/p.ts`, 'import { x } from "./lib.ts";\nexport default x;\n');
+ * const imports = await describePluginImports([`${dir}/p.ts`], dir);
+ * deepEqual(Object.keys(imports.modules), [`${dir}/lib.ts`]);
+ * ```
+ */
+export async function describePluginImports(
+  roots: string[],
+  workspace: string,
+  configFiles?: string[],
+): Promise<PluginImports> {
+  configFiles ??= await resolvingConfigFiles();
+  const configs = hashes(configFiles);
+  const listed = await listImports(roots, workspace, configFiles);
+  if (typeof listed === "string") return { modules: {}, configs, problem: listed };
+  const modules = hashes(listed);
+  // Listed again once hashed: an import added between the listing and the hash would leave its
+  // module out of the record for good (the importing file's new bytes would be the trusted ones).
+  const again = await listImports(roots, workspace, configFiles);
+  if (typeof again === "string") return { modules: {}, configs, problem: again };
+  if (again.join("\n") !== listed.join("\n")) {
+    return { modules: {}, configs, problem: "its plugins' imports changed while they were listed" };
+  }
+  return { modules, configs };
+}
+
+/** The sorted local modules the roots import (the roots left out), or the problem. */
+async function listImports(
+  roots: string[],
+  workspace: string,
+  configFiles: string[],
+): Promise<string[] | string> {
+  const args = ["info", "--json", "--no-remote", "--no-npm", "--no-lock"];
+  args.push(configFiles.length > 0 ? `--config=${configFiles[0]}` : "--no-config");
+  // Run beside the config, not in the repository the file came from (nothing there is read
+  // but the modules).
+  const cwd = configFiles.length > 0 ? dirname(configFiles[0]) : workspace;
+  const found = new Set<string>();
+  for (const root of roots) {
+    const hash = boundedHash(root);
+    if (hash === "missing" || isUnhashed(hash)) continue;
+    const url = pathToFileURL(root).href;
+    let info: DenoInfo;
+    try {
+      info = JSON.parse(await runDeno([...args, url], cwd, undefined, DESCRIBE_TIMEOUT_MS));
+    } catch (error) {
+      const why = error instanceof PreparationTimeoutError
+        ? `deno info did not finish within ${DESCRIBE_TIMEOUT_MS} ms`
+        : (error as Error).message.replace(/^Cannot prepare plugin: /, "");
+      return `what ${root} imports could not be listed (${why})`;
+    }
+    for (const path of staticLocalModules(info, url, workspace)) found.add(path);
+    if (found.size > MAX_IMPORTED_MODULES + roots.length) break;
+  }
+  for (const root of roots) found.delete(root);
+  if (found.size > MAX_IMPORTED_MODULES) {
+    return `its plugins import more than ${MAX_IMPORTED_MODULES} local modules, not hashed`;
+  }
+  return [...found].sort();
+}
+
+/**
+ * What differs between the imports that were trusted and the files as they are now, in words
+ * (naming the file); `undefined` when nothing does. Only the listed files are hashed: no
+ * subprocess runs.
+ *
+ * @param trusted The imports recorded with the trust (absent in a record made before imports
+ * were covered).
+ * @param hasLocalPlugins Whether the config lists local plugin files.
+ * @param configFiles The Deno config the imports resolve with now, and its import map
+ * (default: the CLI's, {@linkcode resolvingConfigFiles}).
+ * @returns `undefined`, or what changed.
+ *
+ * @example
+ * ```ts
+ * import { describePluginImports, importsChange } from "./plugin_imports.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * const dir = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(`${dir}/lib.ts`, "export const x = 1;\n");
+ * await Deno.writeTextFile(`${dir}/p.ts`, 'import { x } from "./lib.ts";\nexport default x;\n');
+ * const trusted = await describePluginImports([`${dir}/p.ts`], dir);
+ * equal(await importsChange(trusted, true), undefined);
+ * await Deno.writeTextFile(`${dir}/lib.ts`, "export const x = 2;\n");
+ * equal(await importsChange(trusted, true),
+ *   `the module ${dir}/lib.ts, which a plugin imports, changed`);
+ * ```
+ */
+export async function importsChange(
+  trusted: PluginImports | undefined,
+  hasLocalPlugins: boolean,
+  configFiles?: string[],
+): Promise<string | undefined> {
+  if (!hasLocalPlugins) return undefined;
+  if (trusted === undefined) return "what its plugins import was not recorded when you trusted it";
+  if (trusted.problem !== undefined) return trusted.problem;
+  const configs = configFiles ?? await resolvingConfigFiles();
+  if (configs.join("\n") !== Object.keys(trusted.configs).join("\n")) {
+    return `its plugins' imports now resolve with ${configs[0] ?? "no Deno config"}`;
+  }
+  for (const [path, hash] of Object.entries(trusted.configs)) {
+    if (boundedHash(path) !== hash) {
+      return `the Deno config ${path}, which its plugins' imports resolve with, changed`;
+    }
+  }
+  for (const [path, hash] of Object.entries(trusted.modules)) {
+    if (isUnhashed(hash)) return `the module ${path}, which a plugin imports, is ${hash}`;
+    if (boundedHash(path) !== hash) {
+      return `the module ${path}, which a plugin imports, changed`;
+    }
+  }
+  return undefined;
+}
