@@ -210,3 +210,24 @@ export async function importsChange(
   }
   return undefined;
 }
+
+/**
+ * What is said, next to the question and after `tack trust`, of imports that could not be
+ * covered: trusting the file does not last.
+ *
+ * @param problem The imports' {@linkcode PluginImports.problem}.
+ * @returns The warning line (no newline).
+ *
+ * @example
+ * ```ts
+ * import { unstableTrust } from "./plugin_imports.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(unstableTrust("x"),
+ *   "⚠ x: trusted, it is asked about again at every start (pass --config ./tack.jsonc instead)");
+ * ```
+ */
+export function unstableTrust(problem: string): string {
+  return `⚠ ${problem}: trusted, it is asked about again at every start ` +
+    "(pass --config ./tack.jsonc instead)";
+}

@@ -9,6 +9,7 @@
 import { visibleLine } from "../plugins/confirm/visible_text.ts";
 import { loadConfig } from "./config.ts";
 import { fingerprintConfig } from "./config_fingerprint.ts";
+import { unstableTrust } from "./plugin_imports.ts";
 import { recordTrust, TrustStoreDenied, trustStorePath } from "./trust_store.ts";
 import { trustReport } from "./workspace_trust.ts";
 import { resolve } from "node:path";
@@ -68,8 +69,10 @@ export async function trustCommand(
   io.out(
     visibleLine(
       `Trusted ${fingerprint.path} (sha256 ${fingerprint.sha256.slice(0, 16)}…); ` +
-        "editing it, or a plugin file it lists, asks again",
+        "editing it, a plugin file it lists or a module those import, asks again",
     ) + "\n",
   );
+  const problem = fingerprint.imports?.problem;
+  if (problem !== undefined) io.err(visibleLine(unstableTrust(problem)) + "\n");
   return 0;
 }

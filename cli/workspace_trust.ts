@@ -11,7 +11,7 @@ import { dirname } from "node:path";
 import { visibleLine } from "../plugins/confirm/visible_text.ts";
 import type { TackConfig } from "./config.ts";
 import { fingerprintChange, fingerprintConfig, localPluginFiles } from "./config_fingerprint.ts";
-import { describePluginImports, importsChange } from "./plugin_imports.ts";
+import { describePluginImports, importsChange, unstableTrust } from "./plugin_imports.ts";
 import { readTrustStore, recordTrust, TrustStoreDenied, trustStorePath } from "./trust_store.ts";
 import { trustSummary } from "./trust_summary.ts";
 import { columnsOfText } from "./screen_columns.ts";
@@ -158,9 +158,11 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
     };
   }
   if (roots.length > 0) now.imports = await describePluginImports(roots, dirname(now.path));
+  const problem = now.imports?.problem;
   // Next to the question, a screen of the lines that matter most: a 20 000-character
   // system prompt pushed the plugins and the endpoint off an 80 × 24 screen.
-  const report = trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH);
+  const report = trustReport(now.path, options.config, reason, QUESTION_LINE_LENGTH) +
+    (problem === undefined ? "" : visibleLine(unstableTrust(problem)) + "\n");
   options.write(report);
   const hidden = scrolledOff(report, options.screen?.());
   if (hidden > 0) {

@@ -150,7 +150,12 @@ Deno.test("cli: a plugin importing more local modules than the bound is never tr
       join(dir, "tools", "lib.ts"),
       Array.from({ length: count }, (_, i) => `import "./m${i}.ts";\n`).join(""),
     );
-    equal((await tack(["trust"])).code, 0);
+    const trusted = await tack(["trust"]);
+    equal(trusted.code, 0);
+    match(
+      trusted.stderr,
+      /more than 1000 local modules, not hashed: trusted, it is asked about again/,
+    );
     const run = await tack(["hello"]);
     equal(run.code, 2, run.stderr);
     match(run.stderr, /its plugins import more than 1000 local modules, not hashed/);
