@@ -144,11 +144,13 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           listedExactly: settings.allowlist.listsExactly(target),
           signal,
         });
-      // The addresses each hop was checked with, connected to instead of the name: for http
-      // the first (pinnedUrl), for https each in turn, through a tunnel (pinned_tunnel.ts).
+      // The addresses each hop was checked with, connected to instead of the name: each in
+      // turn, through a tunnel of the call's own (pinned_tunnel.ts), or, for http where the
+      // tunnel does not apply, the first (pinnedUrl).
       let checked = await leadsTo(url);
       if (checked.refusal) throw new Error(checked.refusal);
       const controller = new AbortController();
+      const deadline = Date.now() + settings.timeoutSeconds * 1000;
       let timedOut = false;
       const timer = setTimeout(() => {
         timedOut = true;
@@ -159,10 +161,14 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       if (signal.aborted) forward();
       let client: Deno.HttpClient | undefined;
       let tunnel: PinnedTunnel | undefined;
+      let pinKey = "";
       const fail = (error: unknown): never => {
+        // The tunnel's own words: fetch only sees a refused CONNECT or a closed connection.
+        const tunnelFailure = tunnel?.failure(pinKey);
         if (timedOut) {
           throw new Error(
-            `Request to ${params.url} timed out after ${settings.timeoutSeconds} seconds`,
+            `Request to ${params.url} timed out after ${settings.timeoutSeconds} seconds` +
+              (tunnelFailure ? ` (${tunnelFailure})` : ""),
           );
         }
         if (signal.aborted) throw error;
@@ -171,8 +177,6 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         if ((error as Error)?.name === "NotCapable" || (cause as Error)?.name === "NotCapable") {
           throw error;
         }
-        // The tunnel's own words: fetch only sees a refused CONNECT.
-        const tunnelFailure = tunnel?.failure(netHostOf(url));
         if (tunnelFailure) throw new Error(`Cannot fetch ${url.href}: ${tunnelFailure}`);
         // Kept as the cause: `fetch failed` says why in its own (a refused connection, a
         // certificate not for the name), which the loop shows after the message.
@@ -190,23 +194,28 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
         while (true) {
           // Asked first: a host on a terminal is not prompted, the model reads the denial.
           requireHostMay({ name: "net", host: netHostOf(url) });
-          const pinned = pinnedUrl(url, checked.addresses?.[0]);
           const tunnelTo = tunnelAddresses(url, checked.addresses);
+          // For http, sent for the first address (the tunnel tries the others): fetch going
+          // around the tunnel (NO_PROXY) still connects to an address checked.
+          const pinned = pinnedUrl(url, tunnelTo[0] ?? checked.addresses?.[0]);
           const sent = new Headers(headers);
           if (pinned) sent.set("host", url.host);
-          client ??= pinned && Deno.createHttpClient({ allowHost: true });
-          let through = pinned && client;
+          let through: Deno.HttpClient | undefined;
           if (tunnelTo.length > 0) {
             // NO_PROXY naming the host sends fetch around any proxy: to a second lookup's address.
-            if (noProxyMayName(url.hostname)) {
+            if (!pinned && noProxyMayName(url.hostname)) {
               throw new Error(
                 `Cannot fetch ${url.href}: NO_PROXY names its host, so fetch would connect to it ` +
                   "by name, not to an address checked; refused",
               );
             }
             tunnel ??= openPinnedTunnel();
-            tunnel.pin(netHostOf(url), tunnelTo);
+            pinKey = netHostOf(pinned ?? url);
+            tunnel.pin(pinKey, tunnelTo, deadline);
             through = tunnel.client;
+          } else if (pinned) {
+            client ??= Deno.createHttpClient({ allowHost: true });
+            through = client;
           }
           response = await fetch(pinned ?? url, {
             method: currentMethod,
@@ -217,7 +226,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
             ...(through && { client: through }),
           }).catch(fail);
           // The same, from a NO_PROXY this process may not read: the answer is refused.
-          if (tunnel && through === tunnel.client && !tunnel.carried(netHostOf(url))) {
+          if (!pinned && through && through === tunnel?.client && !tunnel.carried(pinKey)) {
             await response.body?.cancel();
             throw new Error(
               `Cannot fetch ${url.href}: NO_PROXY names its host, so fetch connected to it by ` +

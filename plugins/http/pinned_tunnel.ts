@@ -1,18 +1,24 @@
 /**
- * Where `fetch_url` connects for an `https:` URL whose name it resolved and checked: `fetch`
- * is given a CONNECT proxy of the tool's own, on loopback, that opens each tunnel to an
- * address the check found (trying them in order). `fetch` still does the TLS handshake
- * itself, with the name in SNI and the certificate checked for the name, but never resolves
- * the name, so a DNS server that answers differently the second time (DNS rebinding) is
- * never asked.
+ * Where `fetch_url` connects for a URL whose name it resolved and checked: `fetch` is given a
+ * proxy of the tool's own, on loopback, that connects to the addresses the check found, in
+ * order, each attempt bounded, until one accepts. For `https:` it opens a CONNECT tunnel:
+ * `fetch` still does the TLS handshake itself, with the name in SNI and the certificate
+ * checked for the name. For `http:` it forwards the request (sent for the first address,
+ * with the name in `Host`) to the address that accepted, and to no other. `fetch` never
+ * resolves the name, so a DNS server that answers differently the second time (DNS
+ * rebinding) is never asked.
  *
  * @module
  */
 
 import { hostMay } from "../../sdk/sandbox/host_may.ts";
+import { connectInOrder } from "./connect_in_order.ts";
 
-/** The variables `fetch` takes a proxy for an `https:` URL from. */
-const HTTPS_PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"];
+/** The variables `fetch` takes a proxy from, by the URL's scheme. */
+const PROXY_VARIABLES: Record<string, string[]> = {
+  "http:": ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"],
+  "https:": ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"],
+};
 /** The most a CONNECT request's head may take. */
 const HEAD_LIMIT = 8192;
 const encoder = new TextEncoder();
@@ -20,11 +26,12 @@ const encoder = new TextEncoder();
 /**
  * Which of `addresses` a tunnel for `url` may go to: those this process may connect to on
  * the URL's port without a prompt, and none when the tunnel does not apply. It does not for
- * a URL other than `https:` (plain HTTP is pinned by `pinnedUrl`), when this process may not
- * listen on loopback, or when a proxy from the environment (`HTTPS_PROXY`, `ALL_PROXY`) is
- * set: an explicit proxy replaces it, so the tunnel would go around it, and the proxy
- * resolves the name itself anyway. A variable this process may not read (a sandbox denies
- * them) counts as not set.
+ * a URL other than `http:` and `https:`, when this process may not listen on loopback, or
+ * when a proxy from the environment for the URL's scheme (`HTTP_PROXY` or `HTTPS_PROXY`,
+ * `ALL_PROXY`) is set: an explicit proxy replaces it, so the tunnel would go around it, and
+ * the proxy resolves the name itself anyway (a plain-HTTP URL is then pinned to the first
+ * address by `pinnedUrl`). A variable this process may not read (a sandbox denies them)
+ * counts as not set.
  *
  * @param url The URL asked for, whose name was checked.
  * @param addresses The addresses the check found, in order (none for an IP literal).
@@ -35,17 +42,18 @@ const encoder = new TextEncoder();
  * import { tunnelAddresses } from "./pinned_tunnel.ts";
  * import { deepEqual } from "node:assert/strict";
  *
- * deepEqual(tunnelAddresses(new URL("http://a.test/"), ["93.184.215.14"]), []);
+ * deepEqual(tunnelAddresses(new URL("ftp://a.test/"), ["93.184.215.14"]), []);
  * ```
  */
 export function tunnelAddresses(url: URL, addresses: readonly string[] | undefined): string[] {
-  if (url.protocol !== "https:" || !addresses?.length) return [];
+  const variables = PROXY_VARIABLES[url.protocol];
+  if (!variables || !addresses?.length) return [];
   if (!hostMay({ name: "net", host: "127.0.0.1:0" })) return [];
-  const proxied = HTTPS_PROXY_VARIABLES.some((variable) =>
+  const proxied = variables.some((variable) =>
     hostMay({ name: "env", variable }) && Deno.env.get(variable)
   );
   if (proxied) return [];
-  const port = url.port || "443";
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
   return addresses.filter((address) =>
     hostMay({ name: "net", host: `${address.includes(":") ? `[${address}]` : address}:${port}` })
   );
@@ -101,18 +109,25 @@ export interface PinnedTunnel {
   /** The loopback port the tunnel listens on (it answers only its own client). */
   readonly port: number;
   /**
-   * Sets where a CONNECT to `authority` goes from now on; a CONNECT to any other is refused.
+   * Sets where a CONNECT to `authority`, or a plain request for an `http:` URL with that
+   * authority, goes from now on; a request for any other is refused. Each address is tried in
+   * turn until one accepts, each attempt bounded (`attemptTimeoutMs`) within what is left
+   * before `deadline`; a request is sent to the one that accepted only.
    *
-   * @param authority `hostname:port`, as `netHostOf` gives it.
+   * @param authority `hostname:port`, as `netHostOf` gives it (the port always written).
    * @param addresses The checked addresses to try, in order.
+   * @param deadline When the call's time ends (epoch milliseconds); none: attempts unbounded.
    */
-  pin(authority: string, addresses: readonly string[]): void;
+  pin(authority: string, addresses: readonly string[], deadline?: number): void;
   /**
    * Whether a tunnel to `authority` was opened: `false` after `fetch` answered means it went
    * around the tunnel, by name (`NO_PROXY` naming the host does that to any proxy).
    */
   carried(authority: string): boolean;
-  /** Why the last tunnel to `authority` could not be opened, or `undefined`. */
+  /**
+   * Why the last tunnel to `authority` could not be opened (each address tried and why it
+   * failed), or `undefined`.
+   */
   failure(authority: string): string | undefined;
   /** Closes the client, the listener and every tunnel. */
   close(): void;
@@ -120,12 +135,14 @@ export interface PinnedTunnel {
 
 /**
  * Opens a {@linkcode PinnedTunnel}: a listener on 127.0.0.1 (a port of the system's choosing)
- * that answers `CONNECT host:port` for a pinned authority by connecting to its addresses in
- * order and relaying bytes both ways, and a `Deno.HttpClient` whose proxy it is. Another
- * local process can reach the port: a CONNECT without the client's random credential
+ * that answers `CONNECT host:port`, or a plain request for `http://host:port/…`, for a pinned
+ * authority by connecting to its addresses in order (`connectInOrder`) and relaying bytes
+ * both ways, and a `Deno.HttpClient` whose proxy it is (one connection a request). Another
+ * local process can reach the port: a request without the client's random credential
  * (`Proxy-Authorization`) is refused.
  *
- * @param options For the client, but its proxy (`caCerts`, say).
+ * @param options For the client, but its proxy, `allowHost` and `poolMaxIdlePerHost`
+ *   (`caCerts`, say).
  * @returns The tunnel; close it when the call ends.
  *
  * @example A CONNECT nobody pinned is refused
@@ -151,13 +168,18 @@ export function openPinnedTunnel(
   ).join("");
   const client = Deno.createHttpClient({
     ...options,
+    // `fetch_url` sets `Host` for a plain-HTTP URL sent for an address.
+    allowHost: true,
+    // A connection for each request: the relay reads the head of a forwarded request only
+    // (one kept alive would send the next one's head, proxy credential and all, as it is).
+    poolMaxIdlePerHost: 0,
     proxy: {
       url: `http://127.0.0.1:${listener.addr.port}`,
       basicAuth: { username: "tack", password },
     },
   });
   const credential = `Basic ${btoa(`tack:${password}`)}`;
-  const pins = new Map<string, readonly string[]>();
+  const pins = new Map<string, { addresses: readonly string[]; deadline?: number }>();
   const carried = new Set<string>();
   const failures = new Map<string, string>();
   const open = new Set<Deno.Conn>();
@@ -176,41 +198,48 @@ export function openPinnedTunnel(
     let upstream: Deno.Conn | undefined;
     try {
       const head = await readHead(conn);
-      const authority = head && /^CONNECT (\S+) HTTP\/1\.[01]\r\n/.exec(head.text)?.[1];
-      const addresses = authority ? pins.get(authority.toLowerCase()) : undefined;
+      const request = head && parseProxyRequest(head.text);
+      const pinned = request ? pins.get(request.authority) : undefined;
       const authorized = head?.text.split("\r\n").some((line) =>
         /^proxy-authorization:/i.test(line) && line.slice(20).trim() === credential
       );
-      if (!head || !authorized || !authority || !addresses) {
+      if (!head || !authorized || !request || !pinned) {
         await conn.write(encoder.encode("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"));
         return;
       }
+      const { authority } = request;
       const port = Number(authority.slice(authority.lastIndexOf(":") + 1));
-      const errors: string[] = [];
-      for (const hostname of addresses) {
-        try {
-          upstream = await Deno.connect({ hostname, port, signal: closing.signal });
-          break;
-        } catch (error) {
-          errors.push(`${hostname}: ${(error as Error).message}`);
+      const outcome = await connectInOrder(pinned.addresses, port, {
+        deadline: pinned.deadline,
+        signal: closing.signal,
+      });
+      if (outcome.kind === "failed") {
+        failures.set(authority, outcome.failure);
+        // A forwarded request ends unanswered: a 502 would read as the server's answer.
+        if (request.forward === undefined) {
+          await conn.write(
+            encoder.encode("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"),
+          );
         }
-      }
-      if (!upstream) {
-        failures.set(authority.toLowerCase(), `cannot connect to ${errors.join("; ")}`);
-        await conn.write(encoder.encode("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n"));
         return;
       }
+      upstream = outcome.conn;
       open.add(upstream);
       if (closing.signal.aborted) return;
-      carried.add(authority.toLowerCase());
-      await conn.write(encoder.encode("HTTP/1.1 200 Connection established\r\n\r\n"));
+      carried.add(authority);
+      // Nothing was sent before: the request goes to this address only.
+      if (request.forward === undefined) {
+        await conn.write(encoder.encode("HTTP/1.1 200 Connection established\r\n\r\n"));
+      } else {
+        await upstream.write(request.forward);
+      }
       if (head.rest.length > 0) await upstream.write(head.rest);
       await Promise.allSettled([
         conn.readable.pipeTo(upstream.writable),
         upstream.readable.pipeTo(conn.writable),
       ]);
     } catch {
-      // the other end went away: nothing to tell (fetch reports its own side)
+      // the other end went away, or the tunnel closed: nothing to tell (fetch reports its own)
     } finally {
       if (upstream) closeQuietly(upstream);
       closeQuietly(conn);
@@ -228,8 +257,8 @@ export function openPinnedTunnel(
   return {
     client,
     port: listener.addr.port,
-    pin(authority, addresses) {
-      pins.set(authority.toLowerCase(), [...addresses]);
+    pin(authority, addresses, deadline) {
+      pins.set(authority.toLowerCase(), { addresses: [...addresses], deadline });
       failures.delete(authority.toLowerCase());
     },
     carried: (authority) => carried.has(authority.toLowerCase()),
@@ -260,4 +289,34 @@ async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Arr
     if (end >= 0) return { text: text.slice(0, end + 4), rest: buffer.slice(end + 4, size) };
   }
   return undefined;
+}
+
+/**
+ * What a request to the tunnel asks for: `CONNECT host:port` (an https tunnel), or a plain
+ * HTTP request in absolute form (`GET http://host/path HTTP/1.1`), forwarded in origin form
+ * without the proxy's own headers.
+ */
+function parseProxyRequest(
+  text: string,
+): { authority: string; forward?: Uint8Array } | undefined {
+  const [first, ...lines] = text.split("\r\n");
+  const connect = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(first);
+  if (connect) return { authority: connect[1].toLowerCase() };
+  const plain = /^([A-Z]+) (http:\/\/\S+) (HTTP\/1\.[01])$/.exec(first);
+  if (!plain) return undefined;
+  let target: URL;
+  try {
+    target = new URL(plain[2]);
+  } catch {
+    return undefined;
+  }
+  const kept = lines.filter((line) =>
+    line !== "" && !/^proxy-(authorization|connection):/i.test(line)
+  );
+  const forward = [`${plain[1]} ${target.pathname}${target.search} ${plain[3]}`, ...kept]
+    .join("\r\n") + "\r\n\r\n";
+  return {
+    authority: `${target.hostname}:${target.port || "80"}`,
+    forward: Uint8Array.from(forward, (char) => char.charCodeAt(0)),
+  };
 }

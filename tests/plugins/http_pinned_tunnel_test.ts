@@ -100,24 +100,75 @@ Deno.test({
   },
 });
 
-Deno.test("tunnelAddresses: https only, and not when a proxy from the environment applies", () => {
+Deno.test("tunnelAddresses: http and https, and not when a proxy from the environment for the scheme applies", () => {
   const url = new URL("https://a.test:8443/");
-  deepEqual(tunnelAddresses(new URL("http://a.test/"), ["93.184.215.14"]), []);
+  const plain = new URL("http://a.test/");
+  deepEqual(tunnelAddresses(new URL("ftp://a.test/"), ["93.184.215.14"]), []);
   deepEqual(tunnelAddresses(url, undefined), []);
-  const saved = Deno.env.get("HTTPS_PROXY");
+  const names = [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+  ];
+  const saved = names.map((name) => [name, Deno.env.get(name)] as const);
   try {
-    Deno.env.delete("HTTPS_PROXY");
-    if (["https_proxy", "ALL_PROXY", "all_proxy"].every((name) => !Deno.env.get(name))) {
-      deepEqual(tunnelAddresses(url, ["93.184.215.14", "2001:4860::1"]), [
-        "93.184.215.14",
-        "2001:4860::1",
-      ]);
-    }
+    for (const name of names) Deno.env.delete(name);
+    deepEqual(tunnelAddresses(url, ["93.184.215.14", "2001:4860::1"]), [
+      "93.184.215.14",
+      "2001:4860::1",
+    ]);
+    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), ["93.184.215.14"]);
     Deno.env.set("HTTPS_PROXY", "http://proxy.test:3128");
     deepEqual(tunnelAddresses(url, ["93.184.215.14"]), []);
+    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), ["93.184.215.14"]);
+    Deno.env.set("HTTP_PROXY", "http://proxy.test:3128");
+    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), []);
   } finally {
-    if (saved === undefined) Deno.env.delete("HTTPS_PROXY");
-    else Deno.env.set("HTTPS_PROXY", saved);
+    for (const [name, value] of saved) {
+      if (value === undefined) Deno.env.delete(name);
+      else Deno.env.set(name, value);
+    }
+  }
+});
+
+Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address that accepts, without the proxy's credential", async () => {
+  // 127.0.0.2 is loopback too, and nothing listens there: it refuses.
+  const seen: string[] = [];
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (r) => {
+    seen.push(
+      `${r.method} ${r.url} host=${r.headers.get("host")} ` +
+        `auth=${r.headers.get("proxy-authorization")} body=${await r.text()}`,
+    );
+    return new Response("hello");
+  });
+  const port = server.addr.port;
+  const tunnel = openPinnedTunnel();
+  try {
+    tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.1"], Date.now() + 10_000);
+    const response = await fetch(`http://127.0.0.1:${port}/p?q`, {
+      client: tunnel.client,
+      method: "POST",
+      headers: { host: `name.test:${port}` },
+      body: "once",
+    });
+    deepEqual([response.status, await response.text()], [200, "hello"]);
+    deepEqual(seen, [
+      `POST http://name.test:${port}/p?q host=name.test:${port} auth=null body=once`,
+    ]);
+    equal(tunnel.carried(`127.0.0.1:${port}`), true);
+    // Every address refuses: the request ends unanswered and the tunnel says why.
+    tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.3"], Date.now() + 10_000);
+    await rejects(fetch(`http://127.0.0.1:${port}/`, { client: tunnel.client }));
+    match(
+      String(tunnel.failure(`127.0.0.1:${port}`)),
+      /^cannot connect to 127\.0\.0\.2: .*refused.*; 127\.0\.0\.3: .*refused/,
+    );
+    equal(seen.length, 1);
+  } finally {
+    tunnel.close();
   }
 });
 
