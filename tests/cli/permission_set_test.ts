@@ -37,7 +37,7 @@ Deno.test({
   },
 });
 
-Deno.test("the CLI's permission set reads HTTPS_PROXY and NO_PROXY: behind a proxy, http's https requests go through it by name; a host NO_PROXY names is refused before it is sent", async () => {
+Deno.test("the CLI's permission set reads HTTP_PROXY, HTTPS_PROXY and NO_PROXY: behind a proxy, http's requests go through it; a host NO_PROXY names is refused before it is sent", async () => {
   // Found when https was pinned to its checked addresses: a proxy variable the CLI could not
   // read counted as unset, and its requests went around the proxy (failing where only the
   // proxy may reach out).
@@ -47,7 +47,8 @@ Deno.test("the CLI's permission set reads HTTPS_PROXY and NO_PROXY: behind a pro
       script,
       `import { noProxyMayName, tunnelAddresses } from "./plugins/http/pinned_tunnel.ts";\n` +
         `console.log(JSON.stringify(tunnelAddresses(new URL("https://a.test/"), ["93.184.215.14"])));\n` +
-        `console.log(noProxyMayName("a.test"));\n`,
+        `console.log(noProxyMayName("a.test"));\n` +
+        `console.log(JSON.stringify(tunnelAddresses(new URL("http://a.test/"), ["93.184.215.14"])));\n`,
     );
     const run = async (env: Record<string, string>) => {
       const output = await new Deno.Command(Deno.execPath(), {
@@ -61,18 +62,38 @@ Deno.test("the CLI's permission set reads HTTPS_PROXY and NO_PROXY: behind a pro
       return new TextDecoder().decode(output.stdout).trim();
     };
     const clear = Object.fromEntries(
-      ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"]
+      ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]
+        .concat(["NO_PROXY", "no_proxy"])
         .map((name) => [name, ""]),
     );
-    for (const variable of ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"]) {
-      equal(await run({ ...clear, [variable]: "http://proxy.test:3128" }), "[]\nfalse", variable);
+    const tunnelled = '["93.184.215.14"]';
+    for (const variable of ["HTTPS_PROXY", "https_proxy"]) {
+      const ran = await run({ ...clear, [variable]: "http://proxy.test:3128" });
+      equal(ran, `[]\nfalse\n${tunnelled}`, variable);
+    }
+    // Plain http is tunnelled (to each checked address in turn) only without an http proxy
+    // (found when it was: the CLI could not read HTTP_PROXY, and went around it).
+    for (const variable of ["HTTP_PROXY", "http_proxy"]) {
+      const ran = await run({ ...clear, [variable]: "http://proxy.test:3128" });
+      equal(ran, `${tunnelled}\nfalse\n[]`, variable);
+    }
+    for (const variable of ["ALL_PROXY", "all_proxy"]) {
+      equal(
+        await run({ ...clear, [variable]: "http://proxy.test:3128" }),
+        "[]\nfalse\n[]",
+        variable,
+      );
     }
     // Without one, the request goes to the checked address (the tunnel)...
-    equal(await run(clear), '["93.184.215.14"]\nfalse');
+    equal(await run(clear), `${tunnelled}\nfalse\n${tunnelled}`);
     // ...unless NO_PROXY names the host: then fetch would go around the tunnel, and it is
     // refused before it is sent.
     for (const variable of ["NO_PROXY", "no_proxy"]) {
-      equal(await run({ ...clear, [variable]: ".test" }), '["93.184.215.14"]\ntrue', variable);
+      equal(
+        await run({ ...clear, [variable]: ".test" }),
+        `${tunnelled}\ntrue\n${tunnelled}`,
+        variable,
+      );
     }
   } finally {
     await Deno.remove(script);
