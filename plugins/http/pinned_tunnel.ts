@@ -19,8 +19,11 @@ const PROXY_VARIABLES: Record<string, string[]> = {
   "http:": ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"],
   "https:": ["HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"],
 };
-/** The most a CONNECT request's head may take. */
-const HEAD_LIMIT = 8192;
+/**
+ * The most a request's head may take: a plain-HTTP request's carries its headers (Node's
+ * servers take 16 KiB of them, nginx up to 32 KiB by default).
+ */
+const HEAD_LIMIT = 65536;
 const encoder = new TextEncoder();
 
 /**
@@ -203,7 +206,9 @@ export function openPinnedTunnel(
       const authorized = head?.text.split("\r\n").some((line) =>
         /^proxy-authorization:/i.test(line) && line.slice(20).trim() === credential
       );
-      if (!head || !authorized || !request || !pinned) {
+      // Too long, or cut: ended unanswered (an answer would read as the server's).
+      if (!head) return;
+      if (!authorized || !request || !pinned) {
         await conn.write(encoder.encode("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n"));
         return;
       }

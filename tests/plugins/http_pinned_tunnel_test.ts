@@ -159,6 +159,14 @@ Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address 
       `POST http://name.test:${port}/p?q host=name.test:${port} auth=null body=once`,
     ]);
     equal(tunnel.carried(`127.0.0.1:${port}`), true);
+    // A head longer than a CONNECT's (8 KiB, the limit before) goes through too.
+    const big = await fetch(`http://127.0.0.1:${port}/big`, {
+      client: tunnel.client,
+      headers: { host: `name.test:${port}`, "x-big": "a".repeat(20_000) },
+    });
+    deepEqual([big.status, await big.text()], [200, "hello"]);
+    equal(seen.length, 2);
+    seen.pop();
     // Every address refuses: the request ends unanswered and the tunnel says why.
     tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.3"], Date.now() + 10_000);
     await rejects(fetch(`http://127.0.0.1:${port}/`, { client: tunnel.client }));
