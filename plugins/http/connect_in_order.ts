@@ -46,14 +46,18 @@ export type ConnectOutcome =
   | { kind: "failed"; failure: string };
 
 /**
- * Connects to `addresses` on `port` in order until one accepts, each attempt bounded by
- * {@linkcode attemptTimeoutMs} of what is left before `deadline`. Nothing is written: the
- * caller sends only on the connection returned, so a request goes to one address at most.
+ * Connects to `addresses` on `port` in order until one accepts, each attempt but the last
+ * bounded by {@linkcode attemptTimeoutMs} of what is left before `deadline`. The last has
+ * all that is left, and is ended by `signal` (the call's timeout closes the tunnel), so a
+ * call that runs out of time reports its timeout, not an attempt's, whichever timer runs
+ * first. Nothing is written: the caller sends only on the connection returned, so a request
+ * goes to one address at most.
  *
  * @param addresses The checked addresses, in order.
  * @param port The port to connect to.
- * @param options `deadline` (epoch milliseconds; none: no bound but `signal`) and `signal`,
- *   which stops every attempt.
+ * @param options `deadline` (epoch milliseconds; none: no bound but `signal`), `signal`,
+ *   which stops every attempt, and `onAttempt`, told before each attempt which addresses
+ *   failed so far (as `address: why`) and which one it tries.
  * @returns The connection, or why each address failed (`cannot connect to A: why; B: why`).
  *
  * @example An address nothing listens on is named with its error
@@ -71,12 +75,17 @@ export type ConnectOutcome =
 export async function connectInOrder(
   addresses: readonly string[],
   port: number,
-  options: { deadline?: number; signal?: AbortSignal } = {},
+  options: {
+    deadline?: number;
+    signal?: AbortSignal;
+    onAttempt?: (failed: readonly string[], trying: string) => void;
+  } = {},
 ): Promise<ConnectOutcome> {
   const errors: string[] = [];
   for (const [index, address] of addresses.entries()) {
     options.signal?.throwIfAborted();
-    const bound = options.deadline === undefined
+    options.onAttempt?.(errors, address);
+    const bound = options.deadline === undefined || index === addresses.length - 1
       ? undefined
       : attemptTimeoutMs(options.deadline - Date.now(), index, addresses.length);
     const timeout = bound === undefined ? undefined : AbortSignal.timeout(bound);
@@ -101,5 +110,5 @@ export async function connectInOrder(
 }
 
 function formatSeconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(1))} s`;
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms)} ms`;
 }

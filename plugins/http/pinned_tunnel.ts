@@ -129,7 +129,8 @@ export interface PinnedTunnel {
   carried(authority: string): boolean;
   /**
    * Why the last tunnel to `authority` could not be opened (each address tried and why it
-   * failed), or `undefined`.
+   * failed), or, while one is still being opened, the addresses that failed so far and the
+   * one tried (for a call that ran out of time); `undefined` when none failed.
    */
   failure(authority: string): string | undefined;
   /** Closes the client, the listener and every tunnel. */
@@ -185,6 +186,8 @@ export function openPinnedTunnel(
   const pins = new Map<string, { addresses: readonly string[]; deadline?: number }>();
   const carried = new Set<string>();
   const failures = new Map<string, string>();
+  /** While a tunnel is being opened: the addresses that failed (`address: why`), then the one tried. */
+  const attempts = new Map<string, string[]>();
   const open = new Set<Deno.Conn>();
   const closing = new AbortController();
   const closeQuietly = (conn: Deno.Conn) => {
@@ -217,7 +220,9 @@ export function openPinnedTunnel(
       const outcome = await connectInOrder(pinned.addresses, port, {
         deadline: pinned.deadline,
         signal: closing.signal,
+        onAttempt: (failed, trying) => attempts.set(authority, [...failed, trying]),
       });
+      attempts.delete(authority);
       if (outcome.kind === "failed") {
         failures.set(authority, outcome.failure);
         // A forwarded request ends unanswered: a 502 would read as the server's answer.
@@ -267,7 +272,14 @@ export function openPinnedTunnel(
       failures.delete(authority.toLowerCase());
     },
     carried: (authority) => carried.has(authority.toLowerCase()),
-    failure: (authority) => failures.get(authority.toLowerCase()),
+    failure(authority) {
+      const key = authority.toLowerCase();
+      const tried = attempts.get(key);
+      if (failures.has(key) || !tried) return failures.get(key);
+      // Still connecting (the call ran out of time): the failures so far, and the one tried.
+      const trying = `${tried.at(-1)}: no answer before the call's timeout`;
+      return `cannot connect to ${[...tried.slice(0, -1), trying].join("; ")}`;
+    },
     close() {
       closing.abort();
       client.close();

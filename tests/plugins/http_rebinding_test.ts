@@ -31,7 +31,7 @@ Deno.test({
         "for a in 13 14 15; do ip addr add 93.184.215.$a/32 dev lo; done; " +
         // A device nobody reads: what is routed there is dropped, unanswered.
         "ip tuntap add dev void0 mode tun; ip link set void0 up; " +
-        "ip route add 93.184.215.12/32 dev void0; " +
+        "ip route add 93.184.215.12/32 dev void0; ip route add 93.184.215.16/32 dev void0; " +
         `mount --bind ${resolvConf} /etc/resolv.conf; ` +
         `exec "${Deno.execPath()}" run -A --unstable-net --config ${CONFIG} ${CHILD}`;
       const run = new Deno.Command("unshare", { args: ["-mn", "bash", "-c", script] });
@@ -49,6 +49,14 @@ Deno.test({
           "http://dead.rebind.test:8080/": {
             text: "Cannot fetch http://dead.rebind.test:8080/: cannot connect to 93.184.215.13: " +
               "Connection refused (os error 111); 93.184.215.11: Network is unreachable (os error 101)",
+            isError: true,
+          },
+          // Neither answers: the first gets its share (3 s), the last what is left, and the call's
+          // timeout says what was tried.
+          "http://voids.rebind.test:8080/": {
+            text: "Request to http://voids.rebind.test:8080/ timed out after 6 seconds (cannot " +
+              "connect to 93.184.215.12: no answer within 3 s; 93.184.215.16: no answer before " +
+              "the call's timeout)",
             isError: true,
           },
           "http://post.rebind.test:8080/": ok("post.rebind.test:8080"),
