@@ -114,8 +114,9 @@ export interface PinnedTunnel {
   /**
    * Sets where a CONNECT to `authority`, or a plain request for an `http:` URL with that
    * authority, goes from now on; a request for any other is refused. Each address is tried in
-   * turn until one accepts, each attempt bounded (`attemptTimeoutMs`) within what is left
-   * before `deadline`; a request is sent to the one that accepted only.
+   * turn until one accepts, each attempt but the last bounded (`attemptTimeoutMs`) within what
+   * is left before `deadline` (the last ends when the tunnel closes); a request is sent to the
+   * one that accepted only.
    *
    * @param authority `hostname:port`, as `netHostOf` gives it (the port always written).
    * @param addresses The checked addresses to try, in order.

@@ -1,7 +1,9 @@
 /**
- * Where `fetch_url` connects for a plain-HTTP URL whose name it resolved and checked: the
- * address it checked, with the name in the `Host` header, so a DNS server that answers
- * the connection's own lookup differently (DNS rebinding) is never asked.
+ * What `fetch_url` gives `fetch` for a plain-HTTP URL whose name it resolved and checked: the
+ * URL with the first address checked in place of the name, and the name in the `Host`
+ * header, so a DNS server that answers the connection's own lookup differently (DNS
+ * rebinding) is never asked. Sent through the call's tunnel (`pinned_tunnel.ts`), it goes to
+ * the first of the checked addresses that accepts; without the tunnel, to that first one.
  *
  * @module
  */
