@@ -226,7 +226,10 @@ async function finishTurn(
   const { input } = run;
   const { state, config, signal, emit } = input;
   const toolCalls = toolCallsOf(message);
-  const open = toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
+  // Only a resumed batch has results already; a new one skips the search (a closure per call).
+  const open = done.length === 0
+    ? toolCalls
+    : toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
   let toolResults = [...done];
   let more = toolCalls.length > 0;
   if (open.length > 0) {
