@@ -244,10 +244,10 @@ async function finishTurn(
       watch: run.watch,
       resolved,
     });
-    // A loop, not a spread: spreading 200,000 results into push() overflowed the stack.
-    for (const message of batch.messages) toolResults.push(message);
     // Results kept from before a resume, merged with the batch's own in call order.
-    if (done.length > 0) toolResults = inCallOrder(toolCalls, toolResults);
+    toolResults = done.length === 0
+      ? batch.messages
+      : inCallOrder(toolCalls, [...done, ...batch.messages]);
     // The batch gave an aborted run's deferred calls their results; those it returns wait.
     if (batch.deferred.length > 0) {
       state.interrupted = {
