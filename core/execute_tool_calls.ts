@@ -167,9 +167,12 @@ async function executeSequential(
       break;
     }
     const prepared = preparation;
-    const one = prepared.kind === "immediate"
-      ? settle(input, prepared)
-      : settle(input, await new Promise<Finished>((done) => runCall(input, prepared, watch, done)));
+    const one = settle(
+      input,
+      prepared.kind === "immediate"
+        ? prepared
+        : await new Promise<Finished>((done) => runCall(input, prepared, i, watch, done)),
+    );
     emitResultMessage(input, one.message);
     settled[i] = one;
   }

@@ -115,10 +115,11 @@ class Lanes {
   startNext(): void {
     if (this.#next === this.#ready.length) return; // another lane took the last waiting call
     const { index, call } = this.#ready[this.#next++];
-    runCall(this.#input, call, this.#watch, (finished) => this.#finished(index, finished));
+    runCall(this.#input, call, index, this.#watch, this.#finished);
   }
 
-  #finished(index: number, finished: Finished): void {
+  /** Takes a call's outcome at its place; one function for the batch, not a closure per call. */
+  #finished = (finished: Finished, index: number): void => {
     try {
       this.#settled[index] = settle(this.#input, finished);
     } catch (error) {
@@ -127,5 +128,5 @@ class Lanes {
     if (--this.#open === 0) this.#allSettled();
     // A microtask later, so that a run of synchronous calls does not nest.
     else if (this.#next < this.#ready.length) queueMicrotask(() => this.startNext());
-  }
+  };
 }

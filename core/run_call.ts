@@ -26,8 +26,10 @@ import type { Finished } from "./settle_call.ts";
  *
  * @param input The batch: its message, context, config, signal and event sink.
  * @param prepared The call, its tool and validated arguments.
+ * @param index Its place in the batch, handed back to `done` (so that a batch needs no
+ * closure per call to know which call finished).
  * @param watch The run's watch over running calls.
- * @param done Receives the outcome.
+ * @param done Receives the outcome and `index`.
  *
  * @example A synchronous tool finishes before `runCall` returns
  * ```ts
@@ -44,7 +46,7 @@ import type { Finished } from "./settle_call.ts";
  * const signal = new AbortController().signal;
  * const input = { config: {}, signal, emit: () => {} } as unknown as ExecuteToolCallsInput;
  * let isError: boolean | undefined;
- * runCall(input, { kind: "prepared", toolCall, tool, args: {} }, new CallWatch(signal),
+ * runCall(input, { kind: "prepared", toolCall, tool, args: {} }, 0, new CallWatch(signal),
  *   (one) => (isError = one.isError));
  * equal(isError, false);
  * ```
@@ -52,13 +54,14 @@ import type { Finished } from "./settle_call.ts";
 export function runCall(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
+  index: number,
   watch: CallWatch,
-  done: (one: Finished) => void,
+  done: (one: Finished, index: number) => void,
 ): void {
   const { tool, toolCall } = prepared;
   if (input.signal.aborted) {
     const result = createErrorToolResult(abortedBeforeStartMessage(tool.name));
-    return done({ toolCall, tool, result, isError: true });
+    return done({ toolCall, tool, result, isError: true }, index);
   }
   try {
     const { callMs, hookMs } = timeoutsFor(tool, input.config);
@@ -68,10 +71,10 @@ export function runCall(
       callMs,
       input.emit,
       watch,
-      (executed) => afterExecution(input, prepared, hookMs, executed, done),
+      (executed) => afterExecution(input, prepared, index, hookMs, executed, done),
     );
   } catch (error) {
-    done(failedCall(prepared, error));
+    done(failedCall(prepared, error), index);
   }
 }
 
@@ -82,9 +85,10 @@ export function runCall(
 function afterExecution(
   input: ExecuteToolCallsInput,
   prepared: PreparedToolCall,
+  index: number,
   hookMs: number,
   executed: ExecutedToolCall,
-  done: (one: Finished) => void,
+  done: (one: Finished, index: number) => void,
 ): void {
   let final: MaybePromise<ExecutedToolCall>;
   try {
@@ -98,14 +102,14 @@ function afterExecution(
       hookMs,
     );
   } catch (error) {
-    return done(failedCall(prepared, error));
+    return done(failedCall(prepared, error), index);
   }
   if (isPromiseLike<ExecutedToolCall>(final)) {
     final.then(
-      (outcome) => done(finishedCall(prepared, outcome)),
-      (error) => done(failedCall(prepared, error)),
+      (outcome) => done(finishedCall(prepared, outcome), index),
+      (error) => done(failedCall(prepared, error), index),
     );
-  } else done(finishedCall(prepared, final));
+  } else done(finishedCall(prepared, final), index);
 }
 
 function finishedCall(prepared: PreparedToolCall, final: ExecutedToolCall): Finished {
