@@ -8,7 +8,6 @@
 import type { AgentEvent } from "../core/agent_event.ts";
 import type { ToolResultMessage } from "../core/messages.ts";
 import { keepLayout } from "../core/keep_layout.ts";
-import { toolCallsOf } from "../core/messages.ts";
 
 /** What a batch in flight has done so far. */
 export interface BatchProgress {
@@ -138,7 +137,10 @@ export class BatchTracker {
     switch (event.type) {
       case "message_end":
         // A batch starts with an assistant message asking for tools (not with its results).
-        if (event.message.role === "assistant" && toolCallsOf(event.message).length > 0) {
+        if (
+          event.message.role === "assistant" &&
+          event.message.content.some((block) => block.type === "toolCall")
+        ) {
           this.begin([]);
         }
         break;
