@@ -24,6 +24,7 @@ import {
   deferCall,
   emitResultMessage,
   type Finished,
+  isDeferred,
   settle,
   type Settled,
 } from "./settle_call.ts";
@@ -123,11 +124,14 @@ function isSequential(input: ExecuteToolCallsInput): boolean {
  *
  * @returns The calls given a result, in call order.
  */
-function closeAborted(input: ExecuteToolCallsInput, settled: (Settled | undefined)[]): Settled[] {
-  const closed: Settled[] = [];
+function closeAborted(
+  input: ExecuteToolCallsInput,
+  settled: (Settled | undefined)[],
+): ToolResultMessage[] {
+  const closed: ToolResultMessage[] = [];
   for (let i = 0; i < input.toolCalls.length; i++) {
     const one = settled[i];
-    if (one !== undefined && one.deferred === undefined) continue;
+    if (one !== undefined && !isDeferred(one)) continue;
     const toolCall = input.toolCalls[i];
     if (one === undefined) {
       input.emit({
@@ -137,17 +141,18 @@ function closeAborted(input: ExecuteToolCallsInput, settled: (Settled | undefine
         args: toolCall.arguments,
       });
     }
-    const text = one?.deferred
-      ? abortedWhilePendingMessage(one.deferred.tool.name)
+    const text = one
+      ? abortedWhilePendingMessage(one.tool.name)
       : abortedBeforeStartMessage(toolCall.name);
-    const tool = one?.deferred?.tool ?? input.tools.get(toolCall.name);
-    settled[i] = settle(input, {
+    const tool = one?.tool ?? input.tools.get(toolCall.name);
+    const message = settle(input, {
       toolCall,
       tool,
       result: createErrorToolResult(text),
       isError: true,
     });
-    closed.push(settled[i]!);
+    settled[i] = message;
+    closed.push(message);
   }
   return closed;
 }
@@ -173,11 +178,11 @@ async function executeSequential(
         ? prepared
         : await new Promise<Finished>((done) => runCall(input, prepared, i, watch, done)),
     );
-    emitResultMessage(input, one.message);
+    emitResultMessage(input, one);
     settled[i] = one;
   }
   if (input.signal.aborted) {
-    for (const one of closeAborted(input, settled)) emitResultMessage(input, one.message);
+    for (const message of closeAborted(input, settled)) emitResultMessage(input, message);
   }
   return settled;
 }
@@ -197,7 +202,7 @@ async function executeParallel(
   }
   if (ready.length > 0) await runAll(input, ready, settled, watch);
   if (input.signal.aborted) closeAborted(input, settled);
-  for (const one of settled) emitResultMessage(input, one.message);
+  for (const one of settled) if (!isDeferred(one)) emitResultMessage(input, one);
   return settled;
 }
 
@@ -258,9 +263,9 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
   let terminate = settled.length > 0;
   for (const one of settled) {
     if (one === undefined) continue; // after a deferred call of a sequential batch
-    if (one.message) messages.push(one.message);
-    if (one.deferred) deferred.push(one.deferred);
-    if (!one.terminate) terminate = false;
+    if (isDeferred(one)) deferred.push(one);
+    else messages.push(one);
+    if (isDeferred(one) || one.terminate !== true) terminate = false;
   }
   return { messages, terminate, deferred };
 }

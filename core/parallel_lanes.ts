@@ -40,7 +40,7 @@ function concurrencyOf(config: LoopConfig): number {
  * import { runAll } from "./parallel_lanes.ts";
  * import { CallWatch } from "./call_watch.ts";
  * import type { ExecuteToolCallsInput } from "./execute_tool_calls.ts";
- * import type { Settled } from "./settle_call.ts";
+ * import type { ToolResultMessage } from "./messages.ts";
  * import { deepEqual } from "node:assert/strict";
  *
  * const tool = {
@@ -54,12 +54,12 @@ function concurrencyOf(config: LoopConfig): number {
  * const signal = new AbortController().signal;
  * const input = { config: { maxConcurrency: 1 }, signal, emit: () => {} } as unknown as
  *   ExecuteToolCallsInput;
- * const settled: Settled[] = [];
+ * const settled: ToolResultMessage[] = [];
  * const watch = new CallWatch(signal);
  * await runAll(input, [{ index: 0, call: call("a") }, { index: 1, call: call("b") }], settled,
  *   watch);
  * watch.dispose();
- * deepEqual(settled.map((one) => one.message?.toolCallId), ["a", "b"]);
+ * deepEqual(settled.map((one) => one.toolCallId), ["a", "b"]);
  * ```
  */
 export function runAll(

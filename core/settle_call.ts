@@ -28,14 +28,17 @@ export interface Finished extends ExecutedToolCall {
   rewrittenBy?: readonly string[];
 }
 
-/** A call as its batch keeps it: its result message, or its deferral. */
-export interface Settled {
-  /** Absent for a deferred call. */
-  message?: ToolResultMessage;
-  /** Its result asked to stop after the batch. */
-  terminate: boolean;
-  /** Set for a call a hook deferred. */
-  deferred?: DeferredToolCall;
+/** A call as its batch keeps it: its result message, or the deferral of a call a hook deferred. */
+export type Settled = ToolResultMessage | DeferredToolCall;
+
+/**
+ * Whether a settled call was deferred (it has no result message yet).
+ *
+ * @param one The call as its batch keeps it.
+ * @returns `true` for a deferral.
+ */
+export function isDeferred(one: Settled): one is DeferredToolCall {
+  return "kind" in one; // a result message has no `kind`
 }
 
 /** Where settling sends its events, and the agent's result budget. */
@@ -51,7 +54,7 @@ export interface SettleInput {
  *
  * @param input The event sink.
  * @param call The deferred call.
- * @returns It, as its batch keeps it.
+ * @returns It, as its batch keeps it (the same object).
  *
  * @example
  * ```ts
@@ -63,11 +66,11 @@ export interface SettleInput {
  * const events: string[] = [];
  * const kept = deferCall({ emit: (e) => events.push(e.type), config: {} },
  *   { kind: "deferred", toolCall, tool, args: {}, reason: "asks" });
- * equal(kept.deferred?.reason, "asks");
+ * equal(kept.reason, "asks");
  * equal(events.join(), "tool_execution_deferred");
  * ```
  */
-export function deferCall(input: SettleInput, call: DeferredToolCall): Settled {
+export function deferCall(input: SettleInput, call: DeferredToolCall): DeferredToolCall {
   const event: Extract<AgentEvent, { type: "tool_execution_deferred" }> = {
     type: "tool_execution_deferred",
     toolCallId: call.toolCall.id,
@@ -77,10 +80,10 @@ export function deferCall(input: SettleInput, call: DeferredToolCall): Settled {
   };
   if (call.deferredBy !== undefined) event.deferredBy = call.deferredBy;
   input.emit(event);
-  return { terminate: false, deferred: call };
+  return call;
 }
 
-function finish(input: SettleInput, done: Finished): Settled {
+function finish(input: SettleInput, done: Finished): ToolResultMessage {
   const budget = done.tool?.maxResultChars ?? input.config.maxResultChars ??
     DEFAULT_MAX_RESULT_CHARS;
   const { result, truncation } = applyResultBudget(done.result, budget);
@@ -107,7 +110,7 @@ function finish(input: SettleInput, done: Finished): Settled {
   };
   if (truncation) message.truncation = truncation;
   if (result.terminate === true) message.terminate = true;
-  return { message, terminate: result.terminate === true };
+  return message;
 }
 
 /**
@@ -118,7 +121,7 @@ function finish(input: SettleInput, done: Finished): Settled {
  *
  * @param input The event sink and the budget.
  * @param done The call and what it ended with.
- * @returns Its result message, and whether it asked to stop.
+ * @returns Its result message.
  *
  * @example
  * ```ts
@@ -129,10 +132,10 @@ function finish(input: SettleInput, done: Finished): Settled {
  * const kept = settle({ emit: () => {}, config: {} }, {
  *   toolCall, result: { content: [{ type: "text", text: "hi" }] }, isError: false,
  * });
- * equal(kept.message?.toolCallId, "c1");
+ * equal(kept.toolCallId, "c1");
  * ```
  */
-export function settle(input: SettleInput, done: Finished): Settled {
+export function settle(input: SettleInput, done: Finished): ToolResultMessage {
   try {
     return finish(input, done);
   } catch (error) {
@@ -146,11 +149,10 @@ export function settle(input: SettleInput, done: Finished): Settled {
 }
 
 /**
- * Emits a result message's `message_start` and `message_end` (nothing for a call with no
- * message yet).
+ * Emits a result message's `message_start` and `message_end`.
  *
  * @param input The event sink.
- * @param message The message, if the call has one.
+ * @param message The message.
  *
  * @example
  * ```ts
@@ -158,12 +160,15 @@ export function settle(input: SettleInput, done: Finished): Settled {
  * import { equal } from "node:assert/strict";
  *
  * const events: string[] = [];
- * emitResultMessage({ emit: (e) => events.push(e.type), config: {} }, undefined);
- * equal(events.length, 0);
+ * const message = {
+ *   role: "toolResult" as const, toolCallId: "c1", toolName: "echo", content: [],
+ *   isError: false, timestamp: 0,
+ * };
+ * emitResultMessage({ emit: (e) => events.push(e.type), config: {} }, message);
+ * equal(events.join(), "message_start,message_end");
  * ```
  */
-export function emitResultMessage(input: SettleInput, message?: ToolResultMessage): void {
-  if (!message) return;
+export function emitResultMessage(input: SettleInput, message: ToolResultMessage): void {
   input.emit({ type: "message_start", message });
   input.emit({ type: "message_end", message });
 }
