@@ -7,13 +7,23 @@
  *
  * Reads V8's `total_allocated_bytes` (node:v8 `getHeapStatistics`) around each run, after
  * warm-up runs (so the JIT's own allocations are mostly done), and prints the median per
- * call and per run. No timing, no assertions.
+ * call. No timing, no assertions. The rows run in one process, as in compare.ts: which rows
+ * run together changes what V8 optimizes (createAgent and runLoop share the core), so
+ * compare commits with the same `--only`.
  *
- * `cd bench && deno run -A alloc.ts [--turns=2000] [--runs=7] [--only=tack,loop,floor]`
+ * `--profile=tack` (or `loop`, `floor`) then runs V8's sampling heap profiler over a few
+ * runs of that row and prints the functions that allocated most, per call (an inlined
+ * function's allocations count for the function it was inlined into; add
+ * `--v8-flags=--no-turbo-inlining` to see them apart, at a somewhat different total; lines
+ * are those of the transpiled JavaScript).
+ *
+ * `cd bench && deno run -A alloc.ts [--turns=2000] [--runs=7] [--only=tack,loop,floor]
+ * [--profile=tack]`
  *
  * @module
  */
 
+import { Session } from "node:inspector/promises";
 import { getHeapStatistics } from "node:v8";
 import { parseArgs } from "node:util";
 import { runFloor } from "./floor.ts";
@@ -48,6 +58,47 @@ async function bytesOfRun(run: LoopRunner, turns: number): Promise<number> {
   return after - before;
 }
 
+interface ProfileNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+/**
+ * Bytes allocated per call by each function, sampled by V8's heap profiler over `runs` runs.
+ *
+ * @param run The runner.
+ * @param turns Tool turns per run.
+ * @param runs Runs to sample.
+ * @returns Function (name, file:line) and bytes per call, most first.
+ */
+async function profile(run: LoopRunner, turns: number, runs: number): Promise<[string, number][]> {
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.enable");
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 32,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  for (let i = 0; i < runs; i++) await run(turns);
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  session.disconnect();
+  const bytes = new Map<string, number>();
+  const walk = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = `${functionName || "(anonymous)"} ${url.split("/").slice(-2).join("/")}:${
+      lineNumber + 1
+    }`;
+    if (node.selfSize > 0) bytes.set(where, (bytes.get(where) ?? 0) + node.selfSize);
+    node.children.forEach(walk);
+  };
+  walk(profile.head as ProfileNode);
+  const calls = turns * CALLS_PER_TURN * runs;
+  return [...bytes].map(([where, total]): [string, number] => [where, total / calls])
+    .sort((a, b) => b[1] - a[1]);
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -55,6 +106,7 @@ if (import.meta.main) {
       turns: { type: "string", default: "2000" },
       runs: { type: "string", default: "7" },
       only: { type: "string", default: "tack,loop,floor" },
+      profile: { type: "string" },
     },
   });
   const turns = Number(values.turns);
@@ -80,5 +132,13 @@ if (import.meta.main) {
     console.log(
       `${ROWS[key].label.padEnd(18)} ${bytes.toFixed(0).padStart(6)} B/call ${range}${ratio}`,
     );
+  }
+  if (values.profile) {
+    const sampled = await profile(ROWS[values.profile].run, turns, 5);
+    const total = sampled.reduce((sum, [, bytes]) => sum + bytes, 0);
+    console.log(`\n${ROWS[values.profile].label}, sampled: ${total.toFixed(0)} B/call`);
+    for (const [where, bytes] of sampled.slice(0, 30)) {
+      console.log(`${bytes.toFixed(1).padStart(8)}  ${where}`);
+    }
   }
 }
