@@ -223,7 +223,6 @@ class RunningCall {
   }
   readonly context: CallContext;
   #settled = false;
-  #watch: CallWatch | undefined;
   #watcher: Watcher | undefined;
   readonly #prepared: PreparedToolCall;
   readonly #signal: AbortSignal;
@@ -248,7 +247,6 @@ class RunningCall {
 
   /** Watches the call for its timeout and the run's abort (a tool that answered later). */
   watchWith(watch: CallWatch): void {
-    this.#watch = watch;
     this.#watcher = watch.add(this.#timeoutMs, this);
   }
 
@@ -281,7 +279,7 @@ class RunningCall {
   #settle(outcome: ExecutedToolCall): void {
     if (this.#settled) return;
     this.#settled = true;
-    if (this.#watcher) this.#watch!.remove(this.#watcher);
+    this.#watcher?.owner.remove(this.#watcher);
     this.#done(outcome);
   }
 
