@@ -7,8 +7,11 @@
 import { openPinnedTunnel, tunnelAddresses } from "../../plugins/http/pinned_tunnel.ts";
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
+import { childEnv } from "../support/child_env.ts";
 
 const ignore = !(await hasOpenssl());
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const PROXY_ENV_CHECKS = new URL("../fixtures/http/proxy_env_checks.ts", import.meta.url).pathname;
 
 async function withServer(
   names: string[],
@@ -100,38 +103,23 @@ Deno.test({
   },
 });
 
-Deno.test("tunnelAddresses: http and https, and not when a proxy from the environment for the scheme applies", () => {
-  const url = new URL("https://a.test:8443/");
-  const plain = new URL("http://a.test/");
+/** Runs a check of tests/fixtures/http/proxy_env_checks.ts in its own process (it sets proxy variables). */
+async function proxyEnvCheck(check: string): Promise<void> {
+  const { stdout, stderr, success } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `--config=${CONFIG}`, PROXY_ENV_CHECKS, check],
+    env: childEnv({}),
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  deepEqual([success, decoder.decode(stdout).trim(), decoder.decode(stderr)], [true, "ok", ""]);
+}
+
+Deno.test("tunnelAddresses: http and https, and not when a proxy from the environment for the scheme applies", async () => {
   deepEqual(tunnelAddresses(new URL("ftp://a.test/"), ["93.184.215.14"]), []);
-  deepEqual(tunnelAddresses(url, undefined), []);
-  const names = [
-    "HTTPS_PROXY",
-    "https_proxy",
-    "HTTP_PROXY",
-    "http_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-  ];
-  const saved = names.map((name) => [name, Deno.env.get(name)] as const);
-  try {
-    for (const name of names) Deno.env.delete(name);
-    deepEqual(tunnelAddresses(url, ["93.184.215.14", "2001:4860::1"]), [
-      "93.184.215.14",
-      "2001:4860::1",
-    ]);
-    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), ["93.184.215.14"]);
-    Deno.env.set("HTTPS_PROXY", "http://proxy.test:3128");
-    deepEqual(tunnelAddresses(url, ["93.184.215.14"]), []);
-    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), ["93.184.215.14"]);
-    Deno.env.set("HTTP_PROXY", "http://proxy.test:3128");
-    deepEqual(tunnelAddresses(plain, ["93.184.215.14"]), []);
-  } finally {
-    for (const [name, value] of saved) {
-      if (value === undefined) Deno.env.delete(name);
-      else Deno.env.set(name, value);
-    }
-  }
+  deepEqual(tunnelAddresses(new URL("https://a.test:8443/"), undefined), []);
+  await proxyEnvCheck("addresses");
 });
 
 Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address that accepts, without the proxy's credential", async () => {
@@ -183,23 +171,7 @@ Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address 
 Deno.test({
   name: "pinned tunnel: it replaces a proxy from the environment (why it is not used with one)",
   ignore,
-  async fn() {
-    const saved = Deno.env.get("HTTPS_PROXY");
-    await withServer(["tunnel.test"], async (port, ca) => {
-      // Nothing listens on port 1: a client that took this proxy could not connect.
-      Deno.env.set("HTTPS_PROXY", "http://127.0.0.1:1");
-      const tunnel = openPinnedTunnel({ caCerts: [ca] });
-      try {
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
-        const response = await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client });
-        deepEqual([response.status, await response.text()], [200, "hello"]);
-      } finally {
-        tunnel.close();
-        if (saved === undefined) Deno.env.delete("HTTPS_PROXY");
-        else Deno.env.set("HTTPS_PROXY", saved);
-      }
-    });
-  },
+  fn: () => proxyEnvCheck("replaces"),
 });
 
 Deno.test("tunnelAddresses: a proxy variable this process may not read counts as unset", async () => {

@@ -9,6 +9,7 @@
 
 import { deepEqual, equal } from "node:assert/strict";
 import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
+import { childEnv } from "../support/child_env.ts";
 
 const CHILD = new URL("../fixtures/http/rebinding_https_child.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
@@ -41,7 +42,10 @@ Deno.test({
           `${cert} ${key}`;
         const run = new Deno.Command("unshare", {
           args: ["-mn", "bash", "-c", script],
-          env: { DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" },
+          // Only these (and what a child needs, as PATH): a proxy from this machine's environment
+          // would take the requests around the tunnel.
+          env: childEnv({ DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" }),
+          clearEnv: true,
         });
         const { stdout, stderr, success } = await run.output();
         deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
