@@ -38,6 +38,8 @@ export interface ConfigFingerprint {
  * URLs), as absolute paths.
  *
  * @param config The parsed config.
+ * @param sandboxedOnly Only those loaded with `"sandbox": true` (their imports resolve with
+ * their own folder's Deno config).
  * @returns Their paths, in the config's order.
  *
  * @example
@@ -50,10 +52,11 @@ export interface ConfigFingerprint {
  * deepEqual(localPluginFiles({ plugins }), ["/p/tools/a.ts"]);
  * ```
  */
-export function localPluginFiles(config: TackConfig): string[] {
+export function localPluginFiles(config: TackConfig, sandboxedOnly = false): string[] {
   const files: string[] = [];
   for (const entry of config.plugins ?? []) {
     if (builtinPluginName(entry.specifier) !== undefined) continue;
+    if (sandboxedOnly && !entry.sandbox) continue;
     const resolved = resolvePluginSpecifier(entry.specifier, entry.baseDir);
     if (resolved.kind === "ok" && resolved.url.startsWith("file:")) {
       files.push(fileURLToPath(resolved.url));
@@ -103,7 +106,10 @@ export async function fingerprintConfig(
   const folder = await Deno.realPath(dirname(file));
   const path = join(folder, basename(file));
   const print: ConfigFingerprint = { path, sha256: await sha256Hex(bytes), plugins };
-  if (withImports && roots.length > 0) print.imports = await describePluginImports(roots, folder);
+  if (withImports && roots.length > 0) {
+    const sandboxed = localPluginFiles(config, true);
+    print.imports = await describePluginImports(roots, folder, undefined, sandboxed);
+  }
   return print;
 }
 

@@ -15,8 +15,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { DenoInfo } from "../sdk/sandbox/deno_info.ts";
 import { pathWithin } from "../sdk/sandbox/path_within.ts";
 import { PreparationTimeoutError, runDeno } from "../sdk/sandbox/run_deno.ts";
+import { denoCacheDir } from "../sdk/sandbox/deno_dir.ts";
 import { boundedHash, isUnhashed } from "./bounded_file_hash.ts";
-import { resolvingConfigFiles } from "./resolving_config.ts";
+import { resolvingConfigFiles, sandboxResolvingFiles } from "./resolving_config.ts";
 
 /** What a config's local plugins import, as it was trusted. */
 export interface PluginImports {
@@ -26,7 +27,10 @@ export interface PluginImports {
    * not there, a marker for one past the bounds).
    */
   modules: Record<string, string>;
-  /** The Deno config the imports resolve with, and the import map it names: their hashes. */
+  /**
+   * The Deno config the imports resolve with, and the import map it names: their hashes (for a
+   * sandboxed plugin, every config that could resolve them, `"missing"` where there is none).
+   */
   configs: Record<string, string>;
   /** Why the imports are not covered (too many, not listed): asked about at every start. */
   problem?: string;
@@ -89,6 +93,8 @@ function hashes(paths: Iterable<string>): Record<string, string> {
  * @param workspace The folder the config is in (the CLI's own modules there are hashed too).
  * @param configFiles The Deno config the imports resolve with, and its import map
  * (default: the CLI's, {@linkcode resolvingConfigFiles}).
+ * @param sandboxed The roots loaded with `"sandbox": true`: their imports resolve with the
+ * config at or above their own folder ({@linkcode sandboxResolvingFiles}), and are listed so.
  * @returns The imported modules' and configs' hashes, or the problem.
  *
  * @example A plugin file importing another
@@ -107,15 +113,20 @@ export async function describePluginImports(
   roots: string[],
   workspace: string,
   configFiles?: string[],
+  sandboxed: readonly string[] = [],
 ): Promise<PluginImports> {
   configFiles ??= await resolvingConfigFiles();
-  const configs = hashes(configFiles);
-  const listed = await listImports(roots, workspace, configFiles);
+  const resolving = await importResolving(roots, workspace, configFiles, sandboxed);
+  const configs = hashes(resolving.files);
+  if (resolving.problem !== undefined) {
+    return { modules: {}, configs, problem: resolving.problem };
+  }
+  const listed = await listImports(roots, workspace, configFiles, sandboxed);
   if (typeof listed === "string") return { modules: {}, configs, problem: listed };
   const modules = hashes(listed);
   // Listed again once hashed: an import added between the listing and the hash would leave its
   // module out of the record for good (the importing file's new bytes would be the trusted ones).
-  const again = await listImports(roots, workspace, configFiles);
+  const again = await listImports(roots, workspace, configFiles, sandboxed);
   if (typeof again === "string") return { modules: {}, configs, problem: again };
   if (again.join("\n") !== listed.join("\n")) {
     return { modules: {}, configs, problem: "its plugins' imports changed while they were listed" };
@@ -123,25 +134,55 @@ export async function describePluginImports(
   return { modules, configs };
 }
 
+/**
+ * The files whose edit can change what the roots' imports resolve to, in a fixed order: the
+ * CLI's config for roots it imports in its own process, and for each sandboxed root the
+ * configs at and above its folder; and why they cannot be covered, if they cannot.
+ */
+async function importResolving(
+  roots: string[],
+  workspace: string,
+  configFiles: string[],
+  sandboxed: readonly string[],
+): Promise<{ files: string[]; problem?: string }> {
+  const files = roots.some((root) => !sandboxed.includes(root)) ? [...configFiles] : [];
+  let problem: string | undefined;
+  for (const root of roots.filter((root) => sandboxed.includes(root))) {
+    const resolving = await sandboxResolvingFiles(root, workspace);
+    files.push(...resolving.files.filter((file) => !files.includes(file)));
+    problem ??= resolving.problem;
+  }
+  return problem === undefined ? { files } : { files, problem };
+}
+
 /** The sorted local modules the roots import (the roots left out), or the problem. */
 async function listImports(
   roots: string[],
   workspace: string,
   configFiles: string[],
+  sandboxed: readonly string[],
 ): Promise<string[] | string> {
-  const args = ["info", "--json", "--no-remote", "--no-npm", "--no-lock"];
-  args.push(configFiles.length > 0 ? `--config=${configFiles[0]}` : "--no-config");
-  // Run beside the config, not in the repository the file came from (nothing there is read
-  // but the modules).
-  const cwd = configFiles.length > 0 ? dirname(configFiles[0]) : workspace;
+  const base = ["info", "--json", "--no-remote", "--no-npm", "--no-lock"];
   const found = new Set<string>();
   for (const root of roots) {
     const hash = boundedHash(root);
     if (hash === "missing" || isUnhashed(hash)) continue;
     const url = pathToFileURL(root).href;
+    let args = [...base, configFiles.length > 0 ? `--config=${configFiles[0]}` : "--no-config"];
+    // Run beside the config, not in the repository the file came from (nothing there is read
+    // but the modules).
+    let cwd = configFiles.length > 0 ? dirname(configFiles[0]) : workspace;
+    let foreign: { denoDir: string } | undefined;
+    if (sandboxed.includes(root)) {
+      // As the sandbox resolves it: Deno finds the plugin's project's config from there, and
+      // runs with only the preparation's environment.
+      args = base;
+      cwd = (await sandboxResolvingFiles(root, workspace)).cwd;
+      foreign = { denoDir: await denoCacheDir() };
+    }
     let info: DenoInfo;
     try {
-      info = JSON.parse(await runDeno([...args, url], cwd, undefined, DESCRIBE_TIMEOUT_MS));
+      info = JSON.parse(await runDeno([...args, url], cwd, foreign, DESCRIBE_TIMEOUT_MS));
     } catch (error) {
       const why = error instanceof PreparationTimeoutError
         ? `deno info did not finish within ${DESCRIBE_TIMEOUT_MS} ms`
@@ -168,6 +209,8 @@ async function listImports(
  * @param hasLocalPlugins Whether the config lists local plugin files.
  * @param configFiles The Deno config the imports resolve with now, and its import map
  * (default: the CLI's, {@linkcode resolvingConfigFiles}).
+ * @param roots The local plugin files now, and of those, the ones loaded with `"sandbox": true`
+ * (their configs are found as {@linkcode describePluginImports} found them).
  * @returns `undefined`, or what changed.
  *
  * @example
@@ -189,11 +232,21 @@ export async function importsChange(
   trusted: PluginImports | undefined,
   hasLocalPlugins: boolean,
   configFiles?: string[],
+  roots: { all: string[]; sandboxed: readonly string[]; workspace: string } = {
+    all: [],
+    sandboxed: [],
+    workspace: "/",
+  },
 ): Promise<string | undefined> {
   if (!hasLocalPlugins) return undefined;
   if (trusted === undefined) return "what its plugins import was not recorded when you trusted it";
   if (trusted.problem !== undefined) return trusted.problem;
-  const configs = configFiles ?? await resolvingConfigFiles();
+  const cli = configFiles ?? await resolvingConfigFiles();
+  const resolving = roots.sandboxed.length === 0
+    ? { files: cli }
+    : await importResolving(roots.all, roots.workspace, cli, roots.sandboxed);
+  if (resolving.problem !== undefined) return resolving.problem;
+  const configs = resolving.files;
   if (configs.join("\n") !== Object.keys(trusted.configs).join("\n")) {
     return `its plugins' imports now resolve with ${configs[0] ?? "no Deno config"}`;
   }

@@ -133,13 +133,20 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
   // hashes the files the trusted record lists.
   const now = await fingerprintConfig(options.file, options.bytes, options.config, false);
   const roots = localPluginFiles(options.config);
+  const sandboxed = localPluginFiles(options.config, true);
+  const workspace = dirname(now.path);
   let reason = "is not trusted yet";
   try {
     const { entries, warning } = await readTrustStore(store);
     if (warning) options.write(`${visibleLine(warning)}\n`);
     const trusted = entries.find((entry) => entry.path === now.path);
     const change = trusted &&
-      (fingerprintChange(trusted, now) ?? await importsChange(trusted.imports, roots.length > 0));
+      (fingerprintChange(trusted, now) ??
+        await importsChange(trusted.imports, roots.length > 0, undefined, {
+          all: roots,
+          sandboxed,
+          workspace,
+        }));
     if (trusted && !change) return { kind: "trusted" };
     if (change) reason = `changed since you trusted it (${change})`;
   } catch (error) {
@@ -157,7 +164,9 @@ export async function checkWorkspaceTrust(options: TrustGateOptions): Promise<Tr
         `nothing from it was loaded. To use it, ${HOW_TO_TRUST}`,
     };
   }
-  if (roots.length > 0) now.imports = await describePluginImports(roots, dirname(now.path));
+  if (roots.length > 0) {
+    now.imports = await describePluginImports(roots, workspace, undefined, sandboxed);
+  }
   const problem = now.imports?.problem;
   // Next to the question, a screen of the lines that matter most: a 20 000-character
   // system prompt pushed the plugins and the endpoint off an 80 × 24 screen.
