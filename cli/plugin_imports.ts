@@ -76,6 +76,20 @@ function staticLocalModules(info: DenoInfo, root: string, workspace: string): st
   return found;
 }
 
+/** The first static import of `modules` (paths) that `info` lists as unresolved, if any. */
+function unresolvedImport(info: DenoInfo, modules: string[]): string | undefined {
+  const urls = new Set(modules.map((path) => pathToFileURL(path).href));
+  for (const module of info.modules) {
+    if (!urls.has(module.specifier)) continue;
+    for (const dependency of module.dependencies ?? []) {
+      const code = dependency.code;
+      if (dependency.isDynamic || code === undefined || code.specifier !== undefined) continue;
+      return JSON.stringify(dependency.specifier);
+    }
+  }
+  return undefined;
+}
+
 function hashes(paths: Iterable<string>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const path of paths) result[path] = boundedHash(path);
@@ -189,7 +203,14 @@ async function listImports(
         : (error as Error).message.replace(/^Cannot prepare plugin: /, "");
       return `what ${root} imports could not be listed (${why})`;
     }
-    for (const path of staticLocalModules(info, url, workspace)) found.add(path);
+    const modules = staticLocalModules(info, url, workspace);
+    // The sandbox prepares it with npm on: a bare import listed here as unresolved may be a
+    // package in the project's node_modules, local code that would not be hashed.
+    const unresolved = sandboxed.includes(root) && unresolvedImport(info, modules);
+    if (unresolved) {
+      return `what ${root} imports could not be listed (${unresolved} resolves only with npm)`;
+    }
+    for (const path of modules) found.add(path);
     if (found.size > MAX_IMPORTED_MODULES + roots.length) break;
   }
   for (const root of roots) found.delete(root);

@@ -66,3 +66,51 @@ Deno.test("cli: an edit to a module a sandboxed plugin imports through its folde
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("cli: a sandboxed plugin's bare import of a package in its project's node_modules is never trusted: every start asks", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-sandbox-" }));
+  await using server = await startFakeOpenAI({
+    turns: Array.from({ length: 4 }, (_, i) => ({ text: `turn ${i}` })),
+  });
+  try {
+    const dir = join(root, "repo");
+    await Deno.mkdir(join(dir, "tools"), { recursive: true });
+    await Deno.mkdir(join(dir, "node_modules", "lib"), { recursive: true });
+    await Deno.writeTextFile(join(dir, "package.json"), '{"dependencies":{"lib":"*"}}');
+    await Deno.writeTextFile(
+      join(dir, "node_modules", "lib", "package.json"),
+      '{"name":"lib","version":"1.0.0","main":"index.js"}',
+    );
+    await Deno.writeTextFile(
+      join(dir, "node_modules", "lib", "index.js"),
+      "export const name = 'p';\n",
+    );
+    await Deno.writeTextFile(
+      join(dir, "p.ts"),
+      'import { name } from "lib";\nexport default { name, tools: [] };\n',
+    );
+    await Deno.writeTextFile(
+      join(dir, "tack.jsonc"),
+      JSON.stringify({
+        baseURL: server.baseURL,
+        plugins: [{ specifier: "./p.ts", sandbox: true }],
+      }),
+    );
+    const env = { XDG_STATE_HOME: join(root, "state") };
+    const tack = (args: string[]) => runTack(dir, args, { env });
+    const trusted = await tack(["trust"]);
+    equal(trusted.code, 0, trusted.stderr);
+    // As a `git pull` (or `npm install`) would bring it.
+    await Deno.writeTextFile(
+      join(dir, "node_modules", "lib", "index.js"),
+      'export const name = "p";\nthrow new Error("changed-code-ran");\n',
+    );
+    const edited = await tack(["hello"]);
+    equal(/changed-code-ran/.test(edited.stderr), false, edited.stderr);
+    equal(edited.code, 2, edited.stderr);
+    match(edited.stderr, /"lib" resolves only with npm/);
+    match(trusted.stderr, /"lib" resolves only with npm\): trusted, it is asked about again/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
