@@ -302,11 +302,23 @@ async function readHead(conn: Deno.Conn): Promise<{ text: string; rest: Uint8Arr
     const read = await conn.read(buffer.subarray(size));
     if (read === null) return undefined;
     size += read;
-    const text = new TextDecoder("latin1").decode(buffer.subarray(0, size));
+    const text = byteText(buffer.subarray(0, size));
     const end = text.indexOf("\r\n\r\n");
     if (end >= 0) return { text: text.slice(0, end + 4), rest: buffer.slice(end + 4, size) };
   }
   return undefined;
+}
+
+/**
+ * Bytes as text, one character a byte, so that the text encodes back to the same bytes
+ * (`TextDecoder("latin1")` is windows-1252: a header's 0x80 came back as 0xAC).
+ */
+function byteText(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return text;
 }
 
 /**

@@ -125,7 +125,9 @@ Deno.test("tunnelAddresses: http and https, and not when a proxy from the enviro
 Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address that accepts, without the proxy's credential", async () => {
   // 127.0.0.2 is loopback too, and nothing listens there: it refuses.
   const seen: string[] = [];
+  const rawHeaders: (string | null)[] = [];
   await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (r) => {
+    rawHeaders.push(r.headers.get("x-raw"));
     seen.push(
       `${r.method} ${r.url} host=${r.headers.get("host")} ` +
         `auth=${r.headers.get("proxy-authorization")} body=${await r.text()}`,
@@ -154,6 +156,15 @@ Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address 
     });
     deepEqual([big.status, await big.text()], [200, "hello"]);
     equal(seen.length, 2);
+    seen.pop();
+    // A header's bytes are forwarded as they came (decoded as windows-1252, 0x80 became 0xAC).
+    const bytes = "\x80\x9f\xa0\xff";
+    const raw = await fetch(`http://127.0.0.1:${port}/raw`, {
+      client: tunnel.client,
+      headers: { host: `name.test:${port}`, "x-raw": bytes },
+    });
+    deepEqual([raw.status, await raw.text()], [200, "hello"]);
+    equal(rawHeaders.at(-1), bytes);
     seen.pop();
     // Every address refuses: the request ends unanswered and the tunnel says why.
     tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.3"], Date.now() + 10_000);
