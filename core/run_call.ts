@@ -78,9 +78,6 @@ export function runCall(
   }
 }
 
-// The bodies of a call's callbacks are module functions, not closures: V8 drops the code it
-// optimized for a closure at a full GC that finds none alive (docs/bench.md).
-
 /** Runs `afterToolCall` on what a call's tool answered, then hands `done` its final outcome. */
 function afterExecution(
   input: ExecuteToolCallsInput,
