@@ -51,7 +51,7 @@ export interface ExecuteToolCallsInput {
   resolved?: ReadonlyMap<string, ToolCallPreparation>;
 }
 
-/** The outcome of a batch: one result message per call, in call order. */
+/** The outcome of a batch: its result messages and its deferred calls, each in call order. */
 export interface ToolBatch {
   /** One result message per call that has one (a deferred call has none yet), in call order. */
   messages: ToolResultMessage[];
@@ -122,7 +122,7 @@ function isSequential(input: ExecuteToolCallsInput): boolean {
  * sequential batch after it never start: each gets its error result now (a call that never
  * started gets its `tool_execution_start` first), so that every call has one.
  *
- * @returns The calls given a result, in call order.
+ * @returns The result messages it made, in call order (they are also put in `settled`).
  */
 function closeAborted(
   input: ExecuteToolCallsInput,
@@ -263,9 +263,13 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
   let terminate = settled.length > 0;
   for (const one of settled) {
     if (one === undefined) continue; // after a deferred call of a sequential batch
-    if (isDeferred(one)) deferred.push(one);
-    else messages.push(one);
-    if (isDeferred(one) || one.terminate !== true) terminate = false;
+    if (isDeferred(one)) {
+      deferred.push(one);
+      terminate = false; // a call with no result yet has not asked to stop
+    } else {
+      messages.push(one);
+      if (one.terminate !== true) terminate = false;
+    }
   }
   return { messages, terminate, deferred };
 }
