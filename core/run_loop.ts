@@ -214,23 +214,24 @@ class Run {
 
 /**
  * Runs the message's calls that have no result yet and ends the turn: "more" when the model
- * should see the results, "stop" when it should not, "end" to end the run.
+ * should see the results, "stop" when it should not, "end" to end the run. `kept` holds the
+ * results from before a resume (none for a new turn).
  */
 async function finishTurn(
   run: Run,
   message: AssistantMessage,
-  done: ToolResultMessage[],
+  kept: ToolResultMessage[],
   turn: Turn,
   resolved?: ReadonlyMap<string, ToolCallPreparation>,
 ): Promise<"more" | "stop" | "end"> {
   const { input } = run;
   const { state, config, signal, emit } = input;
   const toolCalls = toolCallsOf(message);
-  // Only a resumed batch has results already; a new one skips the search (a closure per call).
-  const open = done.length === 0
+  // Only a resumed batch keeps results; a new one skips the search (a closure per call).
+  const open = kept.length === 0
     ? toolCalls
-    : toolCalls.filter((call) => !done.some((r) => r.toolCallId === call.id));
-  let toolResults = [...done];
+    : toolCalls.filter((call) => !kept.some((r) => r.toolCallId === call.id));
+  let toolResults = [...kept];
   let more = toolCalls.length > 0;
   if (open.length > 0) {
     const batch = await executeToolCalls({
@@ -244,11 +245,12 @@ async function finishTurn(
       watch: run.watch,
       resolved,
     });
-    // Results kept from before a resume, merged with the batch's own in call order.
-    toolResults = done.length === 0
+    // The batch's results, merged in call order with those kept from before a resume.
+    toolResults = kept.length === 0
       ? batch.messages
-      : inCallOrder(toolCalls, [...done, ...batch.messages]);
-    // The batch gave an aborted run's deferred calls their results; those it returns wait.
+      : inCallOrder(toolCalls, [...kept, ...batch.messages]);
+    // Calls a hook deferred wait for a decision, and the run stops here (after an abort the
+    // batch gave them error results instead, and returns none).
     if (batch.deferred.length > 0) {
       state.interrupted = {
         results: toolResults,
@@ -259,7 +261,7 @@ async function finishTurn(
       return "end";
     }
     // Every result asks to stop, those from before an interruption too, or the run goes on.
-    more = !(batch.terminate && done.every((result) => result.terminate === true));
+    more = !(batch.terminate && kept.every((result) => result.terminate === true));
   }
   for (const result of toolResults) run.append(result);
   emit({ type: "turn_end", message, toolResults });
