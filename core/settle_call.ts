@@ -83,21 +83,21 @@ export function deferCall(input: SettleInput, call: DeferredToolCall): DeferredT
   return call;
 }
 
-function finish(input: SettleInput, done: Finished): ToolResultMessage {
-  const budget = done.tool?.maxResultChars ?? input.config.maxResultChars ??
+function finish(input: SettleInput, finished: Finished): ToolResultMessage {
+  const budget = finished.tool?.maxResultChars ?? input.config.maxResultChars ??
     DEFAULT_MAX_RESULT_CHARS;
-  const { result, truncation } = applyResultBudget(done.result, budget);
-  const { toolCall } = done;
+  const { result, truncation } = applyResultBudget(finished.result, budget);
+  const { toolCall } = finished;
   const end: Extract<AgentEvent, { type: "tool_execution_end" }> = {
     type: "tool_execution_end",
     toolCallId: toolCall.id,
     toolName: toolCall.name,
     result,
-    isError: done.isError,
+    isError: finished.isError,
   };
-  if (done.args !== undefined) end.args = done.args;
-  if (done.blockedBy !== undefined) end.blockedBy = done.blockedBy;
-  if (done.rewrittenBy !== undefined) end.rewrittenBy = done.rewrittenBy;
+  if (finished.args !== undefined) end.args = finished.args;
+  if (finished.blockedBy !== undefined) end.blockedBy = finished.blockedBy;
+  if (finished.rewrittenBy !== undefined) end.rewrittenBy = finished.rewrittenBy;
   input.emit(end);
   const message: ToolResultMessage = {
     role: "toolResult",
@@ -105,7 +105,7 @@ function finish(input: SettleInput, done: Finished): ToolResultMessage {
     toolName: toolCall.name,
     content: result.content,
     details: result.details,
-    isError: done.isError,
+    isError: finished.isError,
     timestamp: Date.now(),
   };
   if (truncation) message.truncation = truncation;
@@ -120,7 +120,7 @@ function finish(input: SettleInput, done: Finished): ToolResultMessage {
  * from the event sink (a host bug) propagates.
  *
  * @param input The event sink and the budget.
- * @param done The call and what it ended with.
+ * @param finished The call and what it ended with.
  * @returns Its result message.
  *
  * @example
@@ -135,14 +135,14 @@ function finish(input: SettleInput, done: Finished): ToolResultMessage {
  * equal(kept.toolCallId, "c1");
  * ```
  */
-export function settle(input: SettleInput, done: Finished): ToolResultMessage {
+export function settle(input: SettleInput, finished: Finished): ToolResultMessage {
   try {
-    return finish(input, done);
+    return finish(input, finished);
   } catch (error) {
     return finish(input, {
-      toolCall: done.toolCall,
-      tool: done.tool,
-      result: errorToToolResult(error, `Cannot finish tool call ${done.toolCall.name}: `),
+      toolCall: finished.toolCall,
+      tool: finished.tool,
+      result: errorToToolResult(error, `Cannot finish tool call ${finished.toolCall.name}: `),
       isError: true,
     });
   }
