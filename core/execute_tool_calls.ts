@@ -163,20 +163,19 @@ async function executeSequential(
 ): Promise<(Settled | undefined)[]> {
   const settled: (Settled | undefined)[] = new Array(input.toolCalls.length);
   for (let i = 0; i < input.toolCalls.length; i++) {
-    let preparation = start(input, input.toolCalls[i]);
-    if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+    const started = start(input, input.toolCalls[i]);
+    const preparation = isPromiseLike<ToolCallPreparation>(started) ? await started : started;
     if (preparation.kind === "deferred") {
       // Sequential means each call finishes before the next starts: the calls after a
       // deferred one wait with it (no result yet) and run after it on resume.
       settled[i] = deferCall(input, preparation);
       break;
     }
-    const prepared = preparation;
     const one = settle(
       input,
-      prepared.kind === "immediate"
-        ? prepared
-        : await new Promise<Finished>((done) => runCall(input, prepared, i, watch, done)),
+      preparation.kind === "immediate"
+        ? preparation
+        : await new Promise<Finished>((done) => runCall(input, preparation, i, watch, done)),
     );
     emitResultMessage(input, one);
     settled[i] = one;
@@ -194,8 +193,8 @@ async function executeParallel(
   const settled: Settled[] = new Array(input.toolCalls.length);
   const ready: ReadyCall[] = [];
   for (let i = 0; i < input.toolCalls.length; i++) {
-    let preparation = start(input, input.toolCalls[i]);
-    if (isPromiseLike<ToolCallPreparation>(preparation)) preparation = await preparation;
+    const started = start(input, input.toolCalls[i]);
+    const preparation = isPromiseLike<ToolCallPreparation>(started) ? await started : started;
     if (preparation.kind === "immediate") settled[i] = settle(input, preparation);
     else if (preparation.kind === "deferred") settled[i] = deferCall(input, preparation);
     else ready.push({ index: i, call: preparation });
