@@ -110,6 +110,28 @@ function usable(value: number | undefined): number | undefined {
 }
 
 /**
+ * The timeout of the loop's turn hooks (`prepareTurn`, `shouldStopAfterTurn`): `hookTimeoutMs`,
+ * else `toolTimeoutMs`, else two minutes, skipping a value that is not a timeout as
+ * {@linkcode timeoutsFor} does (taken as it was, a negative one left those hooks unbounded).
+ *
+ * @param config The agent's limits.
+ * @returns The limit in ms.
+ *
+ * @example
+ * ```ts
+ * import { turnHookTimeoutMs } from "./loop_config.ts";
+ * import { equal } from "node:assert/strict";
+ *
+ * equal(turnHookTimeoutMs({ hookTimeoutMs: -1, toolTimeoutMs: 50 }), 50);
+ * ```
+ */
+export function turnHookTimeoutMs(
+  config: Pick<LoopConfig, "toolTimeoutMs" | "hookTimeoutMs">,
+): number {
+  return usable(config.hookTimeoutMs) ?? usable(config.toolTimeoutMs) ?? DEFAULT_TOOL_TIMEOUT_MS;
+}
+
+/**
  * A call's timeout and its hooks' timeout, from the tool and the config: the tool's own
  * `timeoutMs`, else the agent's `toolTimeoutMs`, else two minutes; hooks get
  * `hookTimeoutMs` when set, else the call's timeout.

@@ -13,10 +13,10 @@ import { boundHook } from "./bound_hook.ts";
 import { keepLayout } from "./keep_layout.ts";
 import {
   DEFAULT_MAX_TURNS,
-  DEFAULT_TOOL_TIMEOUT_MS,
   indexTools,
   type LoopConfig,
   type ToolIndex,
+  turnHookTimeoutMs,
 } from "./loop_config.ts";
 import {
   type AssistantMessage,
@@ -97,7 +97,7 @@ async function stopAfterTurn(
   newMessages: Message[],
 ): Promise<boolean> {
   const { config, state, signal } = input;
-  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const limit = turnHookTimeoutMs(config);
   const outcome = await boundHook(
     () => config.shouldStopAfterTurn!({ message, toolResults, context: state, newMessages }),
     signal,

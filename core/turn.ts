@@ -16,7 +16,7 @@ import { boundHook } from "./bound_hook.ts";
 import type { AgentContext } from "./hooks.ts";
 import { keepLayout } from "./keep_layout.ts";
 import { withUniqueToolCallIds } from "./unique_tool_call_ids.ts";
-import { DEFAULT_TOOL_TIMEOUT_MS, type LoopConfig, type ToolIndex } from "./loop_config.ts";
+import { type LoopConfig, type ToolIndex, turnHookTimeoutMs } from "./loop_config.ts";
 import { type AssistantMessage, emptyUsage, type Message } from "./messages.ts";
 import type { AgentTool } from "./tool.ts";
 import { thrownText } from "./thrown_text.ts";
@@ -236,7 +236,7 @@ export async function buildTurn(
   const { state, config, signal } = input;
   const hook = config.prepareTurn;
   if (!hook) return { context: state, tools: indexFor(state.tools), config };
-  const limit = config.hookTimeoutMs ?? config.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const limit = turnHookTimeoutMs(config);
   const outcome = await boundHook(
     (hookSignal) =>
       hook(

@@ -134,3 +134,40 @@ Deno.test("runLoop refuses to resume with prompts, before the run starts", async
   equal(state.messages.length, 2);
   deepEqual(events, []);
 });
+
+Deno.test("turn hooks with a hookTimeoutMs that is not one (negative) are bounded by toolTimeoutMs, as a call's hooks are", async () => {
+  // Before, `prepareTurn` and `shouldStopAfterTurn` took -1 as it was: no bound, and a hook
+  // that never answered held the run for good (a call's hooks skipped it: timeoutsFor).
+  const never = () => new Promise<never>(() => {});
+  const outcomes: Record<string, unknown> = {};
+  for (const hook of ["prepareTurn", "shouldStopAfterTurn"] as const) {
+    const state = { systemPrompt: "", messages: [] as Message[], tools: [echoTool()] };
+    const run = runLoop({
+      state,
+      prompts: [user("go")],
+      config: {
+        model: scriptedModel([[text("hi")], [text("again")]]),
+        toolTimeoutMs: 20,
+        hookTimeoutMs: -1,
+        [hook]: never,
+      },
+      signal: new AbortController().signal,
+      emit: () => {},
+    });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const held = new Promise<"held">((resolve) => (timer = setTimeout(resolve, 10_000, "held")));
+    const added = await Promise.race([run, held]);
+    clearTimeout(timer);
+    outcomes[hook] = added === "held"
+      ? added
+      : added.map((message) =>
+        message.role === "assistant"
+          ? `${message.stopReason}: ${message.errorMessage ?? textOf(message)}`
+          : message.role
+      );
+  }
+  deepEqual(outcomes, {
+    prepareTurn: ["user", "error: Cannot start turn 1: prepareTurn did not answer within 20 ms"],
+    shouldStopAfterTurn: ["user", "stop: hi"],
+  });
+});
