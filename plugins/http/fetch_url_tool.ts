@@ -138,17 +138,7 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
       let url = parseUrl(params.url);
       const refused = settings.allowlist.refusal(url);
       if (refused) throw new Error(refused);
-      const leadsTo = (target: URL) =>
-        checkAddress(target, {
-          allowPrivate: settings.allowPrivateAddresses === true,
-          listedExactly: settings.allowlist.listsExactly(target),
-          signal,
-        });
-      // The addresses each hop was checked with, connected to instead of the name: each in
-      // turn, through a tunnel of the call's own (pinned_tunnel.ts), or, for http where the
-      // tunnel does not apply, the first (pinnedUrl).
-      let checked = await leadsTo(url);
-      if (checked.refusal) throw new Error(checked.refusal);
+      // The call's time starts here: its lookups (the URL's, each redirect's) count too.
       const controller = new AbortController();
       const deadline = Date.now() + settings.timeoutSeconds * 1000;
       let timedOut = false;
@@ -184,7 +174,18 @@ export function createFetchUrlTool(settings: FetchSettings): AgentTool {
           cause,
         });
       };
+      const leadsTo = (target: URL) =>
+        checkAddress(target, {
+          allowPrivate: settings.allowPrivateAddresses === true,
+          listedExactly: settings.allowlist.listsExactly(target),
+          signal: controller.signal,
+        }).catch(fail);
       try {
+        // The addresses each hop was checked with, connected to instead of the name: each in
+        // turn, through a tunnel of the call's own (pinned_tunnel.ts), or, for http where the
+        // tunnel does not apply, the first (pinnedUrl).
+        let checked = await leadsTo(url);
+        if (checked.refusal) throw new Error(checked.refusal);
         const headers = new Headers({ ...settings.headers, ...params.headers });
         headers.delete("host"); // the URL's, always
         let currentMethod: string = method;
