@@ -332,7 +332,8 @@ function parseProxyRequest(
   const [first, ...lines] = text.split("\r\n");
   const connect = /^CONNECT (\S+) HTTP\/1\.[01]$/.exec(first);
   if (connect) return { authority: connect[1].toLowerCase() };
-  const plain = /^([A-Z]+) (http:\/\/\S+) (HTTP\/1\.[01])$/.exec(first);
+  // The authority a name, an address or `[address]`, and a port: nothing URL reads otherwise.
+  const plain = /^([A-Z]+) (http:\/\/[\w.:[\]-]+(?:[/?]\S*)?) (HTTP\/1\.[01])$/.exec(first);
   if (!plain) return undefined;
   let target: URL;
   try {
@@ -343,7 +344,11 @@ function parseProxyRequest(
   const kept = lines.filter((line) =>
     line !== "" && !/^proxy-(authorization|connection):/i.test(line)
   );
-  const forward = [`${plain[1]} ${target.pathname}${target.search} ${plain[3]}`, ...kept]
+  // The target as fetch wrote it, its scheme and authority cut: parsed and written out again,
+  // an empty query (`/a?`) was lost.
+  const path = plain[2].replace(/^http:\/\/[\w.:[\]-]+/, "");
+  const origin = path.startsWith("/") ? path : `/${path}`;
+  const forward = [`${plain[1]} ${origin} ${plain[3]}`, ...kept]
     .join("\r\n") + "\r\n\r\n";
   return {
     authority: `${target.hostname}:${target.port || "80"}`,

@@ -238,3 +238,38 @@ Deno.test({
     });
   },
 });
+
+Deno.test("pinned tunnel: a plain-HTTP request's target reaches the server as fetch sent it", async () => {
+  // Before, the tunnel parsed the target as a URL and wrote it out again: an empty query
+  // (`/a?`) reached the server as `/a`.
+  const lines: string[] = [];
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  const served = (async () => {
+    for await (const conn of listener) {
+      const buffer = new Uint8Array(8192);
+      const read = await conn.read(buffer);
+      lines.push(new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0]);
+      await conn.write(new TextEncoder().encode("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"));
+      conn.close();
+    }
+  })();
+  const tunnel = openPinnedTunnel();
+  try {
+    tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.1"], Date.now() + 10_000);
+    for (const target of ["/a?", "/b??c", "/c%3F?d=%2e%2e", "/"]) {
+      const response = await fetch(`http://127.0.0.1:${port}${target}`, { client: tunnel.client });
+      await response.body?.cancel();
+    }
+    deepEqual(lines, [
+      "GET /a? HTTP/1.1",
+      "GET /b??c HTTP/1.1",
+      "GET /c%3F?d=%2e%2e HTTP/1.1",
+      "GET / HTTP/1.1",
+    ]);
+  } finally {
+    tunnel.close();
+    listener.close();
+    await served.catch(() => {});
+  }
+});
