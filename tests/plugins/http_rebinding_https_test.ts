@@ -9,53 +9,40 @@
 
 import { deepEqual, equal } from "node:assert/strict";
 import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
-import { childEnv } from "../support/child_env.ts";
+import { canIsolate, runInOwnNetwork } from "../support/own_network.ts";
 
 const CHILD = new URL("../fixtures/http/rebinding_https_child.ts", import.meta.url).pathname;
-const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 
-async function canIsolate(): Promise<boolean> {
-  if (Deno.build.os !== "linux" || Deno.uid() !== 0 || !(await hasOpenssl())) return false;
-  const probe = new Deno.Command("unshare", { args: ["-mn", "true"], stderr: "null" });
-  return (await probe.output().catch(() => ({ success: false }))).success;
+async function canRun(): Promise<boolean> {
+  return await hasOpenssl() && await canIsolate();
 }
 
 Deno.test({
   name: "fetch_url: an https name is connected to at an address checked (trying each in order, " +
     "each attempt bounded), " +
     "not at a second lookup's, and its certificate is still checked for the name",
-  ignore: !(await canIsolate()),
+  ignore: !(await canRun()),
   async fn() {
     // Before, fetch resolved each name again and every request reached the secret.
     const dir = await Deno.makeTempDir();
     try {
       const { ca, cert, key } = await makeCertificates(dir, ["rebind.test", "*.rebind.test"]);
-      await Deno.writeTextFile(`${dir}/resolv.conf`, "nameserver 127.0.0.1\n");
-      const child = async (flags: string) => {
-        const script = "set -e; ip link set lo up; " +
-          "ip addr add 93.184.215.13/32 dev lo; ip addr add 93.184.215.14/32 dev lo; " +
-          // A device nobody reads: what is routed there is dropped, unanswered.
-          "ip tuntap add dev void0 mode tun; ip link set void0 up; " +
-          "ip route add 93.184.215.12/32 dev void0; " +
-          `mount --bind ${dir}/resolv.conf /etc/resolv.conf; ` +
-          `exec "${Deno.execPath()}" run -A ${flags} --unstable-net --config ${CONFIG} ${CHILD} ` +
-          `${cert} ${key}`;
-        const run = new Deno.Command("unshare", {
-          args: ["-mn", "bash", "-c", script],
-          // Only these (and what a child needs, as PATH): a proxy from this machine's environment
-          // would take the requests around the tunnel.
-          env: childEnv({ DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" }),
-          clearEnv: true,
-        });
-        const { stdout, stderr, success } = await run.output();
-        deepEqual([success, new TextDecoder().decode(stderr).trim()], [true, ""]);
-        return JSON.parse(new TextDecoder().decode(stdout));
-      };
+      const child = (flags: string[] = []) =>
+        runInOwnNetwork({
+          setup: "ip addr add 93.184.215.13/32 dev lo; ip addr add 93.184.215.14/32 dev lo; " +
+            // A device nobody reads: what is routed there is dropped, unanswered.
+            "ip tuntap add dev void0 mode tun; ip link set void0 up; " +
+            "ip route add 93.184.215.12/32 dev void0",
+          child: CHILD,
+          args: [cert, key],
+          flags,
+          env: { DENO_CERT: ca, NO_PROXY: "noproxy.rebind.test" },
+        }) as Promise<Record<string, { text: string; isError: boolean }>>;
       const ok = (asked: string) => ({
         text: `HTTP 200 OK (text/plain;charset=UTF-8)\n\npublic, asked for ${asked}`,
         isError: false,
       });
-      deepEqual(await child(""), {
+      deepEqual(await child(), {
         "https://rebind.test:8443/": ok("rebind.test:8443/"),
         "https://two.rebind.test:8443/": ok("two.rebind.test:8443/"),
         "https://hop.rebind.test:8443/hop": {
@@ -95,7 +82,7 @@ Deno.test({
       });
       // A NO_PROXY the process may not read still sends fetch around the tunnel: the answer
       // it did not carry is refused (the request went out).
-      const unread = await child("--deny-env=NO_PROXY,no_proxy");
+      const unread = await child(["--deny-env=NO_PROXY,no_proxy"]);
       deepEqual(unread["https://noproxy.rebind.test:8443/"], {
         text: "Cannot fetch https://noproxy.rebind.test:8443/: NO_PROXY names its host, so " +
           "fetch connected to it by name, not to an address checked; refused",
