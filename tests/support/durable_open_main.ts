@@ -3,23 +3,12 @@
 // too, then opens the store <dir>/runs-<i>.sqlite (new), lists it and closes it, and prints one
 // line: "ok" or the error's message.
 import { openRunStore } from "@tack/agent";
+import { meetAt } from "./race_barrier.ts";
 
 const [dir, rounds, name] = Deno.args;
-const other = name === "a" ? "b" : "a";
-const exists = (path: string) => {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 for (let round = 0; round < Number(rounds); round++) {
-  Deno.writeTextFileSync(`${dir}/ready-${round}-${name}`, "");
-  while (!exists(`${dir}/ready-${round}-${other}`)) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await meetAt(dir, round, name);
   try {
     const store = await openRunStore(`${dir}/runs-${round}.sqlite`);
     await store.list();

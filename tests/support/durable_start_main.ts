@@ -3,24 +3,13 @@
 // there too, then starts run "run-<i>" (its answer: "by <name>") and prints one line of JSON:
 // {"round": i, "ok": true} or {"round": i, "ok": false, "name": <error>, "message": <its text>}.
 import { openRunStore, scriptedModel, startRun, text } from "@tack/agent";
+import { meetAt } from "./race_barrier.ts";
 
 const [kvPath, dir, rounds, name] = Deno.args;
-const other = name === "a" ? "b" : "a";
 const store = await openRunStore(kvPath);
-const exists = (path: string) => {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 for (let round = 0; round < Number(rounds); round++) {
-  Deno.writeTextFileSync(`${dir}/ready-${round}-${name}`, "");
-  while (!exists(`${dir}/ready-${round}-${other}`)) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await meetAt(dir, round, name);
   const options = { model: scriptedModel([[text(`by ${name}`)]]) };
   try {
     await startRun(store, `run-${round}`, options, "go", name);
