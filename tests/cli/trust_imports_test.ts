@@ -4,48 +4,31 @@
 // temporary folders; each imported module writes a marker when it is imported.
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { runTack } from "../support/run_tack.ts";
-import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { type TrustRepo, withTrustRepo } from "../support/trust_repo.ts";
 
 const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 
-interface Repo {
-  /** The folder with tack.jsonc (listing ./tools/jira.ts), tools/jira.ts and tools/lib.ts. */
-  dir: string;
-  /** The XDG_STATE_HOME the runs use. */
-  env: { XDG_STATE_HOME: string };
-  /** The folder above the repository (for a module outside it). */
-  root: string;
-  /** Runs tack in the repository. */
-  tack(args: string[]): ReturnType<typeof runTack>;
+interface Repo extends TrustRepo {
   /** A module that writes `marker` when imported. */
   module(marker: string, imports?: string): string;
 }
 
-async function withRepo(fn: (repo: Repo) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-imports-" }));
-  await using server = await startFakeOpenAI({
-    turns: Array.from({ length: 8 }, (_, i) => ({ text: `turn ${i}` })),
-  });
-  try {
-    const dir = join(root, "repo");
-    await Deno.mkdir(join(dir, "tools"), { recursive: true });
-    await Deno.writeTextFile(
-      join(dir, "tools", "jira.ts"),
-      'import "./lib.ts";\nexport default { name: "jira", tools: [] };\n',
-    );
-    const module = (marker: string, imports = "") =>
-      `${imports}Deno.writeTextFileSync(${JSON.stringify(join(dir, marker))}, "imported");\n`;
-    await Deno.writeTextFile(join(dir, "tools", "lib.ts"), module("lib-ran"));
-    await Deno.writeTextFile(
-      join(dir, "tack.jsonc"),
-      JSON.stringify({ baseURL: server.baseURL, plugins: ["./tools/jira.ts"] }),
-    );
-    const env = { XDG_STATE_HOME: join(root, "state") };
-    await fn({ dir, env, root, tack: (args) => runTack(dir, args, { env }), module });
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+/** A repository whose tack.jsonc lists ./tools/jira.ts, which imports ./tools/lib.ts. */
+function withRepo(fn: (repo: Repo) => Promise<void>): Promise<void> {
+  let dir = "";
+  const module = (marker: string, imports = "") =>
+    `${imports}Deno.writeTextFileSync(${JSON.stringify(join(dir, marker))}, "imported");\n`;
+  return withTrustRepo(
+    {
+      "tools/jira.ts": 'import "./lib.ts";\nexport default { name: "jira", tools: [] };\n',
+    },
+    ["./tools/jira.ts"],
+    async (repo) => {
+      dir = repo.dir;
+      await Deno.writeTextFile(join(dir, "tools", "lib.ts"), module("lib-ran"));
+      await fn({ ...repo, module });
+    },
+  );
 }
 
 Deno.test("cli: an unchanged import graph does not ask; an edit to a module a listed plugin imports asks again, naming it", () =>

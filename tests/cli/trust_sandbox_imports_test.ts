@@ -3,114 +3,71 @@
 // way the sandbox will resolve them. Real CLI processes in temporary folders.
 import { equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { runTack } from "../support/run_tack.ts";
-import { startFakeOpenAI } from "../support/fake_openai_server.ts";
+import { withTrustRepo } from "../support/trust_repo.ts";
 
-Deno.test("cli: an edit to a module a sandboxed plugin imports through its folder's deno.json asks again", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-sandbox-" }));
-  await using server = await startFakeOpenAI({
-    turns: Array.from({ length: 4 }, (_, i) => ({ text: `turn ${i}` })),
-  });
-  try {
-    const dir = join(root, "repo");
-    await Deno.mkdir(join(dir, "tools"), { recursive: true });
-    await Deno.writeTextFile(
-      join(dir, "deno.json"),
-      JSON.stringify({ imports: { "lib": "./tools/lib.ts" } }),
-    );
-    await Deno.writeTextFile(
-      join(dir, "tools", "p.ts"),
-      'import { name } from "lib";\nexport default { name, tools: [] };\n',
-    );
-    await Deno.writeTextFile(join(dir, "tools", "lib.ts"), 'export const name = "p";\n');
-    await Deno.writeTextFile(
-      join(dir, "tack.jsonc"),
-      JSON.stringify({
-        baseURL: server.baseURL,
-        plugins: [{ specifier: "./tools/p.ts", sandbox: true }],
-      }),
-    );
-    const env = { XDG_STATE_HOME: join(root, "state") };
-    const tack = (args: string[]) => runTack(dir, args, { env });
-    const trusted = await tack(["trust"]);
-    equal(trusted.code, 0, trusted.stderr);
-    const first = await tack(["hello"]);
-    equal(first.code, 0, first.stderr);
+Deno.test("cli: an edit to a module a sandboxed plugin imports through its folder's deno.json asks again", () =>
+  withTrustRepo(
+    {
+      "deno.json": JSON.stringify({ imports: { "lib": "./tools/lib.ts" } }),
+      "tools/p.ts": 'import { name } from "lib";\nexport default { name, tools: [] };\n',
+      "tools/lib.ts": 'export const name = "p";\n',
+    },
+    [{ specifier: "./tools/p.ts", sandbox: true }],
+    async ({ dir, tack }) => {
+      const trusted = await tack(["trust"]);
+      equal(trusted.code, 0, trusted.stderr);
+      const first = await tack(["hello"]);
+      equal(first.code, 0, first.stderr);
 
-    // As a `git pull` would bring it: the sandboxed plugin's module, now throwing a marker.
-    await Deno.writeTextFile(
-      join(dir, "tools", "lib.ts"),
-      'throw new Error("changed-code-ran");\nexport const name = "p";\n',
-    );
-    const edited = await tack(["hello"]);
-    equal(/changed-code-ran/.test(edited.stderr), false, edited.stderr);
-    equal(edited.code, 2, edited.stderr);
-    match(edited.stderr, /tools\/lib\.ts, which a plugin imports, changed/);
+      // As a `git pull` would bring it: the sandboxed plugin's module, now throwing a marker.
+      await Deno.writeTextFile(
+        join(dir, "tools", "lib.ts"),
+        'throw new Error("changed-code-ran");\nexport const name = "p";\n',
+      );
+      const edited = await tack(["hello"]);
+      equal(/changed-code-ran/.test(edited.stderr), false, edited.stderr);
+      equal(edited.code, 2, edited.stderr);
+      match(edited.stderr, /tools\/lib\.ts, which a plugin imports, changed/);
 
-    // Trusted again; then a deno.json nearer the plugin maps "lib" to another module.
-    await Deno.writeTextFile(join(dir, "tools", "lib.ts"), 'export const name = "p";\n');
-    equal((await tack(["trust"])).code, 0);
-    await Deno.writeTextFile(
-      join(dir, "tools", "evil.ts"),
-      'throw new Error("changed-code-ran");\n',
-    );
-    await Deno.writeTextFile(
-      join(dir, "tools", "deno.json"),
-      JSON.stringify({ imports: { "lib": "./evil.ts" } }),
-    );
-    const remapped = await tack(["hello"]);
-    equal(/changed-code-ran/.test(remapped.stderr), false, remapped.stderr);
-    equal(remapped.code, 2, remapped.stderr);
-    match(remapped.stderr, /the Deno config \S+\/tools\/deno\.json, which its plugins' imports/);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-});
+      // Trusted again; then a deno.json nearer the plugin maps "lib" to another module.
+      await Deno.writeTextFile(join(dir, "tools", "lib.ts"), 'export const name = "p";\n');
+      equal((await tack(["trust"])).code, 0);
+      await Deno.writeTextFile(
+        join(dir, "tools", "evil.ts"),
+        'throw new Error("changed-code-ran");\n',
+      );
+      await Deno.writeTextFile(
+        join(dir, "tools", "deno.json"),
+        JSON.stringify({ imports: { "lib": "./evil.ts" } }),
+      );
+      const remapped = await tack(["hello"]);
+      equal(/changed-code-ran/.test(remapped.stderr), false, remapped.stderr);
+      equal(remapped.code, 2, remapped.stderr);
+      match(remapped.stderr, /the Deno config \S+\/tools\/deno\.json, which its plugins' imports/);
+    },
+  ));
 
-Deno.test("cli: a sandboxed plugin's bare import of a package in its project's node_modules is never trusted: every start asks", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "tack-trust-sandbox-" }));
-  await using server = await startFakeOpenAI({
-    turns: Array.from({ length: 4 }, (_, i) => ({ text: `turn ${i}` })),
-  });
-  try {
-    const dir = join(root, "repo");
-    await Deno.mkdir(join(dir, "tools"), { recursive: true });
-    await Deno.mkdir(join(dir, "node_modules", "lib"), { recursive: true });
-    await Deno.writeTextFile(join(dir, "package.json"), '{"dependencies":{"lib":"*"}}');
-    await Deno.writeTextFile(
-      join(dir, "node_modules", "lib", "package.json"),
-      '{"name":"lib","version":"1.0.0","main":"index.js"}',
-    );
-    await Deno.writeTextFile(
-      join(dir, "node_modules", "lib", "index.js"),
-      "export const name = 'p';\n",
-    );
-    await Deno.writeTextFile(
-      join(dir, "p.ts"),
-      'import { name } from "lib";\nexport default { name, tools: [] };\n',
-    );
-    await Deno.writeTextFile(
-      join(dir, "tack.jsonc"),
-      JSON.stringify({
-        baseURL: server.baseURL,
-        plugins: [{ specifier: "./p.ts", sandbox: true }],
-      }),
-    );
-    const env = { XDG_STATE_HOME: join(root, "state") };
-    const tack = (args: string[]) => runTack(dir, args, { env });
-    const trusted = await tack(["trust"]);
-    equal(trusted.code, 0, trusted.stderr);
-    // As a `git pull` (or `npm install`) would bring it.
-    await Deno.writeTextFile(
-      join(dir, "node_modules", "lib", "index.js"),
-      'export const name = "p";\nthrow new Error("changed-code-ran");\n',
-    );
-    const edited = await tack(["hello"]);
-    equal(/changed-code-ran/.test(edited.stderr), false, edited.stderr);
-    equal(edited.code, 2, edited.stderr);
-    match(edited.stderr, /"lib" resolves only with npm/);
-    match(trusted.stderr, /"lib" resolves only with npm\): trusted, it is asked about again/);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-});
+Deno.test("cli: a sandboxed plugin's bare import of a package in its project's node_modules is never trusted: every start asks", () =>
+  withTrustRepo(
+    {
+      "package.json": '{"dependencies":{"lib":"*"}}',
+      "node_modules/lib/package.json": '{"name":"lib","version":"1.0.0","main":"index.js"}',
+      "node_modules/lib/index.js": "export const name = 'p';\n",
+      "p.ts": 'import { name } from "lib";\nexport default { name, tools: [] };\n',
+    },
+    [{ specifier: "./p.ts", sandbox: true }],
+    async ({ dir, tack }) => {
+      const trusted = await tack(["trust"]);
+      equal(trusted.code, 0, trusted.stderr);
+      // As a `git pull` (or `npm install`) would bring it.
+      await Deno.writeTextFile(
+        join(dir, "node_modules", "lib", "index.js"),
+        'export const name = "p";\nthrow new Error("changed-code-ran");\n',
+      );
+      const edited = await tack(["hello"]);
+      equal(/changed-code-ran/.test(edited.stderr), false, edited.stderr);
+      equal(edited.code, 2, edited.stderr);
+      match(edited.stderr, /"lib" resolves only with npm/);
+      match(trusted.stderr, /"lib" resolves only with npm\): trusted, it is asked about again/);
+    },
+  ));
