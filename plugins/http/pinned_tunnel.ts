@@ -136,6 +136,8 @@ export interface PinnedTunnel {
   failure(authority: string): string | undefined;
   /** Closes the client, the listener and every tunnel. */
   close(): void;
+  /** Closes it, as `close` (for `using`). */
+  [Symbol.dispose](): void;
 }
 
 /**
@@ -290,6 +292,9 @@ export function openPinnedTunnel(
         // closed already
       }
       for (const conn of [...open]) closeQuietly(conn);
+    },
+    [Symbol.dispose]() {
+      this.close();
     },
   };
 }

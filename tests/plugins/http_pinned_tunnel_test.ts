@@ -6,51 +6,23 @@
 
 import { openPinnedTunnel, tunnelAddresses } from "../../plugins/http/pinned_tunnel.ts";
 import { deepEqual, equal, match, rejects } from "node:assert/strict";
-import { hasOpenssl, makeCertificates } from "../support/test_certificates.ts";
+import { hasOpenssl, withTlsServer } from "../support/test_certificates.ts";
 import { childEnv } from "../support/child_env.ts";
 
 const ignore = !(await hasOpenssl());
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const PROXY_ENV_CHECKS = new URL("../fixtures/http/proxy_env_checks.ts", import.meta.url).pathname;
 
-async function withServer(
-  names: string[],
-  run: (port: number, ca: string, asked: string[]) => Promise<void>,
-): Promise<void> {
-  const dir = await Deno.makeTempDir();
-  try {
-    const files = await makeCertificates(dir, names);
-    const asked: string[] = [];
-    await using server = Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      cert: await Deno.readTextFile(files.cert),
-      key: await Deno.readTextFile(files.key),
-      onListen() {},
-    }, (request) => {
-      asked.push(request.url);
-      return new Response("hello");
-    });
-    await run(server.addr.port, await Deno.readTextFile(files.ca), asked);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 Deno.test({
   name: "pinned tunnel: the name's certificate is checked over the address given",
   ignore,
   async fn() {
-    await withServer(["tunnel.test"], async (port, ca, asked) => {
-      const tunnel = openPinnedTunnel({ caCerts: [ca] });
-      try {
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
-        const response = await fetch(`https://tunnel.test:${port}/p?q`, { client: tunnel.client });
-        deepEqual([response.status, await response.text()], [200, "hello"]);
-        deepEqual(asked, [`https://tunnel.test:${port}/p?q`]);
-      } finally {
-        tunnel.close();
-      }
+    await withTlsServer(["tunnel.test"], async (port, ca, asked) => {
+      using tunnel = openPinnedTunnel({ caCerts: [ca] });
+      tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+      const response = await fetch(`https://tunnel.test:${port}/p?q`, { client: tunnel.client });
+      deepEqual([response.status, await response.text()], [200, "hello"]);
+      deepEqual(asked, [`https://tunnel.test:${port}/p?q`]);
     });
   },
 });
@@ -59,20 +31,16 @@ Deno.test({
   name: "pinned tunnel: a certificate for another name is refused by fetch",
   ignore,
   async fn() {
-    await withServer(["other.test"], async (port, ca, asked) => {
-      const tunnel = openPinnedTunnel({ caCerts: [ca] });
-      try {
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
-        const error = await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })
-          .then(() => undefined, (error: Error) => error);
-        match(
-          String((error?.cause as Error)?.message),
-          /certificate not valid for name "tunnel\.test"/,
-        );
-        deepEqual(asked, []);
-      } finally {
-        tunnel.close();
-      }
+    await withTlsServer(["other.test"], async (port, ca, asked) => {
+      using tunnel = openPinnedTunnel({ caCerts: [ca] });
+      tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+      const error = await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })
+        .then(() => undefined, (error: Error) => error);
+      match(
+        String((error?.cause as Error)?.message),
+        /certificate not valid for name "tunnel\.test"/,
+      );
+      deepEqual(asked, []);
     });
   },
 });
@@ -81,24 +49,20 @@ Deno.test({
   name: "pinned tunnel: an authority not pinned is refused; an address that refuses says so",
   ignore,
   async fn() {
-    await withServer(["tunnel.test"], async (port, ca, asked) => {
-      const tunnel = openPinnedTunnel({ caCerts: [ca] });
-      try {
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
-        await rejects(fetch(`https://tunnel.test:${port + 1}/`, { client: tunnel.client }));
-        const dead = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-        const deadPort = dead.addr.port;
-        dead.close();
-        tunnel.pin(`dead.test:${deadPort}`, ["127.0.0.1"]);
-        await rejects(fetch(`https://dead.test:${deadPort}/`, { client: tunnel.client }));
-        match(String(tunnel.failure(`dead.test:${deadPort}`)), /^cannot connect to 127\.0\.0\.1: /);
-        // A second address after one that refuses is tried.
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.2", "127.0.0.1"]);
-        equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
-        equal(asked.length, 1);
-      } finally {
-        tunnel.close();
-      }
+    await withTlsServer(["tunnel.test"], async (port, ca, asked) => {
+      using tunnel = openPinnedTunnel({ caCerts: [ca] });
+      tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+      await rejects(fetch(`https://tunnel.test:${port + 1}/`, { client: tunnel.client }));
+      const dead = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const deadPort = dead.addr.port;
+      dead.close();
+      tunnel.pin(`dead.test:${deadPort}`, ["127.0.0.1"]);
+      await rejects(fetch(`https://dead.test:${deadPort}/`, { client: tunnel.client }));
+      match(String(tunnel.failure(`dead.test:${deadPort}`)), /^cannot connect to 127\.0\.0\.1: /);
+      // A second address after one that refuses is tried.
+      tunnel.pin(`tunnel.test:${port}`, ["127.0.0.2", "127.0.0.1"]);
+      equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
+      equal(asked.length, 1);
     });
   },
 });
@@ -135,48 +99,44 @@ Deno.test("pinned tunnel: a plain-HTTP request goes, once, to the first address 
     return new Response("hello");
   });
   const port = server.addr.port;
-  const tunnel = openPinnedTunnel();
-  try {
-    tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.1"], Date.now() + 10_000);
-    const response = await fetch(`http://127.0.0.1:${port}/p?q`, {
-      client: tunnel.client,
-      method: "POST",
-      headers: { host: `name.test:${port}` },
-      body: "once",
-    });
-    deepEqual([response.status, await response.text()], [200, "hello"]);
-    deepEqual(seen, [
-      `POST http://name.test:${port}/p?q host=name.test:${port} auth=null body=once`,
-    ]);
-    equal(tunnel.carried(`127.0.0.1:${port}`), true);
-    // A head longer than a CONNECT's (8 KiB, the limit before) goes through too.
-    const big = await fetch(`http://127.0.0.1:${port}/big`, {
-      client: tunnel.client,
-      headers: { host: `name.test:${port}`, "x-big": "a".repeat(20_000) },
-    });
-    deepEqual([big.status, await big.text()], [200, "hello"]);
-    equal(seen.length, 2);
-    seen.pop();
-    // A header's bytes are forwarded as they came (decoded as windows-1252, 0x80 became 0xAC).
-    const bytes = "\x80\x9f\xa0\xff";
-    const raw = await fetch(`http://127.0.0.1:${port}/raw`, {
-      client: tunnel.client,
-      headers: { host: `name.test:${port}`, "x-raw": bytes },
-    });
-    deepEqual([raw.status, await raw.text()], [200, "hello"]);
-    equal(rawHeaders.at(-1), bytes);
-    seen.pop();
-    // Every address refuses: the request ends unanswered and the tunnel says why.
-    tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.3"], Date.now() + 10_000);
-    await rejects(fetch(`http://127.0.0.1:${port}/`, { client: tunnel.client }));
-    match(
-      String(tunnel.failure(`127.0.0.1:${port}`)),
-      /^cannot connect to 127\.0\.0\.2: .*refused.*; 127\.0\.0\.3: .*refused/,
-    );
-    equal(seen.length, 1);
-  } finally {
-    tunnel.close();
-  }
+  using tunnel = openPinnedTunnel();
+  tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.1"], Date.now() + 10_000);
+  const response = await fetch(`http://127.0.0.1:${port}/p?q`, {
+    client: tunnel.client,
+    method: "POST",
+    headers: { host: `name.test:${port}` },
+    body: "once",
+  });
+  deepEqual([response.status, await response.text()], [200, "hello"]);
+  deepEqual(seen, [
+    `POST http://name.test:${port}/p?q host=name.test:${port} auth=null body=once`,
+  ]);
+  equal(tunnel.carried(`127.0.0.1:${port}`), true);
+  // A head longer than a CONNECT's (8 KiB, the limit before) goes through too.
+  const big = await fetch(`http://127.0.0.1:${port}/big`, {
+    client: tunnel.client,
+    headers: { host: `name.test:${port}`, "x-big": "a".repeat(20_000) },
+  });
+  deepEqual([big.status, await big.text()], [200, "hello"]);
+  equal(seen.length, 2);
+  seen.pop();
+  // A header's bytes are forwarded as they came (decoded as windows-1252, 0x80 became 0xAC).
+  const bytes = "\x80\x9f\xa0\xff";
+  const raw = await fetch(`http://127.0.0.1:${port}/raw`, {
+    client: tunnel.client,
+    headers: { host: `name.test:${port}`, "x-raw": bytes },
+  });
+  deepEqual([raw.status, await raw.text()], [200, "hello"]);
+  equal(rawHeaders.at(-1), bytes);
+  seen.pop();
+  // Every address refuses: the request ends unanswered and the tunnel says why.
+  tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.2", "127.0.0.3"], Date.now() + 10_000);
+  await rejects(fetch(`http://127.0.0.1:${port}/`, { client: tunnel.client }));
+  match(
+    String(tunnel.failure(`127.0.0.1:${port}`)),
+    /^cannot connect to 127\.0\.0\.2: .*refused.*; 127\.0\.0\.3: .*refused/,
+  );
+  equal(seen.length, 1);
 });
 
 Deno.test({
@@ -209,32 +169,28 @@ Deno.test({
     "pinned tunnel: another local process cannot use it (a CONNECT without its client's credential)",
   ignore,
   async fn() {
-    await withServer(["tunnel.test"], async (port, ca) => {
-      const tunnel = openPinnedTunnel({ caCerts: [ca] });
+    await withTlsServer(["tunnel.test"], async (port, ca) => {
+      using tunnel = openPinnedTunnel({ caCerts: [ca] });
       const upstream: string[] = [];
-      try {
-        tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
-        for (const auth of ["", "Proxy-Authorization: Basic dGFjazp4\r\n"]) {
-          const conn = await Deno.connect({ hostname: "127.0.0.1", port: tunnel.port });
-          try {
-            // Split across two writes: the head is read whole all the same.
-            await conn.write(new TextEncoder().encode(`CONNECT tunnel.test:${port} HTTP/1.1\r\n`));
-            await conn.write(new TextEncoder().encode(`Host: tunnel.test:${port}\r\n${auth}\r\n`));
-            const buffer = new Uint8Array(1024);
-            const read = await conn.read(buffer);
-            upstream.push(new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0]);
-          } finally {
-            conn.close();
-          }
+      tunnel.pin(`tunnel.test:${port}`, ["127.0.0.1"]);
+      for (const auth of ["", "Proxy-Authorization: Basic dGFjazp4\r\n"]) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: tunnel.port });
+        try {
+          // Split across two writes: the head is read whole all the same.
+          await conn.write(new TextEncoder().encode(`CONNECT tunnel.test:${port} HTTP/1.1\r\n`));
+          await conn.write(new TextEncoder().encode(`Host: tunnel.test:${port}\r\n${auth}\r\n`));
+          const buffer = new Uint8Array(1024);
+          const read = await conn.read(buffer);
+          upstream.push(new TextDecoder().decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0]);
+        } finally {
+          conn.close();
         }
-        deepEqual(upstream, ["HTTP/1.1 403 Forbidden", "HTTP/1.1 403 Forbidden"]);
-        equal(tunnel.carried(`tunnel.test:${port}`), false);
-        // Its own client still goes through.
-        equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
-        equal(tunnel.carried(`tunnel.test:${port}`), true);
-      } finally {
-        tunnel.close();
       }
+      deepEqual(upstream, ["HTTP/1.1 403 Forbidden", "HTTP/1.1 403 Forbidden"]);
+      equal(tunnel.carried(`tunnel.test:${port}`), false);
+      // Its own client still goes through.
+      equal((await fetch(`https://tunnel.test:${port}/`, { client: tunnel.client })).status, 200);
+      equal(tunnel.carried(`tunnel.test:${port}`), true);
     });
   },
 });
@@ -254,7 +210,7 @@ Deno.test("pinned tunnel: a plain-HTTP request's target reaches the server as fe
       conn.close();
     }
   })();
-  const tunnel = openPinnedTunnel();
+  using tunnel = openPinnedTunnel();
   try {
     tunnel.pin(`127.0.0.1:${port}`, ["127.0.0.1"], Date.now() + 10_000);
     for (const target of ["/a?", "/b??c", "/c%3F?d=%2e%2e", "/"]) {
@@ -268,7 +224,6 @@ Deno.test("pinned tunnel: a plain-HTTP request's target reaches the server as fe
       "GET / HTTP/1.1",
     ]);
   } finally {
-    tunnel.close();
     listener.close();
     await served.catch(() => {});
   }

@@ -94,3 +94,35 @@ export async function makeCertificates(
   );
   return { ca, cert: `${dir}/${prefix}.pem`, key: `${dir}/${prefix}.key` };
 }
+
+/**
+ * Runs `run` with a TLS server on 127.0.0.1 (a port of the system's choosing) whose
+ * certificate is for `names`, signed by a CA made for it; it answers "hello" and records the
+ * URLs it was asked for. Needs `openssl`.
+ *
+ * @param names The names the certificate is for.
+ * @param run Gets the port, the CA (PEM) and the URLs asked so far.
+ */
+export async function withTlsServer(
+  names: string[],
+  run: (port: number, ca: string, asked: string[]) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    const files = await makeCertificates(dir, names);
+    const asked: string[] = [];
+    await using server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: await Deno.readTextFile(files.cert),
+      key: await Deno.readTextFile(files.key),
+      onListen() {},
+    }, (request) => {
+      asked.push(request.url);
+      return new Response("hello");
+    });
+    await run(server.addr.port, await Deno.readTextFile(files.ca), asked);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
