@@ -135,12 +135,12 @@ export async function describePluginImports(
   if (resolving.problem !== undefined) {
     return { modules: {}, configs, problem: resolving.problem };
   }
-  const listed = await listImports(roots, workspace, configFiles, sandboxed);
+  const listed = await listImports(roots, workspace, configFiles, resolving.cwds);
   if (typeof listed === "string") return { modules: {}, configs, problem: listed };
   const modules = hashes(listed);
   // Listed again once hashed: an import added between the listing and the hash would leave its
   // module out of the record for good (the importing file's new bytes would be the trusted ones).
-  const again = await listImports(roots, workspace, configFiles, sandboxed);
+  const again = await listImports(roots, workspace, configFiles, resolving.cwds);
   if (typeof again === "string") return { modules: {}, configs, problem: again };
   if (again.join("\n") !== listed.join("\n")) {
     return { modules: {}, configs, problem: "its plugins' imports changed while they were listed" };
@@ -151,30 +151,36 @@ export async function describePluginImports(
 /**
  * The files whose edit can change what the roots' imports resolve to, in a fixed order: the
  * CLI's config for roots it imports in its own process, and for each sandboxed root the
- * configs at and above its folder; and why they cannot be covered, if they cannot.
+ * configs at and above its folder, and the folder Deno finds its config from (where it is
+ * listed); and why they cannot be covered, if they cannot.
  */
 async function importResolving(
   roots: string[],
   workspace: string,
   configFiles: string[],
   sandboxed: readonly string[],
-): Promise<{ files: string[]; problem?: string }> {
+): Promise<{ files: string[]; cwds: Map<string, string>; problem?: string }> {
   const files = roots.some((root) => !sandboxed.includes(root)) ? [...configFiles] : [];
+  const cwds = new Map<string, string>();
   let problem: string | undefined;
   for (const root of roots.filter((root) => sandboxed.includes(root))) {
     const resolving = await sandboxResolvingFiles(root, workspace);
     files.push(...resolving.files.filter((file) => !files.includes(file)));
+    cwds.set(root, resolving.cwd);
     problem ??= resolving.problem;
   }
-  return problem === undefined ? { files } : { files, problem };
+  return problem === undefined ? { files, cwds } : { files, cwds, problem };
 }
 
-/** The sorted local modules the roots import (the roots left out), or the problem. */
+/**
+ * The sorted local modules the roots import (the roots left out), or the problem. A sandboxed
+ * root (one `cwds` has) is listed from its folder, as the sandbox resolves it.
+ */
 async function listImports(
   roots: string[],
   workspace: string,
   configFiles: string[],
-  sandboxed: readonly string[],
+  cwds: ReadonlyMap<string, string>,
 ): Promise<string[] | string> {
   const base = ["info", "--json", "--no-remote", "--no-npm", "--no-lock"];
   const found = new Set<string>();
@@ -187,11 +193,12 @@ async function listImports(
     // but the modules).
     let cwd = configFiles.length > 0 ? dirname(configFiles[0]) : workspace;
     let foreign: { denoDir: string } | undefined;
-    if (sandboxed.includes(root)) {
+    const sandboxCwd = cwds.get(root);
+    if (sandboxCwd !== undefined) {
       // As the sandbox resolves it: Deno finds the plugin's project's config from there, and
       // runs with only the preparation's environment.
       args = base;
-      cwd = (await sandboxResolvingFiles(root, workspace)).cwd;
+      cwd = sandboxCwd;
       foreign = { denoDir: await denoCacheDir() };
     }
     let info: DenoInfo;
@@ -206,7 +213,7 @@ async function listImports(
     const modules = staticLocalModules(info, url, workspace);
     // The sandbox prepares it with npm on: a bare import listed here as unresolved may be a
     // package in the project's node_modules, local code that would not be hashed.
-    const unresolved = sandboxed.includes(root) && unresolvedImport(info, modules);
+    const unresolved = sandboxCwd !== undefined && unresolvedImport(info, modules);
     if (unresolved) {
       return `what ${root} imports could not be listed (${unresolved} resolves only with npm)`;
     }
@@ -263,7 +270,7 @@ export async function importsChange(
   if (trusted === undefined) return "what its plugins import was not recorded when you trusted it";
   if (trusted.problem !== undefined) return trusted.problem;
   const cli = configFiles ?? await resolvingConfigFiles();
-  const resolving = roots.sandboxed.length === 0
+  const resolving: { files: string[]; problem?: string } = roots.sandboxed.length === 0
     ? { files: cli }
     : await importResolving(roots.all, roots.workspace, cli, roots.sandboxed);
   if (resolving.problem !== undefined) return resolving.problem;
